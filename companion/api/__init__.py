@@ -1,0 +1,1 @@
+"""The remote interface of the Animation Generation Service: schema, operations, OpenAPI."""

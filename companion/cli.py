@@ -1,0 +1,229 @@
+"""The `companion` command line: thin adapters over the engine, one clear line on error."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from companion import __version__
+from companion.api.schema import ExportOptions, Selection
+from companion.media import FORMATS, ExportResult, ExportSpec, MediaError, export_video
+from companion.media.chroma import parse_hex_colour
+
+DEFAULT_KEY_COLOUR = "#00ff00"
+
+
+class UsageError(Exception):
+    """Options that contradict each other or the spec's bounds."""
+
+
+# Schema fields as the user typed them on the command line.
+FLAG_OF_FIELD = {
+    "fps": "--fps",
+    "frame_count": "--frame-count",
+    "output_formats": "--formats",
+    "output_width": "--width",
+    "output_height": "--height",
+    "unity.pivot": "--pivot",
+    "unity.pixels_per_unit": "--pixels-per-unit",
+    "start_seconds": "--start",
+    "duration_seconds": "--duration",
+}
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(p) for p in error["loc"] if not isinstance(p, int))
+    message = str(error["msg"]).removeprefix("Value error, ")
+    where = FLAG_OF_FIELD.get(where, where)
+    return f"{where}: {message}" if where else message
+
+
+def _add_export_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--formats", required=True, help=f"comma-separated, from: {','.join(FORMATS)}"
+    )
+    parser.add_argument("--out", required=True, type=Path, help="folder for the outputs")
+    sampling = parser.add_mutually_exclusive_group()
+    sampling.add_argument("--frame-count", type=int, help="frames spread evenly (default 24)")
+    sampling.add_argument("--fps", type=float, help="sample at source speed, this many a second")
+    parser.add_argument("--width", type=int, default=512, help="frame width, 64 to 1024")
+    parser.add_argument("--height", type=int, default=512, help="frame height, 64 to 1024")
+    parser.add_argument("--start", type=float, help="selection start in seconds")
+    parser.add_argument("--duration", type=float, help="selection length in seconds")
+    parser.add_argument("--transparent", action="store_true", help="key out the key colour")
+    parser.add_argument("--key-color", help=f"hex key colour (default {DEFAULT_KEY_COLOUR})")
+    parser.add_argument("--pivot", default="bottom_center", help="sprite pivot")
+    parser.add_argument("--pixels-per-unit", type=float, default=100.0)
+    parser.add_argument(
+        "--pixel-art", action="store_true", help="nearest-neighbour scaling and no dithering"
+    )
+    parser.add_argument("--name", help="base name of the files (default: the video's name)")
+    parser.add_argument("--godot-res-dir", help="res:// folder the Godot pack will live in")
+    parser.add_argument("--json", action="store_true", help="print one JSON summary")
+
+
+def export_spec_from_args(args: argparse.Namespace, default_name: str) -> ExportSpec:
+    """Validate with the service's own rules, then describe the job for the engine."""
+    if args.key_color and not args.transparent:
+        raise UsageError("--key-color needs --transparent")
+    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    try:
+        options = ExportOptions(
+            fps=args.fps,
+            frame_count=args.frame_count,
+            output_formats=formats,
+            output_width=args.width,
+            output_height=args.height,
+            transparent=args.transparent,
+            unity={"pivot": args.pivot, "pixels_per_unit": args.pixels_per_unit},
+        )
+        ranged = args.start is not None or args.duration is not None
+        selection = Selection(
+            mode="range" if ranged else "full",
+            start_seconds=args.start or 0.0,
+            duration_seconds=args.duration,
+        )
+    except ValidationError as exc:
+        raise UsageError(_first_error(exc)) from exc
+    key = None
+    if options.transparent.enabled:
+        try:
+            key = parse_hex_colour(args.key_color or DEFAULT_KEY_COLOUR)
+        except MediaError as exc:
+            raise UsageError(str(exc)) from exc
+    return ExportSpec(
+        formats=tuple(options.formats),
+        frame_count=options.frame_count,
+        fps=options.fps,
+        width=options.output_width,
+        height=options.output_height,
+        start=selection.start_seconds,
+        duration=selection.duration_seconds,
+        key_color=key,
+        pivot=options.unity.pivot.value,
+        pixels_per_unit=options.unity.pixels_per_unit,
+        pixel_art=args.pixel_art,
+        name=args.name or default_name,
+        godot_res_dir=args.godot_res_dir,
+    )
+
+
+def _safe_name(stem: str) -> str:
+    cleaned = "".join(c if c.isalnum() or c in "_-" else "_" for c in stem).strip("_-")
+    return (cleaned or "animation")[:64]
+
+
+def _report(result: ExportResult, as_json: bool) -> None:
+    for warning in result.warnings:
+        print(f"companion: warning: {warning}", file=sys.stderr)
+    if as_json:
+        summary = {
+            "frames": result.plan.count,
+            "fps": result.plan.fps,
+            "outputs": [
+                {"format": o.format, "path": str(o.path), "bytes": o.path.stat().st_size}
+                for o in result.outputs
+            ],
+        }
+        print(json.dumps(summary))
+        return
+    print(
+        f"{result.plan.count} frames at {result.plan.fps:.4g} fps from "
+        f"{result.plan.start:.3f}-{result.plan.end:.3f} s"
+    )
+    for output in result.outputs:
+        print(f"  {output.format:<20} {output.path}  ({output.path.stat().st_size:,} bytes)")
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    spec = export_spec_from_args(args, _safe_name(args.video.stem))
+    _report(export_video(args.video, args.out, spec), args.json)
+    return 0
+
+
+def cmd_openapi(args: argparse.Namespace) -> int:
+    from companion.api.openapi import render_openapi
+
+    text = render_openapi()
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text)
+        print(f"wrote {args.out}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from companion.demo_art import draw_character
+    from companion.media.synth import SynthSpec, synthesize
+
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    source = out / "hero.png"
+    draw_character().save(source)
+    video = out / "hero_idle.mp4"
+    motion = synthesize(
+        draw_character(),
+        video,
+        SynthSpec(
+            prompt="idle breathing",
+            duration=2.0,
+            fps=24,
+            width=512,
+            height=512,
+            key_color=(0, 255, 0),
+        ),
+    )
+    print(f"synthesized {video} ({motion}) from {source}")
+    spec = ExportSpec(
+        formats=FORMATS,
+        frame_count=12,
+        width=256,
+        height=256,
+        key_color=(0, 255, 0),
+        name="hero_idle",
+    )
+    _report(export_video(video, out / "export", spec), as_json=False)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="companion", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"companion {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    export = commands.add_parser("export", help="convert a video into engine-ready formats")
+    export.add_argument("video", type=Path)
+    _add_export_options(export)
+    export.set_defaults(handler=cmd_export)
+
+    openapi = commands.add_parser("openapi", help="print the remote API's OpenAPI document")
+    openapi.add_argument("--out", type=Path)
+    openapi.set_defaults(handler=cmd_openapi)
+
+    demo = commands.add_parser("demo", help="synthesize a sample animation and export it")
+    demo.add_argument("--out", type=Path, default=Path("out/demo"))
+    demo.set_defaults(handler=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except UsageError as exc:
+        print(f"companion: error: {exc}", file=sys.stderr)
+        return 2
+    except MediaError as exc:
+        print(f"companion: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130

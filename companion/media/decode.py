@@ -1,0 +1,127 @@
+"""Decode a video once, in order, and pick the sampled frames while decoding.
+
+Only the frames that are shown at a sampled instant are ever converted to pixels; the
+rest pass through as packets-to-frames and are dropped at once, so memory stays flat in
+the video's length."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+
+import av
+from av.video.codeccontext import VideoCodecContext
+
+from companion.media.errors import MediaError
+from companion.media.sampling import EPSILON
+
+
+@dataclass
+class SourceFrame:
+    """A decoded frame and its time in seconds from the start of the video."""
+
+    time: float
+    frame: av.VideoFrame
+    serial: int
+
+
+def _alpha_decoder(stream: av.video.stream.VideoStream) -> VideoCodecContext | None:
+    # FFmpeg's native VP9/VP8 decoders drop the alpha side data; libvpx keeps it.
+    if str(stream.metadata.get("alpha_mode", "")) != "1":
+        return None
+    name = {"vp9": "libvpx-vp9", "vp8": "libvpx"}.get(stream.codec_context.name)
+    if name is None:
+        return None
+    ctx = cast(VideoCodecContext, av.CodecContext.create(name, "r"))
+    ctx.extradata = stream.codec_context.extradata
+    return ctx
+
+
+def iter_source_frames(path: Path, start: float, end: float) -> Iterator[SourceFrame]:
+    """Every frame whose display interval meets [start, end), in presentation order."""
+    try:
+        container = av.open(str(path))
+    except av.error.FFmpegError as exc:
+        raise MediaError(f"{path}: not a readable video") from exc
+    with container:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        time_base = stream.time_base
+        if time_base is None:
+            raise MediaError(f"{path}: the video stream has no time base")
+        base = float(stream.start_time * time_base) if stream.start_time else 0.0
+        if start > 0.5:
+            # Seek to the keyframe before the selection; frames before it are skipped.
+            container.seek(int((start + base) / time_base), stream=stream, backward=True)
+        decoder = _alpha_decoder(stream)
+        pending: SourceFrame | None = None
+        serial = 0
+        try:
+            for frame in _frames(container, stream, decoder):
+                if frame.pts is None:
+                    continue
+                time = float(frame.pts * time_base) - base
+                if time >= end - EPSILON:
+                    break
+                current = SourceFrame(time, frame, serial)
+                serial += 1
+                if time <= start + EPSILON:
+                    pending = current  # still before or at the start: keep the latest
+                    continue
+                if pending is not None:
+                    yield pending
+                    pending = None
+                yield current
+        except av.error.FFmpegError as exc:
+            raise MediaError(f"{path}: the video is damaged and cannot be decoded") from exc
+        if pending is not None:
+            yield pending
+
+
+def _frames(
+    container: av.container.InputContainer,
+    stream: av.video.stream.VideoStream,
+    decoder: VideoCodecContext | None,
+) -> Iterator[av.VideoFrame]:
+    if decoder is None:
+        yield from container.decode(stream)
+        return
+    for packet in container.demux(stream):
+        yield from decoder.decode(packet)
+
+
+class SamplePicker:
+    """Matches decoded frames to sampled instants as the frames stream past.
+
+    The frame shown at instant t is the last one whose time is at or before t; an
+    instant before the first frame gets the first frame. Each matched pair is handed out
+    as soon as it is certain, so at most one decoded frame is held back."""
+
+    def __init__(self, times: Sequence[float]) -> None:
+        self._times = times
+        self._index = 0
+        self._previous: SourceFrame | None = None
+
+    @property
+    def done(self) -> bool:
+        return self._index >= len(self._times)
+
+    def push(self, current: SourceFrame) -> list[tuple[int, SourceFrame]]:
+        matched: list[tuple[int, SourceFrame]] = []
+        times = self._times
+        while self._index < len(times) and times[self._index] < current.time - EPSILON:
+            matched.append((self._index, self._previous or current))
+            self._index += 1
+        self._previous = current
+        return matched
+
+    def finish(self) -> list[tuple[int, SourceFrame]]:
+        if self.done:
+            return []
+        if self._previous is None:
+            raise MediaError("the selection holds no decodable frame")
+        rest = [(i, self._previous) for i in range(self._index, len(self._times))]
+        self._index = len(self._times)
+        return rest

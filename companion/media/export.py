@@ -1,0 +1,324 @@
+"""Export a video into any set of the thirteen formats in one decode.
+
+The source is decoded once; each frame shown at a sampled instant is shaped once (fit,
+key, letterbox) and handed to every frame writer; sheet-based formats are then written
+from the finished pages without touching pixels again. Everything is written into a
+staging folder beside the destination and moved in only when all of it succeeded."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from companion.media.chroma import ChromaKeyer
+from companion.media.decode import SamplePicker, SourceFrame, iter_source_frames
+from companion.media.errors import MediaError
+from companion.media.formats.cocos import write_cocos_pack
+from companion.media.formats.common import PIVOTS, RGBA, Animation
+from companion.media.formats.gif import GifWriter
+from companion.media.formats.godot import write_godot_pack
+from companion.media.formats.pngseq import PngSequenceWriter
+from companion.media.formats.sheet import SheetWriter
+from companion.media.formats.sheet_json import write_sheet_json
+from companion.media.formats.unity import DEFAULT_UNITY_DIR, write_unity_metas, write_unity_package
+from companion.media.formats.unreal import write_unreal_pack
+from companion.media.formats.video import ClipWriter, prores_writer, webm_alpha_writer
+from companion.media.frames import FrameShaper
+from companion.media.probe import VideoInfo, probe
+from companion.media.sampling import SamplePlan, plan_samples
+
+FORMATS: tuple[str, ...] = (
+    "clip_video",
+    "webm_alpha",
+    "prores_4444",
+    "gif",
+    "frames_zip",
+    "spritesheet",
+    "spritesheet_json",
+    "unity_meta",
+    "unity_pack",
+    "godot_pack",
+    "unreal_paper2d_pack",
+    "cocos_creator_pack",
+    "construct3_pack",
+)
+SHEET_FORMATS = frozenset(
+    {
+        "spritesheet",
+        "spritesheet_json",
+        "unity_meta",
+        "unity_pack",
+        "godot_pack",
+        "unreal_paper2d_pack",
+        "cocos_creator_pack",
+    }
+)
+MIME_TYPES: dict[str, str] = {
+    "clip_video": "video/mp4",
+    "webm_alpha": "video/webm",
+    "prores_4444": "video/quicktime",
+    "gif": "image/gif",
+    "frames_zip": "application/zip",
+    "spritesheet": "image/png",
+    "spritesheet_json": "application/json",
+    "unity_meta": "text/yaml",
+    "unity_pack": "application/gzip",
+    "godot_pack": "application/zip",
+    "unreal_paper2d_pack": "application/zip",
+    "cocos_creator_pack": "application/zip",
+    "construct3_pack": "application/zip",
+}
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class ExportSpec:
+    formats: tuple[str, ...]
+    frame_count: int | None = 24
+    fps: float | None = None
+    width: int = 512
+    height: int = 512
+    start: float = 0.0
+    duration: float | None = None
+    key_color: tuple[int, int, int] | None = None
+    pivot: str = "bottom_center"
+    pixels_per_unit: float = 100.0
+    pixel_art: bool = False
+    name: str = "animation"
+    godot_res_dir: str | None = None
+    unity_dir: str = DEFAULT_UNITY_DIR
+
+
+@dataclass(frozen=True)
+class ExportOutput:
+    format: str
+    path: Path
+
+    @property
+    def mime_type(self) -> str:
+        return MIME_TYPES[self.format]
+
+
+@dataclass
+class ExportResult:
+    outputs: list[ExportOutput]
+    plan: SamplePlan
+    source: VideoInfo
+    warnings: list[str] = field(default_factory=list)
+
+    def paths(self, fmt: str) -> list[Path]:
+        return [o.path for o in self.outputs if o.format == fmt]
+
+
+class FrameSink(Protocol):
+    def add(self, index: int, frame: RGBA) -> None: ...
+
+
+Progress = Callable[[float], None]
+
+
+def check_spec(spec: ExportSpec) -> None:
+    unknown = [f for f in spec.formats if f not in FORMATS]
+    if unknown:
+        raise MediaError(f"unknown format {unknown[0]!r}; choose from {', '.join(FORMATS)}")
+    if not spec.formats:
+        raise MediaError("no output format given")
+    if not NAME_PATTERN.match(spec.name):
+        raise MediaError(
+            f"name {spec.name!r} must be letters, digits, '_' or '-' (at most 64), "
+            "starting with a letter or digit"
+        )
+    if spec.pivot not in PIVOTS:
+        raise MediaError(f"unknown pivot {spec.pivot!r}; choose from {', '.join(PIVOTS)}")
+    if spec.width < 1 or spec.height < 1:
+        raise MediaError("output width and height must be positive")
+
+
+def export_video(
+    source: Path, out_dir: Path, spec: ExportSpec, progress: Progress | None = None
+) -> ExportResult:
+    check_spec(spec)
+    out_dir = out_dir.resolve()
+    info = probe(source)
+    plan = plan_samples(
+        info.duration,
+        start=spec.start,
+        duration=spec.duration,
+        frame_count=spec.frame_count,
+        fps=spec.fps,
+    )
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
+    try:
+        outputs, warnings = _render(source, staging, spec, info, plan, progress)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        final = []
+        for output in outputs:
+            target = out_dir / output.path.name
+            output.path.replace(target)
+            final.append(ExportOutput(output.format, target))
+        return ExportResult(final, plan, info, warnings)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _render(
+    source: Path,
+    folder: Path,
+    spec: ExportSpec,
+    info: VideoInfo,
+    plan: SamplePlan,
+    progress: Progress | None,
+) -> tuple[list[ExportOutput], list[str]]:
+    wanted = set(spec.formats)
+    name, w, h = spec.name, spec.width, spec.height
+    warnings: list[str] = []
+    keyer = ChromaKeyer(spec.key_color) if spec.key_color is not None else None
+    shaper = FrameShaper(
+        info.width,
+        info.height,
+        w,
+        h,
+        keyer=keyer,
+        pixel_art=spec.pixel_art,
+        source_alpha=info.has_alpha,
+    )
+
+    sinks: list[FrameSink] = []
+    closers: list[Callable[[], list[ExportOutput]]] = []
+    if "webm_alpha" in wanted:
+        webm = webm_alpha_writer(folder / f"{name}.webm", w, h, plan.fps, plan.durations)
+        sinks.append(webm)
+        closers.append(lambda: [ExportOutput("webm_alpha", webm.close())])
+    if "prores_4444" in wanted:
+        prores = prores_writer(folder / f"{name}.mov", w, h, plan.fps, plan.durations)
+        sinks.append(prores)
+        closers.append(lambda: [ExportOutput("prores_4444", prores.close())])
+    if "gif" in wanted:
+        gif = GifWriter(folder / f"{name}.gif", w, h, plan.durations, spec.pixel_art)
+        if gif.clamped:
+            warnings.append("gif: frames shorter than 20 ms play at 20 ms; the GIF runs slower")
+        sinks.append(gif)
+        closers.append(lambda: [ExportOutput("gif", gif.close())])
+    sequences = [f for f in ("frames_zip", "construct3_pack") if f in wanted]
+    if sequences:
+        archive_names = {"frames_zip": f"{name}_frames.zip", "construct3_pack": f"{name}.zip"}
+        sequence = PngSequenceWriter(
+            name, plan.count, [folder / archive_names[f] for f in sequences]
+        )
+        sinks.append(sequence)
+        closers.append(
+            lambda: [ExportOutput(f, p) for f, p in zip(sequences, sequence.close(), strict=True)]
+        )
+    sheet: SheetWriter | None = None
+    if wanted & SHEET_FORMATS:
+        sheet = SheetWriter(folder, name, plan.durations, w, h)
+        sinks.append(sheet)
+    clip = (
+        ClipWriter(
+            folder / f"{name}.mp4",
+            info.width,
+            info.height,
+            w,
+            h,
+            plan.start,
+            info.fps,
+            spec.pixel_art,
+        )
+        if "clip_video" in wanted
+        else None
+    )
+
+    _decode_into(source, plan, shaper, sinks, clip, progress)
+
+    outputs: list[ExportOutput] = []
+    if clip is not None:
+        outputs.append(ExportOutput("clip_video", clip.close()))
+    for close in closers:
+        outputs += close()
+    if sheet is not None:
+        animation = Animation(
+            name,
+            plan.fps,
+            w,
+            h,
+            plan.durations,
+            spec.pivot,
+            spec.pixels_per_unit,
+            spec.pixel_art,
+            tuple(sheet.close()),
+        )
+        outputs += _sheet_formats(animation, folder, wanted, spec)
+    order = {f: i for i, f in enumerate(FORMATS)}
+    outputs.sort(key=lambda o: order[o.format])
+    return outputs, warnings
+
+
+def _decode_into(
+    source: Path,
+    plan: SamplePlan,
+    shaper: FrameShaper,
+    sinks: list[FrameSink],
+    clip: ClipWriter | None,
+    progress: Progress | None,
+) -> None:
+    picker = SamplePicker(plan.times)
+    shaped_serial = -1
+    shaped: RGBA = np.zeros((0, 0, 4), dtype=np.uint8)
+
+    def deliver(matches: list[tuple[int, SourceFrame]]) -> None:
+        nonlocal shaped_serial, shaped
+        for index, chosen in matches:
+            if chosen.serial != shaped_serial:  # a frame shown at several instants is shaped once
+                shaped = shaper.shape(chosen.frame)
+                shaped_serial = chosen.serial
+            for sink in sinks:
+                sink.add(index, shaped)
+            if progress is not None:
+                progress((index + 1) / plan.count)
+
+    for current in iter_source_frames(source, plan.start, plan.end):
+        if clip is not None:
+            clip.add(current)
+        deliver(picker.push(current))
+        if picker.done and clip is None:
+            break
+    deliver(picker.finish())
+
+
+def _sheet_formats(
+    animation: Animation, folder: Path, wanted: set[str], spec: ExportSpec
+) -> list[ExportOutput]:
+    outputs: list[ExportOutput] = []
+    if "spritesheet_json" in wanted:
+        outputs += [
+            ExportOutput("spritesheet_json", p) for p in write_sheet_json(animation, folder)
+        ]
+    if "unity_meta" in wanted:
+        outputs += [ExportOutput("unity_meta", p) for p in write_unity_metas(animation, folder)]
+    if "unity_pack" in wanted:
+        outputs.append(
+            ExportOutput("unity_pack", write_unity_package(animation, folder, spec.unity_dir))
+        )
+    if "godot_pack" in wanted:
+        outputs.append(
+            ExportOutput("godot_pack", write_godot_pack(animation, folder, spec.godot_res_dir))
+        )
+    if "unreal_paper2d_pack" in wanted:
+        outputs.append(ExportOutput("unreal_paper2d_pack", write_unreal_pack(animation, folder)))
+    if "cocos_creator_pack" in wanted:
+        outputs.append(ExportOutput("cocos_creator_pack", write_cocos_pack(animation, folder)))
+    pages = [page.path for page in animation.pages]
+    if "spritesheet" in wanted:
+        outputs += [ExportOutput("spritesheet", p) for p in pages]
+    else:
+        for page in pages:  # built only to feed the packs
+            page.unlink()
+    return outputs

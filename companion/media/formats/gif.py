@@ -1,0 +1,87 @@
+"""Animated GIF: per-frame optimal palette, exact frame delays, infinite loop, 1-bit alpha.
+
+Each frame gets its own 255-colour palette (median cut, error-diffusion dithering unless
+the export is pixel art) and index 255 is the transparent colour; FFmpeg's GIF encoder
+writes the LZW stream and the per-frame delays while frames stream past."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import av
+import numpy as np
+from PIL import Image
+
+from companion.media.formats.common import RGBA, rounded_steps
+
+CENTIS = Fraction(1, 100)
+TRANSPARENT = 255
+# Browsers play delays under 2 cs as 10 cs; never write one.
+MIN_DELAY = 2
+
+
+class GifWriter:
+    def __init__(
+        self, path: Path, width: int, height: int, durations: tuple[float, ...], pixel_art: bool
+    ) -> None:
+        self.path = path
+        self.pixel_art = pixel_art
+        delays = rounded_steps(durations, 0.01, minimum=MIN_DELAY)
+        self._pts = [0]
+        for delay in delays:
+            self._pts.append(self._pts[-1] + delay)
+        self.clamped = any(d < 0.015 for d in durations)
+        self._container = av.open(str(path), "w", format="gif", options={"loop": "0"})
+        self._stream = self._container.add_stream("gif", rate=100)
+        self._stream.width, self._stream.height = width, height
+        self._stream.pix_fmt = "pal8"
+        self._stream.time_base = CENTIS
+        self._stream.codec_context.time_base = CENTIS
+
+    def _quantize(self, frame: RGBA) -> tuple[np.ndarray, np.ndarray]:
+        visible = frame[..., 3] >= 128
+        rgb = frame[..., :3]
+        if not visible.all() and visible.any():
+            # Hidden pixels take a visible colour so they cost no palette entry.
+            rgb = rgb.copy()
+            rgb[~visible] = rgb[visible][0]
+        image = Image.fromarray(np.ascontiguousarray(rgb), "RGB")
+        paletted = image.quantize(TRANSPARENT, method=Image.Quantize.MEDIANCUT)
+        if not self.pixel_art:
+            paletted = image.quantize(palette=paletted, dither=Image.Dither.FLOYDSTEINBERG)
+        indices = np.asarray(paletted, dtype=np.uint8).copy()
+        indices[~visible] = TRANSPARENT
+        colours = np.asarray(paletted.getpalette() or [], dtype=np.uint8).reshape(-1, 3)
+        colours = colours[:TRANSPARENT]
+        palette = np.zeros((256, 4), dtype=np.uint8)  # ARGB rows
+        # FFmpeg takes the first entry with the lowest alpha as the transparent one, so
+        # every other entry, used or not, must be opaque.
+        palette[:TRANSPARENT, 0] = 255
+        palette[: len(colours), 1:] = colours
+        return indices, palette
+
+    def add(self, index: int, frame: RGBA) -> None:
+        indices, palette = self._quantize(frame)
+        pair: Any = (indices, palette)  # pal8 takes (indices, ARGB palette)
+        video = av.VideoFrame.from_ndarray(pair, format="pal8")
+        video.pts = self._pts[index]
+        video.time_base = CENTIS
+        video.duration = self._pts[index + 1] - self._pts[index]
+        for packet in self._stream.encode(video):
+            packet.duration = self._duration_at(packet.pts)
+            self._container.mux(packet)
+
+    def _duration_at(self, pts: int | None) -> int:
+        if pts is None:
+            return MIN_DELAY
+        i = self._pts.index(pts) if pts in self._pts else -1
+        return self._pts[i + 1] - pts if 0 <= i < len(self._pts) - 1 else MIN_DELAY
+
+    def close(self) -> Path:
+        for packet in self._stream.encode(None):
+            packet.duration = self._duration_at(packet.pts)
+            self._container.mux(packet)
+        self._container.close()
+        return self.path

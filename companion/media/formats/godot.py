@@ -1,0 +1,74 @@
+"""Godot 4: a SpriteFrames text resource (.tres) with one AtlasTexture per frame.
+
+The .tres names its sheets by res:// path, so the pack is written for where it will land
+(default res://animations/<name>); the installer rewrites the folder when it differs.
+No .import files are shipped: Godot writes its own when the editor scans."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from companion.media.formats.common import Animation, write_zip
+
+
+def default_res_dir(name: str) -> str:
+    return f"res://animations/{name}"
+
+
+def sprite_frames(animation: Animation, res_dir: str) -> str:
+    res_dir = res_dir.rstrip("/")
+    pages = animation.pages
+    steps = len(pages) + animation.count + 1  # resources + 1
+    lines = [
+        f'[gd_resource type="SpriteFrames" load_steps={steps} format=3]',
+        "",
+    ]
+    for page in pages:
+        lines.append(
+            f'[ext_resource type="Texture2D" path="{res_dir}/{page.path.name}" '
+            f'id="{page.index + 1}_sheet"]'
+        )
+    lines.append("")
+    for rect in animation.frames:
+        lines += [
+            f'[sub_resource type="AtlasTexture" id="AtlasTexture_{rect.index}"]',
+            f'atlas = ExtResource("{rect.page + 1}_sheet")',
+            f"region = Rect2({rect.x}, {rect.y}, {rect.width}, {rect.height})",
+            "",
+        ]
+    # Frame durations are multiples of 1/speed; only a short final frame differs from 1.
+    frames = ",\n".join(
+        "{\n"
+        f'"duration": {_real(rect.duration * animation.fps)},\n'
+        f'"texture": SubResource("AtlasTexture_{rect.index}")\n'
+        "}"
+        for rect in animation.frames
+    )
+    lines += [
+        "[resource]",
+        "animations = [{",
+        f'"frames": [{frames}],',
+        '"loop": true,',
+        '"name": &"default",',
+        f'"speed": {_real(animation.fps)}',
+        "}]",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _real(value: float) -> str:
+    """Godot's own spelling of a float: always with a decimal point."""
+    text = f"{value:.6g}"
+    return text if any(c in text for c in ".en") else text + ".0"
+
+
+def write_godot_pack(animation: Animation, folder: Path, res_dir: str | None = None) -> Path:
+    tres = sprite_frames(animation, res_dir or default_res_dir(animation.name))
+    members: list[tuple[str, bytes | Path]] = [
+        (page.path.name, page.path) for page in animation.pages
+    ]
+    members.append((f"{animation.name}.tres", tres.encode()))
+    path = folder / f"{animation.name}_godot.zip"
+    write_zip(path, members)
+    return path

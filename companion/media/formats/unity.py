@@ -1,0 +1,319 @@
+"""Unity: sliced-sprite texture .meta files, a sprite flipbook AnimationClip, and the
+.unitypackage that carries them (gzip tar, one folder per asset named by its guid).
+
+Ids are derived from the animation's name, so re-exporting the same animation keeps
+every guid, spriteID and internalID and the project's references survive."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from companion.media.formats.common import (
+    Animation,
+    SheetPage,
+    stable_hex,
+    stable_int64,
+    write_tar_gz,
+)
+
+ALIGNMENT = {
+    "center": 0,
+    "top_left": 1,
+    "top_center": 2,
+    "top_right": 3,
+    "left_center": 4,
+    "right_center": 5,
+    "bottom_left": 6,
+    "bottom_center": 7,
+    "bottom_right": 8,
+}
+DEFAULT_UNITY_DIR = "Assets/Animations"
+
+
+def texture_guid(animation: Animation, page: SheetPage) -> str:
+    return stable_hex("unity-texture", animation.name, str(page.index))
+
+
+def clip_guid(animation: Animation) -> str:
+    return stable_hex("unity-clip", animation.name)
+
+
+def sprite_internal_id(animation: Animation, frame_name: str) -> int:
+    return stable_int64("unity-sprite", animation.name, frame_name)
+
+
+def texture_meta(animation: Animation, page: SheetPage) -> str:
+    pivot_x, pivot_y_down = animation.pivot_xy_down
+    pivot_y = 1.0 - pivot_y_down  # Unity measures pivots from the bottom
+    sprites: list[str] = []
+    table: list[str] = []
+    for rect in page.frames:
+        internal = sprite_internal_id(animation, rect.name)
+        sprites.append(
+            f"""    - serializedVersion: 2
+      name: {rect.name}
+      rect:
+        serializedVersion: 2
+        x: {rect.x}
+        y: {page.height - rect.y - rect.height}
+        width: {rect.width}
+        height: {rect.height}
+      alignment: {ALIGNMENT[animation.pivot]}
+      pivot: {{x: {pivot_x:g}, y: {pivot_y:g}}}
+      border: {{x: 0, y: 0, z: 0, w: 0}}
+      customData:
+      outline: []
+      physicsShape: []
+      tessellationDetail: -1
+      bones: []
+      spriteID: {stable_hex("unity-sprite-id", animation.name, rect.name)}
+      internalID: {internal}
+      vertices: []
+      indices:
+      edges: []
+      weights: []"""
+        )
+        table.append(f"      {rect.name}: {internal}")
+    return f"""fileFormatVersion: 2
+guid: {texture_guid(animation, page)}
+TextureImporter:
+  internalIDToNameTable: []
+  externalObjects: {{}}
+  serializedVersion: 13
+  mipmaps:
+    mipMapMode: 0
+    enableMipMap: 0
+    sRGBTexture: 1
+    linearTexture: 0
+    fadeOut: 0
+    borderMipMap: 0
+    mipMapsPreserveCoverage: 0
+    alphaTestReferenceValue: 0.5
+    mipMapFadeDistanceStart: 1
+    mipMapFadeDistanceEnd: 3
+  bumpmap:
+    convertToNormalMap: 0
+    externalNormalMap: 0
+    heightScale: 0.25
+    normalMapFilter: 0
+    flipGreenChannel: 0
+  isReadable: 0
+  streamingMipmaps: 0
+  streamingMipmapsPriority: 0
+  vTOnly: 0
+  ignoreMipmapLimit: 0
+  grayScaleToAlpha: 0
+  generateCubemap: 6
+  cubemapConvolution: 0
+  seamlessCubemap: 0
+  textureFormat: 1
+  maxTextureSize: {max(2048, _power_of_two(max(page.width, page.height)))}
+  textureSettings:
+    serializedVersion: 2
+    filterMode: {0 if animation.pixel_art else 1}
+    aniso: 1
+    mipBias: 0
+    wrapU: 1
+    wrapV: 1
+    wrapW: 1
+  nPOTScale: 0
+  lightmap: 0
+  compressionQuality: 50
+  spriteMode: 2
+  spriteExtrude: 1
+  spriteMeshType: 0
+  alignment: {ALIGNMENT[animation.pivot]}
+  spritePivot: {{x: {pivot_x:g}, y: {pivot_y:g}}}
+  spritePixelsToUnits: {animation.pixels_per_unit:g}
+  spriteBorder: {{x: 0, y: 0, z: 0, w: 0}}
+  spriteGenerateFallbackPhysicsShape: 1
+  alphaUsage: 1
+  alphaIsTransparency: 1
+  spriteTessellationDetail: -1
+  textureType: 8
+  textureShape: 1
+  singleChannelComponent: 0
+  flipbookRows: 1
+  flipbookColumns: 1
+  maxTextureSizeSet: 0
+  compressionQualitySet: 0
+  textureFormatSet: 0
+  ignorePngGamma: 0
+  applyGammaDecoding: 0
+  swizzle: 50462976
+  cookieLightType: 0
+  platformSettings:
+  - serializedVersion: 3
+    buildTarget: DefaultTexturePlatform
+    maxTextureSize: {max(2048, _power_of_two(max(page.width, page.height)))}
+    resizeAlgorithm: 0
+    textureFormat: -1
+    textureCompression: 0
+    compressionQuality: 50
+    crunchedCompression: 0
+    allowsAlphaSplitting: 0
+    overridden: 0
+    ignorePlatformSupport: 0
+    androidETC2FallbackOverride: 0
+    forceMaximumCompressionQuality_BC6H_BC7: 0
+  spriteSheet:
+    serializedVersion: 2
+    sprites:
+{chr(10).join(sprites)}
+    outline: []
+    physicsShape: []
+    bones: []
+    spriteID: {stable_hex("unity-sheet-id", animation.name, str(page.index))}
+    internalID: 0
+    vertices: []
+    indices:
+    edges: []
+    weights: []
+    secondaryTextures: []
+    nameFileIdTable:
+{chr(10).join(table)}
+  mipmapLimitGroupName:
+  pSDRemoveMatte: 0
+  userData:
+  assetBundleName:
+  assetBundleVariant:
+"""
+
+
+def _power_of_two(value: int) -> int:
+    size = 1
+    while size < value:
+        size *= 2
+    return size
+
+
+def animation_clip(animation: Animation) -> str:
+    guids = {page.index: texture_guid(animation, page) for page in animation.pages}
+    keys: list[str] = []
+    mapping: list[str] = []
+    time = 0.0
+    for rect in animation.frames:
+        ref = (
+            f"{{fileID: {sprite_internal_id(animation, rect.name)}, "
+            f"guid: {guids[rect.page]}, type: 3}}"
+        )
+        keys.append(f"    - time: {time:.6g}\n      value: {ref}")
+        mapping.append(f"    - {ref}")
+        time += rect.duration
+    stop = animation.total_duration
+    return f"""%YAML 1.1
+%TAG !u! tag:unity3d.com,2011:
+--- !u!74 &7400000
+AnimationClip:
+  m_ObjectHideFlags: 0
+  m_CorrespondingSourceObject: {{fileID: 0}}
+  m_PrefabInstance: {{fileID: 0}}
+  m_PrefabAsset: {{fileID: 0}}
+  m_Name: {animation.name}
+  serializedVersion: 7
+  m_Legacy: 0
+  m_Compressed: 0
+  m_UseHighQualityCurve: 1
+  m_RotationCurves: []
+  m_CompressedRotationCurves: []
+  m_EulerCurves: []
+  m_PositionCurves: []
+  m_ScaleCurves: []
+  m_FloatCurves: []
+  m_PPtrCurves:
+  - curve:
+{chr(10).join(keys)}
+    attribute: m_Sprite
+    path:
+    classID: 212
+    script: {{fileID: 0}}
+    flags: 2
+  m_SampleRate: {animation.fps:g}
+  m_WrapMode: 0
+  m_Bounds:
+    m_Center: {{x: 0, y: 0, z: 0}}
+    m_Extent: {{x: 0, y: 0, z: 0}}
+  m_ClipBindingConstant:
+    genericBindings:
+    - serializedVersion: 2
+      path: 0
+      attribute: 0
+      script: {{fileID: 0}}
+      typeID: 212
+      customType: 23
+      isPPtrCurve: 1
+      isIntCurve: 0
+      isSerializeReferenceCurve: 0
+    pptrCurveMapping:
+{chr(10).join(mapping)}
+  m_AnimationClipSettings:
+    serializedVersion: 2
+    m_AdditiveReferencePoseClip: {{fileID: 0}}
+    m_AdditiveReferencePoseTime: 0
+    m_StartTime: 0
+    m_StopTime: {stop:.6g}
+    m_OrientationOffsetY: 0
+    m_Level: 0
+    m_CycleOffset: 0
+    m_HasAdditiveReferencePose: 0
+    m_LoopTime: 1
+    m_LoopBlend: 0
+    m_LoopBlendOrientation: 0
+    m_LoopBlendPositionY: 0
+    m_LoopBlendPositionXZ: 0
+    m_KeepOriginalOrientation: 0
+    m_KeepOriginalPositionY: 1
+    m_KeepOriginalPositionXZ: 0
+    m_HeightFromFeet: 0
+    m_Mirror: 0
+  m_EditorCurves: []
+  m_EulerEditorCurves: []
+  m_HasGenericRootTransform: 0
+  m_HasMotionFloatCurves: 0
+  m_Events: []
+"""
+
+
+def clip_meta(animation: Animation) -> str:
+    return f"""fileFormatVersion: 2
+guid: {clip_guid(animation)}
+NativeFormatImporter:
+  externalObjects: {{}}
+  mainObjectFileID: 7400000
+  userData:
+  assetBundleName:
+  assetBundleVariant:
+"""
+
+
+def write_unity_metas(animation: Animation, folder: Path) -> list[Path]:
+    paths = []
+    for page in animation.pages:
+        path = folder / f"{page.path.name}.meta"
+        path.write_text(texture_meta(animation, page))
+        paths.append(path)
+    return paths
+
+
+def write_unity_package(
+    animation: Animation, folder: Path, unity_dir: str = DEFAULT_UNITY_DIR
+) -> Path:
+    base = f"{unity_dir.rstrip('/')}/{animation.name}"
+    members: list[tuple[str, bytes | Path]] = []
+    for page in animation.pages:
+        guid = texture_guid(animation, page)
+        # The .meta goes in with its asset, so Unity never invents its own guid.
+        members += [
+            (f"{guid}/asset", page.path),
+            (f"{guid}/asset.meta", texture_meta(animation, page).encode()),
+            (f"{guid}/pathname", f"{base}/{page.path.name}".encode()),
+        ]
+    guid = clip_guid(animation)
+    members += [
+        (f"{guid}/asset", animation_clip(animation).encode()),
+        (f"{guid}/asset.meta", clip_meta(animation).encode()),
+        (f"{guid}/pathname", f"{base}/{animation.name}.anim".encode()),
+    ]
+    path = folder / f"{animation.name}.unitypackage"
+    write_tar_gz(path, members)
+    return path

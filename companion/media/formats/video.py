@@ -1,0 +1,165 @@
+"""Video outputs: the H.264 clip of the selection, VP9 with alpha, ProRes 4444.
+
+The alpha videos carry the sampled frames with their exact display times (a short final
+frame stays short); the clip carries every source frame of the selection."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+from typing import cast
+
+import av
+from av.video.reformatter import Interpolation
+from av.video.stream import VideoStream
+
+from companion.media.decode import SourceFrame
+from companion.media.formats.common import RGBA
+from companion.media.frames import Fit, even
+
+MILLIS = Fraction(1, 1000)
+CLIP_TIME_BASE = Fraction(1, 90000)
+
+
+def _nominal_rate(fps: float) -> Fraction:
+    return Fraction(fps).limit_denominator(1001)
+
+
+class SampledVideoWriter:
+    """Encodes RGBA frames at given display durations into one container."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        codec: str,
+        pix_fmt: str,
+        width: int,
+        height: int,
+        fps: float,
+        durations: tuple[float, ...],
+        options: dict[str, str],
+        container_options: dict[str, str] | None = None,
+    ) -> None:
+        self.path = path
+        self._container = av.open(str(path), "w", options=container_options or {})
+        self._stream = cast(VideoStream, self._container.add_stream(codec, rate=_nominal_rate(fps)))
+        self._stream.width, self._stream.height = width, height
+        self._stream.pix_fmt = pix_fmt
+        self._stream.time_base = MILLIS
+        self._stream.codec_context.time_base = MILLIS
+        self._stream.options = dict[str, object](options)
+        starts = [0.0]
+        for duration in durations:
+            starts.append(starts[-1] + duration)
+        self._pts = [round(t * 1000) for t in starts]
+        self._next = 0
+
+    def add(self, index: int, frame: RGBA) -> None:
+        if index != self._next:
+            raise RuntimeError("frames must arrive in order")
+        video = av.VideoFrame.from_ndarray(frame, format="rgba")
+        video.pts = self._pts[index]
+        video.time_base = MILLIS
+        video.duration = self._pts[index + 1] - self._pts[index]
+        self._mux(video)
+        self._next += 1
+
+    def _mux(self, frame: av.VideoFrame | None) -> None:
+        for packet in self._stream.encode(frame):
+            self._container.mux(packet)
+
+    def close(self) -> Path:
+        self._mux(None)
+        self._container.close()
+        return self.path
+
+
+def webm_alpha_writer(
+    path: Path, width: int, height: int, fps: float, durations: tuple[float, ...]
+) -> SampledVideoWriter:
+    return SampledVideoWriter(
+        path,
+        codec="libvpx-vp9",
+        pix_fmt="yuva420p",
+        width=width,
+        height=height,
+        fps=fps,
+        durations=durations,
+        # Constant quality; realtime deadline with cpu-used 8 is several times faster than
+        # "good" at a small size cost, which suits short sprite loops.
+        options={
+            "crf": "28",
+            "b": "0",
+            "deadline": "realtime",
+            "cpu-used": "8",
+            "row-mt": "1",
+            "auto-alt-ref": "0",
+        },
+    )
+
+
+def prores_writer(
+    path: Path, width: int, height: int, fps: float, durations: tuple[float, ...]
+) -> SampledVideoWriter:
+    return SampledVideoWriter(
+        path,
+        codec="prores_ks",
+        pix_fmt="yuva444p10le",
+        width=width,
+        height=height,
+        fps=fps,
+        durations=durations,
+        options={"profile": "4444", "alpha_bits": "16", "vendor": "apl0"},
+    )
+
+
+class ClipWriter:
+    """H.264 of every source frame in the selection, fitted inside the output box."""
+
+    def __init__(
+        self,
+        path: Path,
+        src_w: int,
+        src_h: int,
+        box_w: int,
+        box_h: int,
+        start: float,
+        fps: float,
+        pixel_art: bool,
+    ) -> None:
+        fit = Fit.inside(src_w, src_h, box_w, box_h)
+        self.width, self.height = even(fit.width), even(fit.height)
+        self.path = path
+        self.start = start
+        self.interpolation = Interpolation.POINT if pixel_art else Interpolation.AREA
+        self._container = av.open(str(path), "w", options={"movflags": "+faststart"})
+        self._stream = self._container.add_stream("libx264", rate=_nominal_rate(fps or 24))
+        self._stream.width, self._stream.height = self.width, self.height
+        self._stream.pix_fmt = "yuv420p"
+        self._stream.time_base = CLIP_TIME_BASE
+        self._stream.codec_context.time_base = CLIP_TIME_BASE
+        self._stream.options = {"crf": "18", "preset": "veryfast"}
+        self._last_pts = -1
+
+    def add(self, source: SourceFrame) -> None:
+        pts = max(0, round((source.time - self.start) / CLIP_TIME_BASE))
+        if pts <= self._last_pts:
+            return  # a frame from before the selection that the next one replaces
+        frame = source.frame.reformat(
+            width=self.width,
+            height=self.height,
+            format="yuv420p",
+            interpolation=self.interpolation,
+        )
+        frame.pts = pts
+        frame.time_base = CLIP_TIME_BASE
+        self._last_pts = pts
+        for packet in self._stream.encode(frame):
+            self._container.mux(packet)
+
+    def close(self) -> Path:
+        for packet in self._stream.encode(None):
+            self._container.mux(packet)
+        self._container.close()
+        return self.path

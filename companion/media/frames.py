@@ -1,0 +1,82 @@
+"""Turn a decoded frame into an output frame: fit, key, letterbox.
+
+Scaling happens in libswscale on the way out of the decoder (one C pass from YUV to
+RGBA at the final size), so the keyer and everything after it touch only output-sized
+pixels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import av
+import numpy as np
+import numpy.typing as npt
+from av.video.reformatter import Interpolation
+
+from companion.media.chroma import ChromaKeyer
+
+RGBA = npt.NDArray[np.uint8]
+
+
+@dataclass(frozen=True)
+class Fit:
+    """Where a source of one size sits inside an output box, aspect kept."""
+
+    width: int
+    height: int
+    x: int
+    y: int
+    box_width: int
+    box_height: int
+
+    @classmethod
+    def inside(cls, src_w: int, src_h: int, box_w: int, box_h: int) -> Fit:
+        scale = min(box_w / src_w, box_h / src_h)
+        width = max(1, min(box_w, round(src_w * scale)))
+        height = max(1, min(box_h, round(src_h * scale)))
+        return cls(width, height, (box_w - width) // 2, (box_h - height) // 2, box_w, box_h)
+
+
+def even(value: int) -> int:
+    return max(2, value - value % 2)
+
+
+class FrameShaper:
+    def __init__(
+        self,
+        src_w: int,
+        src_h: int,
+        box_w: int,
+        box_h: int,
+        *,
+        keyer: ChromaKeyer | None,
+        pixel_art: bool,
+        source_alpha: bool,
+    ) -> None:
+        self.fit = Fit.inside(src_w, src_h, box_w, box_h)
+        self.keyer = keyer
+        upscaling = self.fit.width > src_w
+        self.interpolation = (
+            Interpolation.POINT
+            if pixel_art
+            else Interpolation.BICUBIC
+            if upscaling
+            else Interpolation.AREA
+        )
+        self.source_alpha = source_alpha
+
+    def shape(self, frame: av.VideoFrame) -> RGBA:
+        fit = self.fit
+        scaled: RGBA = np.asarray(
+            frame.reformat(
+                width=fit.width, height=fit.height, format="rgba", interpolation=self.interpolation
+            ).to_ndarray(),
+            dtype=np.uint8,
+        )
+        if self.keyer is not None:
+            scaled = self.keyer.apply(scaled)
+        if (fit.width, fit.height) == (fit.box_width, fit.box_height):
+            return np.ascontiguousarray(scaled)
+        out = np.zeros((fit.box_height, fit.box_width, 4), dtype=np.uint8)
+        out[fit.y : fit.y + fit.height, fit.x : fit.x + fit.width] = scaled
+        return out
