@@ -1,11 +1,11 @@
 """Chroma key with soft edges and spill removal.
 
-Works in YCbCr so that the key is a direction in the chroma plane: a pixel's distance
-from the key colour there decides its alpha (a smooth ramp between two thresholds gives
-soft edges), and what remains of the key's chroma in kept pixels is spill, removed by
-taking the pixel's chroma component along the key direction away where its hue is near
-the key's. Half-transparent edge pixels are also un-mixed from the key colour, so no
-coloured fringe survives."""
+The key is a direction in the chroma (Cb, Cr) plane. A pixel's chroma distance from the
+key decides its alpha, with a smooth ramp between two thresholds for soft edges.
+Half-covered edge pixels are un-mixed from the key colour, and pixels whose hue lies
+near the key's lose the chroma they have along the key direction (spill), so no
+coloured fringe or cast survives. Fully keyed and clean pixels, nearly all of a frame,
+take only the cheap distance test; the costly steps run on the few edge and spill pixels."""
 
 from __future__ import annotations
 
@@ -14,8 +14,12 @@ import numpy.typing as npt
 
 from companion.media.errors import MediaError
 
-# BT.601 full-range RGB -> chroma (Cb, Cr) rows.
-_CHROMA = np.array([[-0.168736, -0.331264, 0.5], [0.5, -0.418688, -0.081312]], dtype=np.float32)
+RGBA = npt.NDArray[np.uint8]
+
+# BT.601 full-range RGB -> (Cb, Cr), and the RGB change of a unit CbCr change at fixed Y.
+_CB = np.array([-0.168736, -0.331264, 0.5], dtype=np.float32)
+_CR = np.array([0.5, -0.418688, -0.081312], dtype=np.float32)
+_CBCR_TO_RGB = np.array([[0.0, 1.402], [-0.344136, -0.714136], [1.772, 0.0]], dtype=np.float32)
 
 
 def parse_hex_colour(text: str) -> tuple[int, int, int]:
@@ -29,44 +33,49 @@ def parse_hex_colour(text: str) -> tuple[int, int, int]:
 
 
 class ChromaKeyer:
-    """Keys one colour out of RGB(A) uint8 frames; thresholds are chroma distances."""
+    """Keys one colour out of RGBA uint8 frames. Thresholds are fractions of the key's
+    own chroma length, so they mean the same for a vivid green and a duller blue."""
 
-    def __init__(self, key: tuple[int, int, int], inner: float = 0.10, outer: float = 0.22) -> None:
-        self.key = np.array(key, dtype=np.float32) / 255.0
-        key_chroma = _CHROMA @ self.key
-        norm = float(np.linalg.norm(key_chroma))
-        if norm < 0.05:
+    def __init__(self, key: tuple[int, int, int], inner: float = 0.20, outer: float = 0.44) -> None:
+        self.key = np.array(key, dtype=np.float32)
+        key_chroma = np.array([_CB @ self.key, _CR @ self.key], dtype=np.float32)
+        length = float(np.hypot(*key_chroma))
+        if length < 0.05 * 255:
             raise MediaError("the key colour is a grey; choose a saturated colour such as #00ff00")
-        self._key_chroma = key_chroma
-        self._key_dir = key_chroma / norm
-        self._inner = inner * norm / 0.5
-        self._outer = outer * norm / 0.5
+        self._key_cb, self._key_cr = float(key_chroma[0]), float(key_chroma[1])
+        self._dir = key_chroma / length
+        self._inner = inner * length
+        self._outer = outer * length
 
-    def apply(self, rgba: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
-        rgb = rgba[..., :3].astype(np.float32) * (1.0 / 255.0)
-        chroma = rgb @ _CHROMA.T  # (h, w, 2)
-        distance = np.linalg.norm(chroma - self._key_chroma, axis=-1)
+    def apply(self, rgba: RGBA) -> RGBA:
+        rgb = rgba[..., :3].astype(np.float32)
+        r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+        cb = _CB[0] * r + _CB[1] * g + _CB[2] * b
+        cr = _CR[0] * r + _CR[1] * g + _CR[2] * b
+        distance = np.hypot(cb - self._key_cb, cr - self._key_cr)
         alpha = np.clip((distance - self._inner) / (self._outer - self._inner), 0.0, 1.0)
-        # Un-mix the key from partly covered pixels: observed = a*fg + (1-a)*key.
-        safe = np.maximum(alpha, 1e-3)[..., None]
-        unmixed = (rgb - (1.0 - alpha[..., None]) * self.key) / safe
-        rgb = np.where((alpha > 0.0)[..., None] & (alpha < 1.0)[..., None], unmixed, rgb)
-        # Spill: chroma along the key direction that survives in kept pixels.
-        # Only hues near the key's are treated (full at the key's hue, none from 60
-        # degrees away), so a yellow or teal subject keeps its colour.
-        chroma = rgb @ _CHROMA.T
-        along = chroma @ self._key_dir
-        length = np.maximum(np.linalg.norm(chroma, axis=-1), 1e-6)
-        weight = np.clip((along / length - 0.5) * 2.0, 0.0, 1.0)
-        spill = (np.maximum(along, 0.0) * weight)[..., None] * self._key_dir
-        # Move chroma back by `spill` with luma kept: inverse map of CbCr deltas to RGB.
-        rgb = rgb - spill @ _CBCR_TO_RGB.T
-        out = np.empty((*rgba.shape[:2], 4), dtype=np.uint8)
-        out[..., :3] = np.clip(rgb * 255.0 + 0.5, 0, 255).astype(np.uint8)
-        source_alpha = rgba[..., 3].astype(np.float32) / 255.0 if rgba.shape[-1] == 4 else 1.0
-        out[..., 3] = np.clip(alpha * source_alpha * 255.0 + 0.5, 0, 255).astype(np.uint8)
+
+        # Edge pixels: observed = a * foreground + (1 - a) * key, solved for foreground.
+        edge = (alpha > 0.0) & (alpha < 1.0)
+        if edge.any():
+            a = alpha[edge][:, None]
+            rgb[edge] = (rgb[edge] - (1.0 - a) * self.key) / a
+            cb[edge] = rgb[edge] @ _CB
+            cr[edge] = rgb[edge] @ _CR
+        # Spill: chroma along the key direction, in kept pixels whose hue is within 60
+        # degrees of the key's (fully at the key's hue), so a yellow or teal subject
+        # keeps its colour.
+        along = cb * self._dir[0] + cr * self._dir[1]
+        spill = (alpha > 0.0) & (along > 0.5 * np.hypot(cb, cr))
+        if spill.any():
+            length = np.maximum(np.hypot(cb[spill], cr[spill]), 1e-3)
+            amount = along[spill] * np.clip((along[spill] / length - 0.5) * 2.0, 0.0, 1.0)
+            delta = amount[:, None] * self._dir[None, :]  # CbCr to take away
+            rgb[spill] -= delta @ _CBCR_TO_RGB.T
+
+        out = np.zeros(rgba.shape, dtype=np.uint8)
+        kept = alpha > 0.0
+        out[..., :3][kept] = np.clip(rgb[kept] + 0.5, 0, 255).astype(np.uint8)
+        source_alpha = rgba[..., 3].astype(np.float32)
+        out[..., 3] = np.clip(alpha * source_alpha + 0.5, 0, 255).astype(np.uint8)
         return out
-
-
-# RGB change produced by a unit change of Cb and Cr with Y fixed (BT.601 full range).
-_CBCR_TO_RGB = np.array([[0.0, 1.402], [-0.344136, -0.714136], [1.772, 0.0]], dtype=np.float32)

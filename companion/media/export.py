@@ -31,6 +31,7 @@ from companion.media.formats.unity import DEFAULT_UNITY_DIR, write_unity_metas, 
 from companion.media.formats.unreal import write_unreal_pack
 from companion.media.formats.video import ClipWriter, prores_writer, webm_alpha_writer
 from companion.media.frames import FrameShaper
+from companion.media.pipeline import ThreadedSink
 from companion.media.probe import VideoInfo, probe
 from companion.media.sampling import SamplePlan, plan_samples
 
@@ -265,8 +266,37 @@ def _decode_into(
     source: Path,
     plan: SamplePlan,
     shaper: FrameShaper,
-    sinks: list[FrameSink],
-    clip: ClipWriter | None,
+    writers: list[FrameSink],
+    clip_writer: ClipWriter | None,
+    progress: Progress | None,
+) -> None:
+    sinks = [ThreadedSink[tuple[int, RGBA]](type(w).__name__, _adder(w)) for w in writers]
+    clip = ThreadedSink[SourceFrame]("clip", clip_writer.add) if clip_writer else None
+    failure: BaseException | None = None
+    try:
+        _stream_frames(source, plan, shaper, sinks, clip, progress)
+    except BaseException as exc:
+        failure = exc
+    # Always stop the writer threads; the first error (decoder's or a writer's) wins.
+    for sink in [*sinks, *([clip] if clip else [])]:
+        try:
+            sink.join()
+        except BaseException as exc:
+            failure = failure or exc
+    if failure is not None:
+        raise failure
+
+
+def _adder(writer: FrameSink) -> Callable[[tuple[int, RGBA]], None]:
+    return lambda item: writer.add(*item)
+
+
+def _stream_frames(
+    source: Path,
+    plan: SamplePlan,
+    shaper: FrameShaper,
+    sinks: list[ThreadedSink[tuple[int, RGBA]]],
+    clip: ThreadedSink[SourceFrame] | None,
     progress: Progress | None,
 ) -> None:
     picker = SamplePicker(plan.times)
@@ -280,13 +310,13 @@ def _decode_into(
                 shaped = shaper.shape(chosen.frame)
                 shaped_serial = chosen.serial
             for sink in sinks:
-                sink.add(index, shaped)
+                sink.put((index, shaped))
             if progress is not None:
                 progress((index + 1) / plan.count)
 
     for current in iter_source_frames(source, plan.start, plan.end):
         if clip is not None:
-            clip.add(current)
+            clip.put(current)
         deliver(picker.push(current))
         if picker.done and clip is None:
             break

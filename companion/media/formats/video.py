@@ -49,6 +49,7 @@ class SampledVideoWriter:
         self._stream.time_base = MILLIS
         self._stream.codec_context.time_base = MILLIS
         self._stream.options = dict[str, object](options)
+        self._stream.codec_context.thread_type = "AUTO"
         starts = [0.0]
         for duration in durations:
             starts.append(starts[-1] + duration)
@@ -140,6 +141,7 @@ class ClipWriter:
         self._stream.time_base = CLIP_TIME_BASE
         self._stream.codec_context.time_base = CLIP_TIME_BASE
         self._stream.options = {"crf": "18", "preset": "veryfast"}
+        self._stream.codec_context.thread_type = "AUTO"
         self._last_pts = -1
 
     def add(self, source: SourceFrame) -> None:
