@@ -278,7 +278,10 @@ def _decode_into(
     except BaseException as exc:
         failure = exc
     # Always stop the writer threads; the first error (decoder's or a writer's) wins.
-    for sink in [*sinks, *([clip] if clip else [])]:
+    threads: list[ThreadedSink[tuple[int, RGBA]] | ThreadedSink[SourceFrame]] = [*sinks]
+    if clip is not None:
+        threads.append(clip)
+    for sink in threads:
         try:
             sink.join()
         except BaseException as exc:

@@ -58,8 +58,8 @@ class GifWriter:
             # full frame is mapped onto it with error diffusion.
             stride = max(1, int((rgb.shape[0] * rgb.shape[1] / 65536) ** 0.5))
             sample = Image.fromarray(np.ascontiguousarray(rgb[::stride, ::stride]), "RGB")
-            palette = sample.quantize(TRANSPARENT, method=Image.Quantize.MEDIANCUT)
-            paletted = image.quantize(palette=palette, dither=Image.Dither.FLOYDSTEINBERG)
+            reference = sample.quantize(TRANSPARENT, method=Image.Quantize.MEDIANCUT)
+            paletted = image.quantize(palette=reference, dither=Image.Dither.FLOYDSTEINBERG)
         indices = np.asarray(paletted, dtype=np.uint8).copy()
         indices[~visible] = TRANSPARENT
         colours = np.asarray(paletted.getpalette() or [], dtype=np.uint8).reshape(-1, 3)
