@@ -109,3 +109,12 @@ def test_existing_out_keeps_its_files_on_failure(tmp_path: Path) -> None:
 def test_openapi_command_prints_the_document() -> None:
     result = run("openapi")
     assert result.returncode == 0 and json.loads(result.stdout)["openapi"] == "3.1.0"
+
+
+def test_demo_runs_end_to_end(tmp_path: Path) -> None:
+    """The README's main job; it also once deadlocked two threads scaling one frame."""
+    result = run("demo", "--out", str(tmp_path / "demo"))
+    assert result.returncode == 0, result.stderr
+    export = tmp_path / "demo" / "export"
+    assert len(list(export.iterdir())) == 13
+    assert "breathe" in result.stdout

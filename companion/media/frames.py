@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import av
 import numpy as np
 import numpy.typing as npt
-from av.video.reformatter import Interpolation
+from av.video.reformatter import Interpolation, VideoReformatter
 
 from companion.media.chroma import ChromaKeyer
 
@@ -64,12 +64,19 @@ class FrameShaper:
             else Interpolation.AREA
         )
         self.source_alpha = source_alpha
+        # Owned, never shared: frame.reformat() keeps one scaler per frame object, and
+        # two threads scaling the same decoded frame through it deadlock.
+        self._scaler = VideoReformatter()
 
     def shape(self, frame: av.VideoFrame) -> RGBA:
         fit = self.fit
         scaled: RGBA = np.asarray(
-            frame.reformat(
-                width=fit.width, height=fit.height, format="rgba", interpolation=self.interpolation
+            self._scaler.reformat(
+                frame,
+                width=fit.width,
+                height=fit.height,
+                format="rgba",
+                interpolation=self.interpolation,
             ).to_ndarray(),
             dtype=np.uint8,
         )

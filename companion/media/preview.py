@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from av.video.reformatter import VideoReformatter
 from PIL import Image, ImageDraw, ImageFont
 
 from companion.media.decode import SamplePicker, SourceFrame, iter_source_frames
@@ -62,6 +63,7 @@ def build_contact_sheet(
     order = sorted(range(len(timestamps)), key=lambda i: timestamps[i])
     picker = SamplePicker([timestamps[i] for i in order])
     cells: dict[int, PreviewCellInfo] = {}
+    scaler = VideoReformatter()
 
     def place(matches: list[tuple[int, SourceFrame]]) -> None:
         for sorted_index, chosen in matches:
@@ -69,7 +71,7 @@ def build_contact_sheet(
             column, row = request_index % columns, request_index // columns
             x = GAP + column * (thumb_w + GAP)
             y = GAP + row * (cell_h + GAP)
-            frame = chosen.frame.reformat(width=thumb_w, height=thumb_h, format="rgb24")
+            frame = scaler.reformat(chosen.frame, width=thumb_w, height=thumb_h, format="rgb24")
             sheet.paste(Image.fromarray(frame.to_ndarray(format="rgb24")), (x, y))
             label = f"#{request_index}  {timestamps[request_index]:.2f}s"
             draw.text((x + 3, y + thumb_h + 3), label, fill=(230, 230, 230), font=font)

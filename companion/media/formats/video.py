@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import cast
 
 import av
-from av.video.reformatter import Interpolation
+from av.video.reformatter import Interpolation, VideoReformatter
 from av.video.stream import VideoStream
 
 from companion.media.decode import SourceFrame
@@ -143,12 +143,14 @@ class ClipWriter:
         self._stream.options = {"crf": "18", "preset": "veryfast"}
         self._stream.codec_context.thread_type = "AUTO"
         self._last_pts = -1
+        self._scaler = VideoReformatter()  # owned: see FrameShaper
 
     def add(self, source: SourceFrame) -> None:
         pts = max(0, round((source.time - self.start) / CLIP_TIME_BASE))
         if pts <= self._last_pts:
             return  # a frame from before the selection that the next one replaces
-        frame = source.frame.reformat(
+        frame = self._scaler.reformat(
+            source.frame,
             width=self.width,
             height=self.height,
             format="yuv420p",
