@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from companion import __version__
 from companion.api.schema import ExportOptions, Selection
+from companion.api.schema.base import first_error
 from companion.media import FORMATS, ExportResult, ExportSpec, MediaError, export_video
 from companion.media.chroma import parse_hex_colour
 
@@ -37,9 +38,8 @@ FLAG_OF_FIELD = {
 
 
 def _first_error(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    where = ".".join(str(p) for p in error["loc"] if not isinstance(p, int))
-    message = str(error["msg"]).removeprefix("Value error, ")
+    param, message = first_error(exc)
+    where = ".".join(p for p in (param or "").split(".") if not p.isdigit())
     where = FLAG_OF_FIELD.get(where, where)
     return f"{where}: {message}" if where else message
 
@@ -194,6 +194,33 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sandbox(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from companion.sandbox import Sandbox, SandboxConfig, serve_forever
+    from companion.sandbox.faults import Faults
+
+    try:
+        Faults(args.faults)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    config = SandboxConfig(
+        api_keys=args.api_key or ["sk-sandbox"],
+        read_only_keys=args.read_only_key or [],
+        paused_keys=args.paused_key or [],
+        ineligible_keys=args.ineligible_key or [],
+        disabled_keys=args.disabled_key or [],
+        credits=args.credits,
+        task_seconds=args.task_seconds,
+        tier=args.tier,
+        faults=args.faults,
+        state=args.state,
+        url_seconds=args.url_seconds,
+    )
+    asyncio.run(serve_forever(Sandbox(config, args.host, args.port, args.storage_port)))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="companion", description=__doc__)
     parser.add_argument("--version", action="version", version=f"companion {__version__}")
@@ -207,6 +234,41 @@ def build_parser() -> argparse.ArgumentParser:
     openapi = commands.add_parser("openapi", help="print the remote API's OpenAPI document")
     openapi.add_argument("--out", type=Path)
     openapi.set_defaults(handler=cmd_openapi)
+
+    sandbox = commands.add_parser(
+        "sandbox",
+        help="run the local emulator of the remote service",
+        description="Serves all operations under /v1 and prints the base URL once it "
+        "accepts connections. Keys may name an account as ACCOUNT:KEY.",
+    )
+    sandbox.add_argument("--host", default="127.0.0.1")
+    sandbox.add_argument("--port", type=int, default=8790)
+    sandbox.add_argument(
+        "--storage-port",
+        type=int,
+        default=0,
+        help="port of the download origin (default: any free port)",
+    )
+    sandbox.add_argument("--api-key", action="append", help="a key with read and write scopes")
+    sandbox.add_argument("--read-only-key", action="append", help="a key with the read scope")
+    sandbox.add_argument("--paused-key", action="append", help="a key whose account is paused")
+    sandbox.add_argument(
+        "--ineligible-key", action="append", help="a key whose account is not eligible"
+    )
+    sandbox.add_argument(
+        "--disabled-key", action="append", help="a key whose account has API access disabled"
+    )
+    sandbox.add_argument("--credits", type=int, default=1000, help="starting credits per account")
+    sandbox.add_argument("--task-seconds", type=float, default=2.0, help="least time a task takes")
+    sandbox.add_argument(
+        "--tier", default="registered", choices=["registered", "basic", "expert", "ultra"]
+    )
+    sandbox.add_argument("--faults", default="none", help="PROFILE[:SEED], see README")
+    sandbox.add_argument("--state", type=Path, help="keep state across restarts in this file")
+    sandbox.add_argument(
+        "--url-seconds", type=int, default=300, help="lifetime of signed download URLs"
+    )
+    sandbox.set_defaults(handler=cmd_sandbox)
 
     demo = commands.add_parser("demo", help="synthesize a sample animation and export it")
     demo.add_argument("--out", type=Path, default=Path("out/demo"))

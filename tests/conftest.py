@@ -11,3 +11,35 @@ from tests.media_helpers import write_index_video
 def index_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """2 s, 24 fps, 48 frames, 320x240, green background, frame index in a square."""
     return write_index_video(tmp_path_factory.mktemp("media") / "index.mp4")
+
+
+from collections.abc import Callable, Iterator  # noqa: E402
+from typing import Any  # noqa: E402
+
+from companion.sandbox import Limits, SandboxConfig, SandboxThread  # noqa: E402
+
+# Limits wide enough that only the tests about limits ever meet them.
+ROOMY = Limits(concurrency=4, queue=50, create_per_minute=1000, other_per_minute=100000)
+TEST_KEY = "sk-test"
+
+
+@pytest.fixture
+def make_sandbox() -> Iterator[Callable[..., SandboxThread]]:
+    """Start sandboxes on background threads; every one is stopped after the test."""
+    started: list[SandboxThread] = []
+
+    def start(**overrides: Any) -> SandboxThread:
+        settings: dict[str, Any] = {
+            "api_keys": [TEST_KEY],
+            "task_seconds": 0.3,
+            "limits": ROOMY,
+            "min_retry_after": 0,
+        }
+        settings.update(overrides)
+        sandbox = SandboxThread(SandboxConfig(**settings)).start()
+        started.append(sandbox)
+        return sandbox
+
+    yield start
+    for sandbox in started:
+        sandbox.stop()

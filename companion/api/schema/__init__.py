@@ -3,7 +3,8 @@ OpenAPI document all come from these models."""
 
 from companion.api.schema.errors import STATUS_OF_CODE, ErrorBody, ErrorCode, ErrorEnvelope
 from companion.api.schema.export import (
-    ALPHA_FORMATS,
+    ALPHA_CAPABLE_FORMATS,
+    ALPHA_REQUIRED_FORMATS,
     DEFAULT_FRAME_COUNT,
     METADATA_TEXTURE,
     ExportFormat,
@@ -58,7 +59,8 @@ from companion.api.schema.responses import (
 from companion.api.schema.video import GenerationTransparency, VideoOptions
 
 __all__ = [
-    "ALPHA_FORMATS",
+    "ALPHA_CAPABLE_FORMATS",
+    "ALPHA_REQUIRED_FORMATS",
     "DEFAULT_FRAME_COUNT",
     "METADATA_TEXTURE",
     "STATUS_OF_CODE",

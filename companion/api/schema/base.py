@@ -7,7 +7,9 @@ long-lived client keeps working when the service adds members.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 
 class RequestModel(BaseModel):
@@ -16,3 +18,22 @@ class RequestModel(BaseModel):
 
 class ResponseModel(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+# Tags of the image-input union; pydantic puts the chosen tag into error locations.
+UNION_TAGS = frozenset({"file", "base64", "url"})
+
+
+def error_param(location: Sequence[int | str]) -> str | None:
+    """A validation error's location as a dotted parameter path, without union tags:
+    ("input", "first_frame", "url", "url") becomes "input.first_frame.url"."""
+    parts = [
+        str(p) for i, p in enumerate(location) if not (p in UNION_TAGS and i + 1 < len(location))
+    ]
+    return ".".join(parts) or None
+
+
+def first_error(exc: ValidationError) -> tuple[str | None, str]:
+    """The first error of a validation failure as (parameter, message)."""
+    error = exc.errors()[0]
+    return error_param(error["loc"]), str(error["msg"]).removeprefix("Value error, ")

@@ -36,8 +36,14 @@ METADATA_TEXTURE: dict[ExportFormat, ExportFormat] = {
     ExportFormat.UNITY_META: ExportFormat.SPRITESHEET,
 }
 
-# Formats whose pixels carry an alpha channel.
-ALPHA_FORMATS: frozenset[ExportFormat] = frozenset(
+# Formats that exist for their alpha channel: they need an alpha_key source (spec 2.8).
+ALPHA_REQUIRED_FORMATS: frozenset[ExportFormat] = frozenset(
+    {ExportFormat.WEBM_ALPHA, ExportFormat.PRORES_4444}
+)
+
+# Formats whose pixels can carry alpha; from an alpha_key source they are keyed
+# automatically. Only the H.264 clip cannot.
+ALPHA_CAPABLE_FORMATS: frozenset[ExportFormat] = frozenset(
     {
         ExportFormat.WEBM_ALPHA,
         ExportFormat.PRORES_4444,

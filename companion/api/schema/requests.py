@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from uuid import UUID
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
 from companion.api.schema.base import RequestModel
 from companion.api.schema.export import ExportOptions, Selection
@@ -42,12 +42,13 @@ class AnimationCreate(VideoGenerationCreate):
     export: ExportOptions = Field(default_factory=ExportOptions)
     selection: Selection = Field(default_factory=Selection)
 
-    @model_validator(mode="after")
-    def _no_fps_sampling(self) -> AnimationCreate:
+    @field_validator("export")
+    @classmethod
+    def _no_fps_sampling(cls, export: ExportOptions) -> ExportOptions:
         # Spec 2.8: fps sampling is for independent exports only.
-        if self.export.fps is not None:
+        if export.fps is not None:
             raise ValueError("export.fps is for animation exports only; use frame_count")
-        return self
+        return export
 
 
 class AnimationExportCreate(RequestModel):

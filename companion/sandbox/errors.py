@@ -1,0 +1,50 @@
+"""The sandbox's one exception: raised anywhere, rendered as the spec's error envelope."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion.api.schema import STATUS_OF_CODE, ErrorCode
+
+
+class ApiError(Exception):
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        param: str | None = None,
+        details: dict[str, Any] | None = None,
+        retryable: bool = False,
+        retry_after: int | None = None,
+        status: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status or STATUS_OF_CODE[code]
+        self.message = message
+        self.param = param
+        self.details = details or {}
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+    def body(self, request_id: str) -> dict[str, Any]:
+        return {
+            "error": {
+                "code": self.code.value,
+                "message": self.message,
+                "param": self.param,
+                "details": self.details,
+                "request_id": request_id,
+                "retryable": self.retryable,
+            }
+        }
+
+
+def not_found(what: str) -> ApiError:
+    # Ownership failures look exactly like absence (spec part 7).
+    return ApiError(ErrorCode.NOT_FOUND, f"{what} not found")
+
+
+def invalid(message: str, param: str | None = None) -> ApiError:
+    return ApiError(ErrorCode.INVALID_REQUEST, message, param=param)

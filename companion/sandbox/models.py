@@ -1,0 +1,97 @@
+"""The sandbox's model listing, and the checks of VideoOptions against it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion.api.schema import VideoOptions
+from companion.sandbox.errors import invalid
+
+DEFAULT_MODEL = "sandbox-motion-1"
+RESOLUTIONS = {"360p": 360, "480p": 480, "720p": 720, "1080p": 1080}
+RATIOS = {"1:1": (1, 1), "16:9": (16, 9), "9:16": (9, 16), "4:3": (4, 3), "3:4": (3, 4)}
+MODELS: list[dict[str, Any]] = [
+    {
+        "id": DEFAULT_MODEL,
+        "name": "Sandbox motion synthesizer",
+        "supports_last_frame": True,
+        "max_reference_images": 8,
+        "requires_prompt": False,
+        "supports_negative_prompt": True,
+        "durations_seconds": [1, 2, 3, 4, 5, 6, 8, 10],
+        "resolutions": list(RESOLUTIONS),
+        "ratios": list(RATIOS),
+        "transparency_modes": ["standard", "alpha_key"],
+        "style_presets": ["none", "pixel_art", "cartoon"],
+    },
+    {
+        "id": "sandbox-motion-lite",
+        "name": "Sandbox motion synthesizer, first frame only",
+        "supports_last_frame": False,
+        "max_reference_images": 2,
+        "requires_prompt": True,
+        "supports_negative_prompt": False,
+        "durations_seconds": [1, 2, 3, 4],
+        "resolutions": ["360p", "480p"],
+        "ratios": ["1:1"],
+        "transparency_modes": ["standard"],
+        "style_presets": ["none"],
+    },
+]
+MODELS_BY_ID = {m["id"]: m for m in MODELS}
+
+
+def size_of(resolution: str | None, ratio: str | None) -> tuple[int, int]:
+    short = RESOLUTIONS.get(resolution or "480p", 480)
+    wide, tall = RATIOS.get(ratio or "1:1", (1, 1))
+    if wide >= tall:
+        width, height = round(short * wide / tall), short
+    else:
+        width, height = short, round(short * tall / wide)
+    return width - width % 2, height - height % 2
+
+
+def check_video(
+    video: VideoOptions,
+    *,
+    prompt: str,
+    negative_prompt: str,
+    has_last_frame: bool,
+    reference_images: int,
+    prefix: str = "video",
+) -> None:
+    model = MODELS_BY_ID.get(video.model or DEFAULT_MODEL)
+    if model is None:
+        raise invalid(f"unknown model {video.model!r}; see GET /models", f"{prefix}.model")
+    if has_last_frame and not model["supports_last_frame"]:
+        raise invalid("this model does not take a last frame", "input.last_frame")
+    if reference_images > model["max_reference_images"]:
+        raise invalid(
+            f"this model takes at most {model['max_reference_images']} reference images",
+            "input.reference_images",
+        )
+    if model["requires_prompt"] and not prompt.strip():
+        raise invalid("this model needs a prompt", "prompt")
+    if negative_prompt and not model["supports_negative_prompt"]:
+        raise invalid("this model takes no negative prompt", "negative_prompt")
+    if video.duration_seconds is not None and video.duration_seconds > max(
+        model["durations_seconds"]
+    ):
+        raise invalid(
+            f"at most {max(model['durations_seconds'])} seconds for this model",
+            f"{prefix}.duration_seconds",
+        )
+    if video.resolution is not None and video.resolution not in model["resolutions"]:
+        raise invalid(f"resolution must be one of {model['resolutions']}", f"{prefix}.resolution")
+    if video.ratio is not None and video.ratio not in model["ratios"]:
+        raise invalid(f"ratio must be one of {model['ratios']}", f"{prefix}.ratio")
+    if video.style_preset is not None and video.style_preset not in model["style_presets"]:
+        raise invalid(
+            f"style_preset must be one of {model['style_presets']}", f"{prefix}.style_preset"
+        )
+    mode = video.transparency.mode if video.transparency else "standard"
+    if mode not in model["transparency_modes"]:
+        raise invalid(
+            f"transparency mode must be one of {model['transparency_modes']}",
+            f"{prefix}.transparency.mode",
+        )

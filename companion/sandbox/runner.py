@@ -1,0 +1,387 @@
+"""Runs accepted tasks: queued -> running -> succeeded | failed | cancelled.
+
+Each account runs at most `concurrency` tasks at once, oldest first. A stage does real
+media work on a worker thread (the synthesizer for video generation, the export engine
+for exports) while its progress moves with time; a stage lasts at least its share of
+--task-seconds. Cancellation is looked at on every tick. Credits move as the spec says:
+held at create, charged on success, unspent holds released on cancel or failure, the
+whole amount refunded on a content rejection."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from companion.api.schema import ALPHA_REQUIRED_FORMATS, ExportFormat, ExportOptions, Selection
+from companion.media import ExportSpec, MediaError, export_video, probe
+from companion.media.export import MIME_TYPES, NAME_PATTERN
+from companion.media.synth import SynthSpec, synthesize
+from companion.sandbox.models import size_of
+from companion.sandbox.pricing import DEFAULT_VIDEO_SECONDS
+from companion.sandbox.state import AssetRecord, State, TaskRecord, iso, now, stable_id
+from companion.sandbox.storage import Storage
+from companion.sandbox.tiers import Limits
+
+log = logging.getLogger(__name__)
+
+REJECT_MARKER = "sandbox:reject"
+EXPORT_FAIL_MARKER = "sandbox:export-fail"
+KEY_CANDIDATES = ((0, 255, 0), (255, 0, 255), (0, 0, 255))
+GENERATION_FPS = 24.0
+
+
+Stage = tuple[str, Callable[[TaskRecord], "StageResult"]]
+
+
+class StageFailure(Exception):
+    def __init__(self, code: str, message: str, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.retryable = retryable
+
+
+@dataclass
+class StageResult:
+    assets: list[AssetRecord]
+
+
+class Runner:
+    def __init__(
+        self,
+        state: State,
+        storage: Storage,
+        limits_of: Callable[[str], Limits],
+        task_seconds: float,
+        pool: Executor,
+        save: Callable[[], None],
+    ) -> None:
+        self.state = state
+        self.storage = storage
+        self.limits_of = limits_of
+        self.task_seconds = task_seconds
+        self.pool = pool
+        self.save = save
+        self._running: dict[str, asyncio.Task[None]] = {}
+
+    # -- scheduling ---------------------------------------------------------------------
+
+    def kick(self, account_id: str) -> None:
+        active = sum(
+            1
+            for t in self.state.tasks.values()
+            if t.account_id == account_id and t.status in ("running", "cancelling")
+        )
+        waiting = sorted(
+            (
+                t
+                for t in self.state.tasks.values()
+                if t.account_id == account_id and t.status == "queued"
+            ),
+            key=lambda t: t.seq,
+        )
+        free = self.limits_of(account_id).concurrency - active
+        for task in waiting[: max(0, free)]:
+            task.status = "running"
+            task.started_at = iso(now())
+            self._running[task.id] = asyncio.create_task(self._run(task))
+
+    def resume_all(self) -> None:
+        """After a restart: tasks that were running start again from the top."""
+        for task in self.state.tasks.values():
+            if task.status in ("running", "cancelling"):
+                task.status = "queued" if task.status == "running" else "cancelling"
+                if task.status == "cancelling":
+                    self._finish_cancel(task)
+        for account_id in {t.account_id for t in self.state.tasks.values()}:
+            self.kick(account_id)
+
+    async def close(self) -> None:
+        for job in list(self._running.values()):
+            job.cancel()
+        await asyncio.gather(*self._running.values(), return_exceptions=True)
+
+    def queued_count(self, account_id: str) -> int:
+        return sum(
+            1
+            for t in self.state.tasks.values()
+            if t.account_id == account_id and t.status == "queued"
+        )
+
+    def remaining_seconds(self, task: TaskRecord) -> float:
+        if task.terminal:
+            return 0.0
+        return max(0.0, (1.0 - task.progress) * self.task_seconds)
+
+    # -- cancellation -------------------------------------------------------------------
+
+    def request_cancel(self, task: TaskRecord) -> None:
+        if task.terminal:
+            return
+        if task.status == "queued":
+            self._finish_cancel(task)
+            self.save()
+            return
+        task.cancel_requested = True
+        task.status = "cancelling"
+        self.save()
+
+    def _finish_cancel(self, task: TaskRecord) -> None:
+        if task.video_done and task.object == "animation":
+            self._settle(task, charge=task.price_video)  # the video was made: it stays paid
+        else:
+            self._settle(task, charge=0)
+        task.status = "cancelled"
+        task.finished_at = iso(now())
+
+    def _settle(self, task: TaskRecord, *, charge: int, refund: bool = False) -> None:
+        account = self.state.accounts[task.account_id]
+        if refund:
+            account.available += task.held
+            task.refunded = task.quoted
+            task.charged = 0
+            task.credit_status = "refunded"
+        else:
+            returned = task.held - charge
+            account.available += returned
+            task.charged = charge
+            task.released = returned
+            task.credit_status = "charged" if charge else "released"
+        task.held = 0
+
+    # -- running --------------------------------------------------------------------------
+
+    async def _run(self, task: TaskRecord) -> None:
+        self.save()
+        generate: Stage = ("video_generation", self._generate)
+        export: Stage = ("animation_export", self._export)
+        stages = {
+            "video_generation": [generate],
+            "animation_export": [export],
+            "animation": [generate, export],
+        }[task.object]
+        try:
+            for index, (stage, work) in enumerate(stages):
+                task.stage = stage
+                result = await self._stage(task, index, len(stages), work)
+                if result is None:
+                    self._finish_cancel(task)
+                    return
+                self._keep_outputs(task, stage, result.assets)
+                if stage == "video_generation":
+                    task.video_done = True
+            self._settle(task, charge=task.quoted)
+            task.status, task.stage, task.progress = "succeeded", "completed", 1.0
+            task.finished_at = iso(now())
+        except StageFailure as failure:
+            self._fail(task, failure)
+        except Exception as exc:  # an unexpected media failure is the service's fault
+            log.exception("task %s failed", task.id)
+            self._fail(task, StageFailure("INTERNAL_ERROR", f"the task failed: {exc}", True))
+        finally:
+            self._running.pop(task.id, None)
+            self.save()
+            self.kick(task.account_id)
+
+    def _fail(self, task: TaskRecord, failure: StageFailure) -> None:
+        if failure.code == "PROVIDER_CONTENT_REJECTED":
+            self._settle(task, charge=0, refund=True)
+        elif task.video_done and task.object == "animation":
+            self._settle(task, charge=task.price_video)
+        else:
+            self._settle(task, charge=0)
+        task.status = "failed"
+        task.finished_at = iso(now())
+        task.error = {
+            "code": failure.code,
+            "message": failure.message,
+            "retryable": failure.retryable,
+        }
+
+    async def _stage(
+        self, task: TaskRecord, index: int, stages: int, work: Callable[[TaskRecord], StageResult]
+    ) -> StageResult | None:
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self.pool, work, task)
+        minimum = self.task_seconds / stages
+        started = time.monotonic()
+        tick = max(0.01, min(0.1, minimum / 10))
+        while True:
+            elapsed = time.monotonic() - started
+            if future.done() and elapsed >= minimum:
+                break
+            if task.cancel_requested:
+                future.add_done_callback(lambda f: f.exception())  # collected, then dropped
+                return None
+            share = min(0.95, elapsed / minimum) if minimum > 0 else 0.95
+            task.progress = round((index + share) / stages, 4)
+            await asyncio.sleep(tick)
+        result = future.result()
+        task.progress = round((index + 1) / stages, 4)
+        return result
+
+    def _keep_outputs(self, task: TaskRecord, stage: str, assets: list[AssetRecord]) -> None:
+        for asset in assets:
+            self.state.assets[asset.id] = asset
+        if stage == "animation_export" and any(a.format == "clip_video" for a in assets):
+            # The export's clip of the selection replaces the generated clip.
+            task.output_ids = [
+                i for i in task.output_ids if self.state.assets[i].format != "clip_video"
+            ]
+        task.output_ids += [a.id for a in assets]
+
+    # -- stage work (worker threads) -------------------------------------------------------
+
+    def _new_asset(
+        self,
+        task: TaskRecord,
+        fmt: str,
+        path: Path,
+        mime: str,
+        media: dict[str, Any] | None = None,
+        key: list[int] | None = None,
+    ) -> AssetRecord:
+        return AssetRecord(
+            id=stable_id("asset", task.id, fmt, path.name),
+            account_id=task.account_id,
+            format=fmt,
+            mime_type=mime,
+            byte_size=path.stat().st_size,
+            created_at=iso(now()) or "",
+            path=str(path),
+            media=media,
+            key_color=key,
+        )
+
+    def _generate(self, task: TaskRecord) -> StageResult:
+        body = task.normalized_input
+        if REJECT_MARKER in body.get("prompt", ""):
+            raise StageFailure(
+                "PROVIDER_CONTENT_REJECTED", "the provider's content review rejected the request"
+            )
+        video = body.get("video") or {}
+        first = Image.open(self.state.files[task.inputs["first_frame"]].path)
+        last_id = task.inputs.get("last_frame")
+        last = Image.open(self.state.files[last_id].path) if last_id else None
+        transparency = video.get("transparency") or {}
+        key: tuple[int, int, int] | None = None
+        if transparency.get("mode") == "alpha_key":
+            colour = transparency.get("key_color")
+            key = (
+                tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))  # type: ignore[assignment]
+                if colour
+                else auto_key_colour(first)
+            )
+        width, height = size_of(video.get("resolution"), video.get("ratio"))
+        path = self.storage.new_path(".mp4")
+        synthesize(
+            first,
+            path,
+            SynthSpec(
+                prompt=body.get("prompt", ""),
+                duration=video.get("duration_seconds") or DEFAULT_VIDEO_SECONDS,
+                fps=GENERATION_FPS,
+                seed=video.get("seed") or 0,
+                width=width,
+                height=height,
+                key_color=key,
+            ),
+            last,
+        )
+        info = probe(path)
+        media = {
+            "duration_seconds": round(info.duration, 6),
+            "fps": info.fps,
+            "frame_count": info.frame_count,
+            "width": info.width,
+            "height": info.height,
+        }
+        asset = self._new_asset(
+            task, "clip_video", path, "video/mp4", media, list(key) if key else None
+        )
+        task.inputs["generated_asset"] = asset.id
+        return StageResult([asset])
+
+    def _export(self, task: TaskRecord) -> StageResult:
+        body = task.normalized_input
+        options = ExportOptions.model_validate(body.get("export") or {})
+        selection = Selection.model_validate(body.get("selection") or {})
+        if task.object == "animation":
+            source = self.state.assets[task.inputs["generated_asset"]]
+            marker = EXPORT_FAIL_MARKER in body.get("prompt", "")
+        else:
+            source = self.state.assets[str(body["source_video_asset_id"])]
+            marker = any(v == EXPORT_FAIL_MARKER for v in task.metadata.values())
+        if marker:
+            raise StageFailure(
+                "EXPORT_FAILED",
+                "the export failed; the video stage's outputs are kept",
+                retryable=False,
+            )
+        keyed = options.transparent.enabled or any(
+            f in ALPHA_REQUIRED_FORMATS for f in options.formats
+        )
+        name = str(task.metadata.get("name", "animation"))
+        spec = ExportSpec(
+            formats=tuple(f.value for f in options.formats),
+            frame_count=options.frame_count,
+            fps=options.fps,
+            width=options.output_width,
+            height=options.output_height,
+            start=selection.start_seconds,
+            duration=selection.duration_seconds,
+            key_color=tuple(source.key_color) if keyed and source.key_color else None,  # type: ignore[arg-type]
+            pivot=options.unity.pivot.value,
+            pixels_per_unit=options.unity.pixels_per_unit,
+            name=name if NAME_PATTERN.match(name) else "animation",
+        )
+        folder = self.storage.new_path("")
+        try:
+            result = export_video(Path(source.path), folder, spec)
+        except MediaError as exc:
+            raise StageFailure("EXPORT_FAILED", str(exc)) from exc
+        assets = []
+        for output in result.outputs:
+            path = self.storage.adopt(output.path)
+            media = None
+            if output.format == ExportFormat.CLIP_VIDEO:
+                info = probe(path)
+                media = {
+                    "duration_seconds": round(info.duration, 6),
+                    "fps": info.fps,
+                    "frame_count": info.frame_count,
+                    "width": info.width,
+                    "height": info.height,
+                }
+            assets.append(
+                self._new_asset(task, output.format, path, MIME_TYPES[output.format], media)
+            )
+        folder.rmdir()
+        return StageResult(assets)
+
+
+def auto_key_colour(image: Image.Image) -> tuple[int, int, int]:
+    """The candidate key colour furthest in chroma from the subject's own colours."""
+    thumb = np.asarray(image.convert("RGBA").resize((64, 64)), dtype=np.float32)
+    visible = thumb[thumb[..., 3] > 128][:, :3]
+    if visible.size == 0:
+        return KEY_CANDIDATES[0]
+    cb = visible @ np.array([-0.168736, -0.331264, 0.5], dtype=np.float32)
+    cr = visible @ np.array([0.5, -0.418688, -0.081312], dtype=np.float32)
+
+    def clearance(key: tuple[int, int, int]) -> float:
+        k = np.array(key, dtype=np.float32)
+        kcb = float(k @ np.array([-0.168736, -0.331264, 0.5], dtype=np.float32))
+        kcr = float(k @ np.array([0.5, -0.418688, -0.081312], dtype=np.float32))
+        return float(np.percentile(np.hypot(cb - kcb, cr - kcr), 2))
+
+    return max(KEY_CANDIDATES, key=clearance)

@@ -1,0 +1,67 @@
+"""Shared steps of the sandbox tests."""
+
+from __future__ import annotations
+
+import base64
+import time
+from typing import Any
+
+from tests.http_helpers import Api, png_bytes
+
+PLURAL = {
+    "video_generation": "video-generations",
+    "animation_export": "animation-exports",
+    "animation": "animations",
+}
+
+
+def wait_task(api: Api, kind: str, task_id: str, timeout: float = 60) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        task = api.get(f"/{PLURAL[kind]}/{task_id}").json
+        if task["status"] in ("succeeded", "failed", "cancelled"):
+            return task
+        time.sleep(0.05)
+    raise AssertionError(f"task {task_id} did not finish")
+
+
+def inline_png(**kw: Any) -> dict[str, str]:
+    return {
+        "type": "base64",
+        "media_type": "image/png",
+        "data": base64.b64encode(png_bytes(**kw)).decode(),
+    }
+
+
+def generation_body(prompt: str = "idle breathing", **video: Any) -> dict[str, Any]:
+    return {
+        "input": {"first_frame": inline_png()},
+        "prompt": prompt,
+        "video": {"duration_seconds": 1, "resolution": "360p", **video},
+    }
+
+
+def animation_body(
+    prompt: str = "idle breathing",
+    formats: list[str] | None = None,
+    alpha: bool = False,
+    **export: Any,
+) -> dict[str, Any]:
+    body = generation_body(prompt, transparency={"mode": "alpha_key"} if alpha else None)
+    body["export"] = {
+        "frame_count": 4,
+        "output_width": 64,
+        "output_height": 64,
+        "output_formats": formats or ["spritesheet", "spritesheet_json"],
+        **export,
+    }
+    return body
+
+
+def generate_video(api: Api, alpha: bool = False) -> dict[str, Any]:
+    body = generation_body(transparency={"mode": "alpha_key"} if alpha else None)
+    reply = api.create("/video-generations", body)
+    assert reply.status == 202, reply.body
+    task = wait_task(api, "video_generation", reply.json["id"])
+    assert task["status"] == "succeeded", task
+    return task
