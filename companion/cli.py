@@ -197,13 +197,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_sandbox(args: argparse.Namespace) -> int:
     import asyncio
 
-    from companion.sandbox import Sandbox, SandboxConfig, serve_forever
+    from companion.sandbox import Limits, Sandbox, SandboxConfig, serve_forever
     from companion.sandbox.faults import Faults
 
     try:
         Faults(args.faults)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
+    limits = None
+    if args.limits:
+        try:
+            limits = Limits(*(int(v) for v in args.limits.split(",")))
+        except (TypeError, ValueError) as exc:
+            raise UsageError(
+                "--limits takes CONCURRENCY,QUEUE,CREATES,OTHERS (per minute)"
+            ) from exc
     config = SandboxConfig(
         api_keys=args.api_key or ["sk-sandbox"],
         read_only_keys=args.read_only_key or [],
@@ -216,6 +224,7 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
         faults=args.faults,
         state=args.state,
         url_seconds=args.url_seconds,
+        limits=limits,
     )
     asyncio.run(serve_forever(Sandbox(config, args.host, args.port, args.storage_port)))
     return 0
@@ -263,6 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox.add_argument(
         "--tier", default="registered", choices=["registered", "basic", "expert", "ultra"]
     )
+    sandbox.add_argument("--limits", help="override the tier: CONCURRENCY,QUEUE,CREATES,OTHERS")
     sandbox.add_argument("--faults", default="none", help="PROFILE[:SEED], see README")
     sandbox.add_argument("--state", type=Path, help="keep state across restarts in this file")
     sandbox.add_argument(

@@ -288,6 +288,7 @@ def test_exports_from_a_generated_video(make_sandbox) -> None:
     by_format = {o["format"]: o for o in task["outputs"]}
     assert set(by_format) == {"spritesheet", "spritesheet_json", "webm_alpha"}
     status, data, _ = download(by_format["spritesheet_json"]["download_url"])
+    assert status == 200
     sheet = json.loads(data)
     assert len(sheet["frames"]) == 4 and sheet["meta"]["image"] == "hero.png"
     # Opaque sources cannot feed alpha formats.

@@ -186,7 +186,7 @@ OPERATIONS: tuple[Operation, ...] = (
         None,
         200,
         None,
-        errors=(404,),
+        errors=(400, 404),
         summary="Signed asset download (no Authorization header)",
     ),
     Operation(

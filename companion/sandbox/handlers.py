@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 from pydantic import BaseModel, ValidationError
 from yarl import URL
 
@@ -242,6 +243,19 @@ class Handlers:
         account, _ = self._who(request)
         if not request.content_type.startswith("multipart/"):
             raise invalid("upload the image as multipart/form-data in the field 'file'", "file")
+        try:
+            data = await self._multipart_file(request)
+        except (ValueError, aiohttp.ClientError, HttpProcessingError, UnicodeDecodeError) as exc:
+            raise invalid(f"the multipart body is malformed: {exc}", "file") from exc
+        if data is None:
+            raise invalid("the multipart body has no 'file' field", "file")
+        checked = check_image(data, "file")
+        record = self._store_image(account, checked, uploaded=True)
+        self.s.save()
+        return web.json_response(self._file_json(record), status=201)
+
+    @staticmethod
+    async def _multipart_file(request: web.Request) -> bytes | None:
         data: bytes | None = None
         reader = await request.multipart()
         while (part := await reader.next()) is not None:
@@ -257,12 +271,7 @@ class Handlers:
                         )
                     chunks.append(chunk)
                 data = b"".join(chunks)
-        if data is None:
-            raise invalid("the multipart body has no 'file' field", "file")
-        checked = check_image(data, "file")
-        record = self._store_image(account, checked, uploaded=True)
-        self.s.save()
-        return web.json_response(self._file_json(record), status=201)
+        return data
 
     def _store_image(self, account: Account, image: CheckedImage, *, uploaded: bool) -> FileRecord:
         suffix = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp"}[image.mime_type]
