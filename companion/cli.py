@@ -68,10 +68,15 @@ def _add_export_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON summary")
 
 
-def export_spec_from_args(args: argparse.Namespace, default_name: str) -> ExportSpec:
-    """Validate with the service's own rules, then describe the job for the engine."""
+def export_options_from_args(args: argparse.Namespace) -> tuple[ExportOptions, Selection]:
+    """Validate export options with the service's own rules."""
     if args.key_color and not args.transparent:
         raise UsageError("--key-color needs --transparent")
+    if args.key_color:
+        try:
+            parse_hex_colour(args.key_color)
+        except MediaError as exc:
+            raise UsageError(str(exc)) from exc
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     try:
         options = ExportOptions(
@@ -91,12 +96,15 @@ def export_spec_from_args(args: argparse.Namespace, default_name: str) -> Export
         )
     except ValidationError as exc:
         raise UsageError(_first_error(exc)) from exc
+    return options, selection
+
+
+def export_spec_from_args(args: argparse.Namespace, default_name: str) -> ExportSpec:
+    """Validate with the service's own rules, then describe the job for the engine."""
+    options, selection = export_options_from_args(args)
     key = None
     if options.transparent.enabled:
-        try:
-            key = parse_hex_colour(args.key_color or DEFAULT_KEY_COLOUR)
-        except MediaError as exc:
-            raise UsageError(str(exc)) from exc
+        key = parse_hex_colour(args.key_color or DEFAULT_KEY_COLOUR)
     return ExportSpec(
         formats=tuple(options.formats),
         frame_count=options.frame_count,
@@ -114,7 +122,7 @@ def export_spec_from_args(args: argparse.Namespace, default_name: str) -> Export
     )
 
 
-def _safe_name(stem: str) -> str:
+def safe_name(stem: str) -> str:
     cleaned = "".join(c if c.isalnum() or c in "_-" else "_" for c in stem).strip("_-")
     return (cleaned or "animation")[:64]
 
@@ -142,7 +150,7 @@ def _report(result: ExportResult, as_json: bool) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    spec = export_spec_from_args(args, _safe_name(args.video.stem))
+    spec = export_spec_from_args(args, safe_name(args.video.stem))
     _report(export_video(args.video, args.out, spec), args.json)
     return 0
 
@@ -161,37 +169,17 @@ def cmd_openapi(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    """The main job on a fresh machine: draw a character and animate it in one click,
+    against the configured service or, with no key, the embedded sandbox."""
     from companion.demo_art import draw_character
-    from companion.media.synth import SynthSpec, synthesize
+    from companion.remote_cli import run_demo
 
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
-    source = out / "hero.png"
-    draw_character().save(source)
-    video = out / "hero_idle.mp4"
-    motion = synthesize(
-        draw_character(),
-        video,
-        SynthSpec(
-            prompt="idle breathing",
-            duration=2.0,
-            fps=24,
-            width=512,
-            height=512,
-            key_color=(0, 255, 0),
-        ),
-    )
-    print(f"synthesized {video} ({motion}) from {source}")
-    spec = ExportSpec(
-        formats=FORMATS,
-        frame_count=12,
-        width=256,
-        height=256,
-        key_color=(0, 255, 0),
-        name="hero_idle",
-    )
-    _report(export_video(video, out / "export", spec), as_json=False)
-    return 0
+    image = out / "hero.png"
+    draw_character().save(image)
+    print(f"drew {image}")
+    return run_demo(image, out / "animation")
 
 
 def cmd_sandbox(args: argparse.Namespace) -> int:
@@ -240,6 +228,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_export_options(export)
     export.set_defaults(handler=cmd_export)
 
+    from companion.remote_cli import add_animate, add_small_commands
+
+    add_animate(commands, _add_export_options)
+    add_small_commands(commands)
+
     openapi = commands.add_parser("openapi", help="print the remote API's OpenAPI document")
     openapi.add_argument("--out", type=Path)
     openapi.set_defaults(handler=cmd_openapi)
@@ -287,6 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from companion.remote_cli import RemoteError, fail
+
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -297,5 +292,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MediaError as exc:
         print(f"companion: error: {exc}", file=sys.stderr)
         return 1
+    except RemoteError as exc:
+        return fail(exc)
     except KeyboardInterrupt:
         return 130

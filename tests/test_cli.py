@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -111,10 +112,19 @@ def test_openapi_command_prints_the_document() -> None:
     assert result.returncode == 0 and json.loads(result.stdout)["openapi"] == "3.1.0"
 
 
-def test_demo_runs_end_to_end(tmp_path: Path) -> None:
-    """The README's main job; it also once deadlocked two threads scaling one frame."""
-    result = run("demo", "--out", str(tmp_path / "demo"))
+def test_demo_runs_the_main_job_on_the_embedded_sandbox(tmp_path: Path) -> None:
+    """The README's first command: one-click animation with no key configured."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}
+    env["COMPANION_HOME"] = str(tmp_path / "home")
+    result = subprocess.run(
+        [sys.executable, "-m", "companion", "demo", "--out", str(tmp_path / "demo")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr
-    export = tmp_path / "demo" / "export"
-    assert len(list(export.iterdir())) == 13
-    assert "breathe" in result.stdout
+    assert "embedded sandbox" in result.stderr
+    files = sorted(p.name for p in (tmp_path / "demo" / "animation").iterdir())
+    assert len(files) == 13 and "hero.unitypackage" in files and "hero_godot.zip" in files
+    assert (tmp_path / "home" / "sandbox" / "state.json").exists()

@@ -76,6 +76,23 @@ MIME_TYPES: dict[str, str] = {
     "cocos_creator_pack": "application/zip",
     "construct3_pack": "application/zip",
 }
+# File name endings per format, shared by local exports and downloaded outputs.
+FILE_SUFFIX: dict[str, str] = {
+    "clip_video": ".mp4",
+    "webm_alpha": ".webm",
+    "prores_4444": ".mov",
+    "gif": ".gif",
+    "frames_zip": "_frames.zip",
+    "spritesheet": ".png",
+    "spritesheet_json": ".json",
+    "unity_meta": ".png.meta",
+    "unity_pack": ".unitypackage",
+    "godot_pack": "_godot.zip",
+    "unreal_paper2d_pack": "_paper2d.zip",
+    "cocos_creator_pack": "_cocos.zip",
+    "construct3_pack": ".zip",
+    "video_preview": "_preview.png",
+}
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 

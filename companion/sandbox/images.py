@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from PIL import Image
 
 from companion.api.schema import ErrorCode
+from companion.api.schema.images import sniff_image_type
 from companion.sandbox.errors import ApiError
 
 MAX_UPLOAD_BYTES = 20_000_000
@@ -21,11 +22,6 @@ MAX_INLINE_BYTES = 10 * 2**20
 MAX_INLINE_TOTAL = 20 * 2**20
 MAX_SIDE = 4096
 MAX_PIXELS = 4096 * 4096
-
-_SIGNATURES = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-)
 
 
 @dataclass(frozen=True)
@@ -36,17 +32,8 @@ class CheckedImage:
     height: int
 
 
-def sniff(data: bytes) -> str | None:
-    for signature, mime in _SIGNATURES:
-        if data.startswith(signature):
-            return mime
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return None
-
-
 def check_image(data: bytes, param: str, declared: str | None = None) -> CheckedImage:
-    mime = sniff(data)
+    mime = sniff_image_type(data)
     if mime is None:
         raise ApiError(
             ErrorCode.UNSUPPORTED_MEDIA_TYPE, "the image must be PNG, JPEG or WebP", param=param

@@ -5,6 +5,7 @@ envelope). The operations themselves live in handlers.py."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import math
 import uuid
@@ -20,6 +21,7 @@ from companion.api.operations import OPERATIONS_BY_NAME, READ, WRITE, Operation
 from companion.api.schema import ErrorCode
 from companion.sandbox.errors import ApiError, not_found
 from companion.sandbox.faults import Faults
+from companion.sandbox.journal import Journal
 from companion.sandbox.limiter import SlidingWindow
 from companion.sandbox.runner import Runner
 from companion.sandbox.state import Account, ApiKey, State, StateFile, key_hash, stable_id
@@ -53,6 +55,8 @@ class SandboxConfig:
     accept_seconds: float = 0.0
     min_retry_after: int = 1
     workers: int = 2
+    journal: bool = False  # record every request (tests of client behaviour)
+    rate_window: float = 60.0  # seconds; the spec's is a minute, tests shorten it
 
 
 def _split(entry: str) -> tuple[str, str]:
@@ -85,7 +89,9 @@ class SandboxService:
         self.runner = Runner(
             self.state, self.storage, self.limits_of, config.task_seconds, self.pool, self.save
         )
-        self.window = SlidingWindow()
+        self.window = SlidingWindow(config.rate_window)
+        self.journal: Journal | None = Journal() if config.journal else None
+        self.storage.journal = self.journal
         self._register_keys()
 
     # -- accounts and keys --------------------------------------------------------------
@@ -143,6 +149,33 @@ class SandboxService:
         """Every failure leaves as the spec's error envelope, never as a bare 500."""
         request_id = f"req_{uuid.uuid4().hex[:20]}"
         request[REQUEST_ID] = request_id
+        entry = None
+        if self.journal is not None:
+            # Only JSON is read ahead: a multipart stream can be read once.
+            json_body = request.can_read_body and request.content_type == "application/json"
+            body = await request.read() if json_body else None
+            entry = self.journal.open(
+                "api", request.method, request.path, dict(request.headers), body
+            )
+        try:
+            response = await self._answer(request, handler, request_id)
+        except BaseException:
+            if entry is not None:
+                Journal.close(entry, None, None)
+            raise
+        if entry is not None:
+            code = None
+            if response.status >= 400 and isinstance(response, web.Response) and response.body:
+                try:
+                    code = json.loads(response.body)["error"]["code"]  # type: ignore[arg-type]
+                except (ValueError, KeyError, TypeError):
+                    code = None
+            Journal.close(entry, response.status, response.headers.get("Retry-After"), code)
+        return response
+
+    async def _answer(
+        self, request: web.Request, handler: Handler, request_id: str
+    ) -> web.StreamResponse:
         try:
             response = await handler(request)
         except ApiError as error:

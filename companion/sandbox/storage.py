@@ -19,6 +19,7 @@ from pathlib import Path
 from aiohttp import web
 
 from companion.sandbox.faults import Faults
+from companion.sandbox.journal import Journal
 from companion.sandbox.state import AssetRecord, State
 
 REDIRECT_SECONDS = 60
@@ -32,6 +33,7 @@ class Storage:
         self.url_seconds = url_seconds
         self.api_base = ""
         self.storage_base = ""
+        self.journal: Journal | None = None
         root.mkdir(parents=True, exist_ok=True)
 
     def new_path(self, suffix: str) -> Path:
@@ -73,6 +75,22 @@ class Storage:
         return app
 
     async def _serve_blob(self, request: web.Request) -> web.StreamResponse:
+        entry = (
+            self.journal.open("storage", request.method, request.path, dict(request.headers), None)
+            if self.journal
+            else None
+        )
+        try:
+            response = await self._blob(request)
+        except BaseException:
+            if entry is not None:
+                Journal.close(entry, None, None)
+            raise
+        if entry is not None:
+            Journal.close(entry, response.status, None)
+        return response
+
+    async def _blob(self, request: web.Request) -> web.StreamResponse:
         if "Authorization" in request.headers:
             return _refuse_credentials()
         asset = self.state.assets.get(request.match_info["asset_id"])

@@ -97,3 +97,16 @@ def is_blocked_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -
         or address.is_reserved
         or address.is_unspecified
     )
+
+
+_SIGNATURES = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"))
+
+
+def sniff_image_type(data: bytes) -> str | None:
+    """The accepted media type the bytes really are (by signature), or None."""
+    for signature, mime in _SIGNATURES:
+        if data.startswith(signature):
+            return mime
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None

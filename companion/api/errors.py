@@ -1,0 +1,188 @@
+"""Every failure the client raises, in one tree keyed by HTTP status and error.code.
+
+    CompanionApiError
+    ├── TransportError                no HTTP answer: refused, reset, timed out
+    │   └── UncertainRequestError     sent, maybe processed, not safe to resend (uploads)
+    ├── DeadlineExceededError         the call's overall deadline passed while retrying
+    │   └── WaitTimeoutError          waiting for a task ended locally; the task goes on
+    ├── DownloadError                 a download stayed short or wrong after its retries
+    └── ApiStatusError                an HTTP error with the spec's envelope
+        ├── BadRequestError                 400 INVALID_REQUEST, INVALID_BASE64, INVALID_IMAGE
+        ├── AuthenticationError             401 INVALID_API_KEY
+        ├── InsufficientCreditsError        402 INSUFFICIENT_CREDITS
+        ├── PermissionDeniedError           403
+        │   ├── AccountNotEligibleError         API_ACCOUNT_NOT_ELIGIBLE
+        │   ├── AccountPausedError              API_ACCOUNT_PAUSED
+        │   └── InsufficientScopeError          INSUFFICIENT_SCOPE
+        ├── NotFoundError                   404 NOT_FOUND (also: not owned, URL expired)
+        ├── ConflictError                   409
+        │   ├── IdempotencyConflictError        IDEMPOTENCY_CONFLICT: stop
+        │   └── IdempotencyInProgressError      IDEMPOTENCY_IN_PROGRESS: wait, resend
+        ├── PayloadTooLargeError            413 PAYLOAD_TOO_LARGE
+        ├── UnsupportedMediaTypeError       415 UNSUPPORTED_MEDIA_TYPE
+        ├── ImageTooLargeError              422 IMAGE_DIMENSIONS_TOO_LARGE
+        ├── RateLimitError                  429 RATE_LIMITED
+        │   └── QueueLimitError                 QUEUE_LIMIT_EXCEEDED
+        ├── InternalServerError             500
+        └── ServiceUnavailableError         503 API_DISABLED, API_UNAVAILABLE,
+                                                PROVIDER_UNAVAILABLE
+
+Every ApiStatusError carries status, code, message, param, details, request_id,
+retryable and retry_after (seconds, from the Retry-After header). Branch on the class or
+on `code`, never on `message`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class CompanionApiError(Exception):
+    """Root of everything the client raises."""
+
+
+class TransportError(CompanionApiError):
+    """No HTTP answer arrived (connection refused or reset, timeout)."""
+
+
+class UncertainRequestError(TransportError):
+    """The request may have been processed; resending it blindly is not safe."""
+
+
+class DeadlineExceededError(CompanionApiError):
+    """The call's overall deadline passed; the last failure is the cause."""
+
+
+class WaitTimeoutError(DeadlineExceededError):
+    """Local waiting ended; the remote task continues. `task` is its last known state."""
+
+    def __init__(self, message: str, task: object) -> None:
+        super().__init__(message)
+        self.task = task
+
+
+class DownloadError(CompanionApiError):
+    """A download could not be completed with the right size."""
+
+
+class ApiStatusError(CompanionApiError):
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        param: str | None = None,
+        details: dict[str, Any] | None = None,
+        request_id: str | None = None,
+        retryable: bool = False,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(f"{status} {code}: {message}" + (f" (param: {param})" if param else ""))
+        self.status = status
+        self.code = code
+        self.message = message
+        self.param = param
+        self.details = details or {}
+        self.request_id = request_id
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+class BadRequestError(ApiStatusError): ...
+
+
+class AuthenticationError(ApiStatusError): ...
+
+
+class InsufficientCreditsError(ApiStatusError): ...
+
+
+class PermissionDeniedError(ApiStatusError): ...
+
+
+class AccountNotEligibleError(PermissionDeniedError): ...
+
+
+class AccountPausedError(PermissionDeniedError): ...
+
+
+class InsufficientScopeError(PermissionDeniedError): ...
+
+
+class NotFoundError(ApiStatusError): ...
+
+
+class ConflictError(ApiStatusError): ...
+
+
+class IdempotencyConflictError(ConflictError): ...
+
+
+class IdempotencyInProgressError(ConflictError): ...
+
+
+class PayloadTooLargeError(ApiStatusError): ...
+
+
+class UnsupportedMediaTypeError(ApiStatusError): ...
+
+
+class ImageTooLargeError(ApiStatusError): ...
+
+
+class RateLimitError(ApiStatusError): ...
+
+
+class QueueLimitError(RateLimitError): ...
+
+
+class InternalServerError(ApiStatusError): ...
+
+
+class ServiceUnavailableError(ApiStatusError): ...
+
+
+BY_STATUS: dict[int, type[ApiStatusError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    402: InsufficientCreditsError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    413: PayloadTooLargeError,
+    415: UnsupportedMediaTypeError,
+    422: ImageTooLargeError,
+    429: RateLimitError,
+    500: InternalServerError,
+    503: ServiceUnavailableError,
+}
+BY_CODE: dict[tuple[int, str], type[ApiStatusError]] = {
+    (403, "API_ACCOUNT_NOT_ELIGIBLE"): AccountNotEligibleError,
+    (403, "API_ACCOUNT_PAUSED"): AccountPausedError,
+    (403, "INSUFFICIENT_SCOPE"): InsufficientScopeError,
+    (409, "IDEMPOTENCY_CONFLICT"): IdempotencyConflictError,
+    (409, "IDEMPOTENCY_IN_PROGRESS"): IdempotencyInProgressError,
+    (429, "QUEUE_LIMIT_EXCEEDED"): QueueLimitError,
+}
+
+
+def error_for(
+    status: int, body: Any, request_id: str | None, retry_after: float | None
+) -> ApiStatusError:
+    """Build the right exception from a status and a (possibly malformed) envelope."""
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        error = {"code": f"HTTP_{status}", "message": "the service answered without an error body"}
+    code = str(error.get("code") or f"HTTP_{status}")
+    kind = BY_CODE.get((status, code)) or BY_STATUS.get(status, ApiStatusError)
+    return kind(
+        status,
+        code,
+        str(error.get("message", "")),
+        param=error.get("param"),
+        details=error.get("details") if isinstance(error.get("details"), dict) else {},
+        request_id=error.get("request_id") or request_id,
+        retryable=bool(error.get("retryable", False)),
+        retry_after=retry_after,
+    )
