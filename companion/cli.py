@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from companion import __version__
 from companion.api.schema import ExportOptions, Selection
 from companion.api.schema.base import first_error
+from companion.export_bridge import export_spec
 from companion.media import FORMATS, ExportResult, ExportSpec, MediaError, export_video
 from companion.media.chroma import parse_hex_colour
 
@@ -105,19 +106,12 @@ def export_spec_from_args(args: argparse.Namespace, default_name: str) -> Export
     key = None
     if options.transparent.enabled:
         key = parse_hex_colour(args.key_color or DEFAULT_KEY_COLOUR)
-    return ExportSpec(
-        formats=tuple(options.formats),
-        frame_count=options.frame_count,
-        fps=options.fps,
-        width=options.output_width,
-        height=options.output_height,
-        start=selection.start_seconds,
-        duration=selection.duration_seconds,
-        key_color=key,
-        pivot=options.unity.pivot.value,
-        pixels_per_unit=options.unity.pixels_per_unit,
-        pixel_art=args.pixel_art,
+    return export_spec(
+        options,
+        selection,
         name=args.name or default_name,
+        key_color=key,
+        pixel_art=args.pixel_art,
         godot_res_dir=args.godot_res_dir,
     )
 

@@ -20,6 +20,16 @@ class VideoInfo:
     codec: str
     has_alpha: bool
 
+    def as_media(self) -> dict[str, float | int]:
+        """The spec's MediaResponse members (spec 2.4)."""
+        return {
+            "duration_seconds": round(self.duration, 6),
+            "fps": self.fps,
+            "frame_count": self.frame_count,
+            "width": self.width,
+            "height": self.height,
+        }
+
 
 def _alpha_flagged(stream: av.video.stream.VideoStream) -> bool:
     # VP8/VP9 carry alpha in side data and only mark the stream; other codecs (ProRes

@@ -22,7 +22,8 @@ import numpy as np
 from PIL import Image
 
 from companion.api.schema import ALPHA_REQUIRED_FORMATS, ExportFormat, ExportOptions, Selection
-from companion.media import ExportSpec, MediaError, export_video, probe
+from companion.export_bridge import export_spec
+from companion.media import MediaError, export_video, probe
 from companion.media.export import MIME_TYPES, NAME_PATTERN
 from companion.media.synth import SynthSpec, synthesize
 from companion.sandbox.models import size_of
@@ -298,13 +299,7 @@ class Runner:
             last,
         )
         info = probe(path)
-        media = {
-            "duration_seconds": round(info.duration, 6),
-            "fps": info.fps,
-            "frame_count": info.frame_count,
-            "width": info.width,
-            "height": info.height,
-        }
+        media = info.as_media()
         asset = self._new_asset(
             task, "clip_video", path, "video/mp4", media, list(key) if key else None
         )
@@ -331,17 +326,12 @@ class Runner:
             f in ALPHA_REQUIRED_FORMATS for f in options.formats
         )
         name = str(task.metadata.get("name", "animation"))
-        spec = ExportSpec(
-            formats=tuple(f.value for f in options.formats),
-            frame_count=options.frame_count,
-            fps=options.fps,
-            width=options.output_width,
-            height=options.output_height,
-            start=selection.start_seconds,
-            duration=selection.duration_seconds,
-            key_color=tuple(source.key_color) if keyed and source.key_color else None,  # type: ignore[arg-type]
-            pivot=options.unity.pivot.value,
-            pixels_per_unit=options.unity.pixels_per_unit,
+        colour = source.key_color
+        key = (colour[0], colour[1], colour[2]) if keyed and colour else None
+        spec = export_spec(
+            options,
+            selection,
+            key_color=key,
             name=name if NAME_PATTERN.match(name) else "animation",
         )
         folder = self.storage.new_path("")
@@ -355,13 +345,7 @@ class Runner:
             media = None
             if output.format == ExportFormat.CLIP_VIDEO:
                 info = probe(path)
-                media = {
-                    "duration_seconds": round(info.duration, 6),
-                    "fps": info.fps,
-                    "frame_count": info.frame_count,
-                    "width": info.width,
-                    "height": info.height,
-                }
+                media = info.as_media()
             assets.append(
                 self._new_asset(task, output.format, path, MIME_TYPES[output.format], media)
             )

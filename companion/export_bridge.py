@@ -1,0 +1,35 @@
+"""From the service's export options to the media engine's job description.
+
+The schema (api/) and the engine (media/) know nothing of each other; this is the one
+place that translates, for the local `companion export` and for the sandbox alike."""
+
+from __future__ import annotations
+
+from companion.api.schema import ExportOptions, Selection
+from companion.media.export import ExportSpec
+
+
+def export_spec(
+    options: ExportOptions,
+    selection: Selection,
+    *,
+    name: str,
+    key_color: tuple[int, int, int] | None,
+    pixel_art: bool = False,
+    godot_res_dir: str | None = None,
+) -> ExportSpec:
+    return ExportSpec(
+        formats=tuple(f.value for f in options.formats),
+        frame_count=options.frame_count,
+        fps=options.fps,
+        width=options.output_width,
+        height=options.output_height,
+        start=selection.start_seconds,
+        duration=selection.duration_seconds,
+        key_color=key_color,
+        pivot=options.unity.pivot.value,
+        pixels_per_unit=options.unity.pixels_per_unit,
+        pixel_art=pixel_art,
+        name=name,
+        godot_res_dir=godot_res_dir,
+    )
