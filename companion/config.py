@@ -28,6 +28,8 @@ class Settings(BaseModel):
     api_key: SecretStr | None = None
     home: Path
     timeout_seconds: float = Field(default=900, gt=0)
+    budget_per_job: int | None = Field(default=None, ge=0)
+    budget_per_day: int | None = Field(default=None, ge=0)
 
     @property
     def uses_sandbox(self) -> bool:
@@ -36,6 +38,10 @@ class Settings(BaseModel):
     @property
     def config_file(self) -> Path:
         return self.home / "config.yaml"
+
+    @property
+    def database(self) -> Path:
+        return self.home / "companion.db"
 
 
 def default_home() -> Path:
@@ -61,6 +67,11 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         values.update(
             {k: v for k, v in loaded.items() if k in {"base_url", "api_key", "timeout_seconds"}}
         )
+        budgets = loaded.get("budgets") or {}
+        if not isinstance(budgets, dict):
+            raise ConfigError(f"{path}: budgets must be a mapping with per_job and per_day")
+        values["budget_per_job"] = budgets.get("per_job")
+        values["budget_per_day"] = budgets.get("per_day")
         unknown = set(loaded) - {
             "base_url",
             "api_key",

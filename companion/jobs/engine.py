@@ -1,0 +1,382 @@
+"""Runs jobs through their lifecycle, resumable at every step from the store alone.
+
+- Inputs: each image is uploaded once per content hash and its file_id reused; small
+  images go inline as Base64 instead (one round trip fewer); an upload cut by a transport
+  error is never replayed: the image goes inline if it fits, or the job fails saying so.
+- Create: the Idempotency-Key and the exact body bytes are persisted first. After an
+  uncertain outcome the original task is looked for by the job's marker in `metadata`
+  among recent tasks; only if it is not there is the create resent, with the same key
+  and bytes.
+- Outputs: downloaded into a hidden staging folder inside the target (same filesystem),
+  then moved into place file by file; every pack is one file, so a project never holds a
+  partial pack, and a move recorded once is never made twice.
+- Books: quote, hold and the final charge, refund and release per job in the ledger.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import logging
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion.animate import output_names
+from companion.api.client import Client
+from companion.api.errors import (
+    ApiStatusError,
+    DeadlineExceededError,
+    RateLimitError,
+    TransportError,
+    UncertainRequestError,
+)
+from companion.api.keys import new_idempotency_key
+from companion.api.schema import (
+    AnimationCreate,
+    Asset,
+    Base64ImageInput,
+    FileImageInput,
+    ImageInput,
+    Task,
+)
+from companion.api.schema.images import sniff_image_type
+from companion.jobs.crash import crash_point
+from companion.jobs.lifecycle import FINAL, State, check
+from companion.store import Job, Store
+
+log = logging.getLogger("companion.jobs")
+
+INLINE_LIMIT = 256 * 1024  # below this an image travels inline; above, upload once, reuse
+INLINE_FALLBACK_LIMIT = 10 * 2**20  # the spec's per-image inline limit
+STAGING = ".companion-staging~"  # hidden from Unity ("~") and, with .gdignore, from Godot
+RECENT_TASKS = 100
+
+
+class JobFailed(Exception):
+    """The job cannot go on; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    per_job: int | None = None
+    per_day: int | None = None
+
+
+class Engine:
+    def __init__(
+        self,
+        store: Store,
+        client: Client,
+        service: str,
+        *,
+        budget: Budget | None = None,
+        timeout: float = 900.0,
+        on_change: Callable[[Job], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.client = client
+        self.service = service  # uploads are remembered per service address
+        self.budget = budget or Budget()
+        self.timeout = timeout
+        self.on_change = on_change
+
+    # -- submission and control -------------------------------------------------------
+
+    def submit(
+        self, request: dict[str, Any], *, name: str, target_dir: Path, priority: int = 1
+    ) -> Job:
+        return self.store.add_job(
+            "animation", name, request, priority=priority, target_dir=str(target_dir.resolve())
+        )
+
+    def _move(self, job: Job, state: State, **fields: Any) -> Job:
+        check(job.state, state)
+        job = self.store.update_job(job.id, state=state.value, **fields)
+        if self.on_change is not None:
+            self.on_change(job)
+        return job
+
+    def approve(self, job_id: str) -> Job:
+        job = self.store.job(job_id)
+        if job.state != State.AWAITING_APPROVAL:
+            raise JobFailed(f"job {job_id} is {job.state}, not awaiting approval")
+        return self._move(job, State.QUOTED, approved=1)
+
+    def retry(self, job_id: str) -> Job:
+        job = self.store.job(job_id)
+        if job.state not in (State.FAILED, State.CANCELLED) or job.remote_id:
+            raise JobFailed(
+                f"job {job_id} is {job.state}; only a job that never reached the "
+                "service can be retried (its outputs, if any, are installed)"
+            )
+        return self._move(job, State.NEW, error=None, idempotency_key=None, body=None)
+
+    async def cancel(self, job_id: str) -> Job:
+        job = self.store.job(job_id)
+        if job.state in (State.NEW, State.QUOTED, State.AWAITING_APPROVAL):
+            return self._move(job, State.CANCELLED, error="cancelled before it was sent")
+        if job.state == State.RUNNING and job.remote_id:
+            await self.client.cancel_animation(job.remote_id)  # best effort; polling goes on
+        return self.store.job(job_id)
+
+    # -- running ------------------------------------------------------------------------
+
+    async def run(self, job_id: str) -> Job:
+        """Take a job as far as it can go now; safe to call again after any crash."""
+        job = self.store.job(job_id)
+        try:
+            while job.state not in FINAL and job.state != State.AWAITING_APPROVAL:
+                job = await self._step(job)
+        except JobFailed as exc:
+            job = self._move(self.store.job(job_id), State.FAILED, error=str(exc))
+        return job
+
+    async def _step(self, job: Job) -> Job:
+        state = State(job.state)
+        if state is State.NEW:
+            return await self._quote(job)
+        if state is State.QUOTED:
+            return await self._prepare_create(job)
+        if state is State.CREATING:
+            return await self._create(job)
+        if state is State.RUNNING:
+            return await self._wait(job)
+        if state is State.DOWNLOADING:
+            return await self._download(job)
+        if state is State.INSTALLING:
+            return self._install(job)
+        raise AssertionError(state)
+
+    async def _quote(self, job: Job) -> Job:
+        body = await self._body(job)
+        try:
+            quote = await self.client.quote_animation(body)
+        except ApiStatusError as exc:
+            if exc.status in (400, 402, 404, 413, 415, 422):
+                raise JobFailed(f"the service refused the request: {exc}") from exc
+            raise
+        self.store.record(job.id, "quote", quote.credits)
+        return self._move(
+            job,
+            State.QUOTED,
+            quote=quote.credits,
+            request={**job.request, "resolved": body.model_dump(mode="json")},
+        )
+
+    async def _prepare_create(self, job: Job) -> Job:
+        quote = job.quote or 0
+        if not job.approved and self._over_budget(quote):
+            log.info("job %s waits for approval: %d credits is over the budget", job.id, quote)
+            return self._move(job, State.AWAITING_APPROVAL)
+        body = AnimationCreate.model_validate(job.request["resolved"])
+        payload = body.model_dump_json().encode()
+        # Key and bytes are on disk before anything is sent.
+        job = self._move(
+            job, State.CREATING, idempotency_key=new_idempotency_key("job"), body=payload
+        )
+        crash_point("after_persist")
+        return job
+
+    def _over_budget(self, quote: int) -> bool:
+        if self.budget.per_job is not None and quote > self.budget.per_job:
+            return True
+        if self.budget.per_day is not None:
+            today = _today()
+            return self.store.charged(since=today) + quote > self.budget.per_day
+        return False
+
+    async def _create(self, job: Job) -> Job:
+        key, body = job.idempotency_key, job.body
+        assert key and body
+        # Once a send may have happened, the original is looked for before any resend.
+        original = await self._find_original(job) if job.request.get("sent") else None
+        if original is None:
+            if not job.request.get("sent"):
+                job = self.store.update_job(job.id, request={**job.request, "sent": True})
+            try:
+                original = await self.client.create_animation(body, idempotency_key=key)
+            except (TransportError, DeadlineExceededError) as exc:
+                # Uncertain: the task may exist. The next pass looks for it, then resends.
+                log.info(
+                    "create of job %s uncertain (%s); will look for it and resend",
+                    job.id,
+                    type(exc).__name__,
+                )
+                await asyncio.sleep(1.0)
+                return job
+            except RateLimitError:
+                await self.client.refresh_limits()
+                return job
+            except ApiStatusError as exc:
+                if exc.status in (400, 402, 403, 404, 409, 413, 415, 422):
+                    raise JobFailed(f"the service refused the create: {exc}") from exc
+                raise
+        crash_point("after_send")
+        if not any(e["entry"] == "hold" for e in self.store.ledger(job.id)):
+            self.store.record(job.id, "hold", original.credits.held or original.credits.quoted)
+        return self._move(job, State.RUNNING, remote_id=str(original.id))
+
+    async def _find_original(self, job: Job) -> Task | None:
+        """The task this job already created, found by the marker in its metadata."""
+        seen = 0
+        async for task in self.client.iter_tasks("animation", page_size=50):
+            if task.metadata.get("companion_job") == job.id:
+                return task
+            seen += 1
+            if seen >= RECENT_TASKS:
+                break
+        return None
+
+    async def _wait(self, job: Job) -> Job:
+        assert job.remote_id
+        task = await self.client.get_animation(job.remote_id)
+        crash_point("mid_poll")
+        task = await self.client.wait_for_task(task, timeout=self.timeout)
+        names = output_names(task.outputs, job.name)
+        self.store.add_assets(
+            job.id,
+            [
+                (str(a.id), a.format, n, a.byte_size)
+                for a, n in zip(task.outputs, names, strict=True)
+            ],
+        )
+        credits = task.credits
+        self.store.settle(job.id, credits.charged, credits.refunded, credits.released)
+        error = f"{task.error.code}: {task.error.message}" if task.error else None
+        return self._move(
+            job,
+            State.DOWNLOADING,
+            error=error,
+            request={**job.request, "remote_status": str(task.status)},
+        )
+
+    def _staging(self, job: Job) -> Path:
+        assert job.target_dir
+        folder = Path(job.target_dir) / STAGING / job.id
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder.parent / ".gdignore").touch()
+        return folder
+
+    async def _download(self, job: Job) -> Job:
+        staging = self._staging(job)
+        for row in self.store.assets(job.id):
+            if row.installed_path or (row.staged_path and Path(row.staged_path).exists()):
+                continue
+            asset: Asset = await self.client.get_asset(row.id)
+            path = await self.client.download_asset(asset, staging / row.file_name)
+            self.store.asset_staged(row.id, str(path), _sha256(path))
+            crash_point("mid_download")
+        return self._move(job, State.INSTALLING)
+
+    def _install(self, job: Job) -> Job:
+        assert job.target_dir
+        target = Path(job.target_dir)
+        for row in self.store.assets(job.id):
+            if row.installed_path:
+                continue  # never installed twice
+            final = target / row.file_name
+            staged = Path(row.staged_path) if row.staged_path else None
+            if staged is not None and staged.exists():
+                staged.replace(final)  # atomic on one filesystem: whole file or nothing
+            elif not (final.exists() and row.sha256 and _sha256(final) == row.sha256):
+                raise JobFailed(
+                    f"output {row.file_name} was lost before it was installed; "
+                    "run: companion jobs retry is not possible, download it with "
+                    f"companion assets download {row.id}"
+                )
+            self.store.asset_installed(row.id, str(final))
+            crash_point("mid_install")
+        shutil.rmtree(Path(target) / STAGING / job.id, ignore_errors=True)
+        status = job.request.get("remote_status")
+        final_state = {"succeeded": State.DONE, "cancelled": State.CANCELLED}.get(
+            str(status), State.FAILED
+        )
+        return self._move(job, final_state)
+
+    async def drain(self, *, parallel: int | None = None) -> list[Job]:
+        """Run every unfinished job, editor jobs (priority 0) before folder batches, with
+        at most concurrency + queue of them at the service at once (more would only meet
+        QUEUE_LIMIT_EXCEEDED); creates and polls are paced by the client's pacer."""
+        account = await self.client.refresh_limits()
+        slots = parallel or account.limits.concurrency + account.limits.queue
+        gate = asyncio.Semaphore(slots)
+        waiting = [
+            j
+            for j in self.store.jobs()
+            if j.state not in FINAL and j.state != State.AWAITING_APPROVAL
+        ]
+        waiting.sort(key=lambda j: (j.priority, j.created_at))
+
+        async def one(job_id: str) -> Job:
+            async with gate:
+                return await self.run(job_id)
+
+        return list(await asyncio.gather(*(one(j.id) for j in waiting)))
+
+    # -- inputs -------------------------------------------------------------------------
+
+    async def _body(self, job: Job) -> AnimationCreate:
+        request = job.request
+        first = await self._image(Path(request["image"]))
+        last = await self._image(Path(request["last_frame"])) if request.get("last_frame") else None
+        references = [await self._image(Path(p)) for p in request.get("references", [])]
+        metadata = {"name": job.name, "companion_job": job.id}
+        return AnimationCreate.model_validate(
+            {
+                "input": {
+                    "first_frame": first.model_dump(mode="json"),
+                    "last_frame": last.model_dump(mode="json") if last else None,
+                    "reference_images": [r.model_dump(mode="json") for r in references],
+                },
+                "prompt": request.get("prompt", ""),
+                "video": request.get("video") or {},
+                "export": request.get("export") or {},
+                "selection": request.get("selection") or {},
+                "metadata": metadata,
+            }
+        )
+
+    async def _image(self, path: Path) -> ImageInput:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise JobFailed(f"{path}: cannot be read ({exc.strerror})") from exc
+        mime = sniff_image_type(data)
+        if mime is None:
+            raise JobFailed(f"{path}: not a PNG, JPEG or WebP image")
+        digest = hashlib.sha256(data).hexdigest()
+        known = self.store.upload_for(self.service, digest)
+        if known is not None:
+            return FileImageInput(file_id=known)
+        if len(data) <= INLINE_LIMIT:
+            return Base64ImageInput(media_type=mime, data=base64.b64encode(data).decode())
+        try:
+            uploaded = await self.client.upload_file(data, path.name, mime)
+        except UncertainRequestError as exc:
+            if len(data) <= INLINE_FALLBACK_LIMIT:
+                log.info("upload of %s was cut off; sending it inline instead", path.name)
+                return Base64ImageInput(media_type=mime, data=base64.b64encode(data).decode())
+            raise JobFailed(
+                f"{path}: the upload was cut off and the image is too large to "
+                "send inline; try again"
+            ) from exc
+        self.store.remember_upload(self.service, digest, str(uploaded.id))
+        return FileImageInput(file_id=uploaded.id)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as source:
+        for block in iter(lambda: source.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _today() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).strftime("%Y-%m-%dT00:00:00Z")

@@ -1,0 +1,54 @@
+"""A job's local lifecycle, as an explicit state machine.
+
+    new ──> quoted ──> creating ──> running ──> downloading ──> installing ──> done
+     │        │  └─> awaiting_approval ─┘          (outputs of failed or cancelled
+     │        │                                      tasks are installed too, then
+     └────────┴──> failed | cancelled                the job ends failed/cancelled)
+
+Every state is written before its work starts, so a killed process resumes each job
+from its record alone: `creating` holds the Idempotency-Key and the exact body bytes,
+`running` the remote task id, `downloading` and `installing` the per-asset progress."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class State(StrEnum):
+    NEW = "new"
+    QUOTED = "quoted"
+    AWAITING_APPROVAL = "awaiting_approval"
+    CREATING = "creating"
+    RUNNING = "running"
+    DOWNLOADING = "downloading"
+    INSTALLING = "installing"
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+FINAL = frozenset({State.DONE, State.FAILED, State.CANCELLED})
+
+ALLOWED: dict[State, frozenset[State]] = {
+    State.NEW: frozenset({State.QUOTED, State.FAILED, State.CANCELLED}),
+    State.QUOTED: frozenset(
+        {State.CREATING, State.AWAITING_APPROVAL, State.FAILED, State.CANCELLED}
+    ),
+    State.AWAITING_APPROVAL: frozenset({State.QUOTED, State.CANCELLED}),
+    State.CREATING: frozenset({State.RUNNING, State.FAILED}),
+    State.RUNNING: frozenset({State.DOWNLOADING}),
+    State.DOWNLOADING: frozenset({State.INSTALLING}),
+    State.INSTALLING: frozenset({State.DONE, State.FAILED, State.CANCELLED}),
+    State.DONE: frozenset(),
+    State.FAILED: frozenset({State.NEW}),  # retry
+    State.CANCELLED: frozenset({State.NEW}),  # retry
+}
+
+
+class TransitionError(Exception):
+    """A move the lifecycle does not allow."""
+
+
+def check(current: str, target: State) -> None:
+    if target not in ALLOWED[State(current)]:
+        raise TransitionError(f"a job cannot go from {current} to {target.value}")

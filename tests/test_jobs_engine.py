@@ -1,0 +1,125 @@
+"""The job engine against the sandbox: lifecycle, installs, books, budgets, recovery."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from companion.api.client import Client
+from companion.demo_art import draw_character
+from companion.jobs.engine import STAGING, Budget, Engine
+from companion.jobs.lifecycle import ALLOWED, State, TransitionError, check
+from companion.store import Store
+from tests.conftest import TEST_KEY
+
+FORMATS = ["spritesheet", "spritesheet_json", "godot_pack"]
+
+
+def request_for(image: Path, prompt: str = "idle breathing") -> dict[str, Any]:
+    return {
+        "image": str(image),
+        "prompt": prompt,
+        "video": {"duration_seconds": 1, "resolution": "360p"},
+        "export": {
+            "frame_count": 4,
+            "output_width": 64,
+            "output_height": 64,
+            "output_formats": FORMATS,
+        },
+    }
+
+
+def run_engine(sandbox: Any, store: Store, action: Any, budget: Budget | None = None) -> Any:
+    async def go() -> Any:
+        async with Client(sandbox.base_url, TEST_KEY) as client:
+            engine = Engine(store, client, sandbox.base_url, budget=budget)
+            return await action(engine)
+
+    return asyncio.run(go())
+
+
+def test_lifecycle_rejects_moves_it_does_not_allow() -> None:
+    check("new", State.QUOTED)
+    with pytest.raises(TransitionError):
+        check("new", State.RUNNING)
+    with pytest.raises(TransitionError):
+        check("done", State.NEW)
+    assert all(isinstance(v, frozenset) for v in ALLOWED.values())
+
+
+def test_store_migrates_once(tmp_path: Path) -> None:
+    store = Store(tmp_path / "c.db")
+    assert store.version == 1
+    store.close()
+    assert Store(tmp_path / "c.db").version == 1
+
+
+def test_a_job_end_to_end(make_sandbox, tmp_path: Path) -> None:
+    sandbox = make_sandbox()
+    store = Store(tmp_path / "companion.db")
+    image = tmp_path / "hero.png"
+    draw_character(64).save(image)
+    project = tmp_path / "project" / "animations"
+
+    async def go(engine: Engine) -> Any:
+        job = engine.submit(request_for(image), name="hero", target_dir=project)
+        return await engine.run(job.id)
+
+    job = run_engine(sandbox, store, go)
+    assert job.state == "done" and job.remote_id
+    installed = sorted(p.name for p in project.iterdir() if not p.name.startswith("."))
+    assert installed == ["hero.json", "hero.mp4", "hero.png", "hero_godot.zip"]
+    assert not list((project / STAGING).glob("*/*"))
+    remote = sandbox.call(lambda: sandbox.service.state.tasks[job.remote_id])
+    assert remote.metadata["companion_job"] == job.id
+    ledger = {e["entry"]: e["credits"] for e in store.ledger(job.id)}
+    assert ledger["quote"] == remote.quoted and ledger["hold"] == remote.quoted
+    assert ledger["charge"] == remote.charged
+    assert all(row.installed_path for row in store.assets(job.id))
+
+
+def test_uploads_are_reused_by_content_hash(make_sandbox, tmp_path: Path) -> None:
+    sandbox = make_sandbox(journal=True)
+    store = Store(tmp_path / "companion.db")
+    image = tmp_path / "big.png"  # noise does not compress: over the inline threshold
+    noise = np.random.default_rng(1).integers(0, 255, (400, 400, 3), dtype=np.uint8)
+    Image.fromarray(noise).save(image)
+    assert image.stat().st_size > 256 * 1024
+
+    async def go(engine: Engine) -> Any:
+        jobs = [
+            engine.submit(request_for(image), name=f"j{i}", target_dir=tmp_path / f"t{i}")
+            for i in range(2)
+        ]
+        return [await engine.run(j.id) for j in jobs]
+
+    jobs = run_engine(sandbox, store, go)
+    assert [j.state for j in jobs] == ["done", "done"]
+    uploads = [e for e in sandbox.service.journal.entries if e.path == "/v1/files"]
+    assert len(uploads) == 1
+
+
+def test_over_budget_waits_for_approval(make_sandbox, tmp_path: Path) -> None:
+    sandbox = make_sandbox()
+    store = Store(tmp_path / "companion.db")
+    image = tmp_path / "hero.png"
+    draw_character(64).save(image)
+
+    async def first(engine: Engine) -> Any:
+        job = engine.submit(request_for(image), name="hero", target_dir=tmp_path / "out")
+        return await engine.run(job.id)
+
+    job = run_engine(sandbox, store, first, Budget(per_job=1))
+    assert job.state == "awaiting_approval" and job.quote and job.quote > 1
+    assert sandbox.call(lambda: len(sandbox.service.state.tasks)) == 0  # nothing spent
+
+    async def approve(engine: Engine) -> Any:
+        engine.approve(job.id)
+        return await engine.run(job.id)
+
+    assert run_engine(sandbox, store, approve, Budget(per_job=1)).state == "done"
