@@ -45,11 +45,12 @@ def _first_error(exc: ValidationError) -> str:
     return f"{where}: {message}" if where else message
 
 
-def _add_export_options(parser: argparse.ArgumentParser) -> None:
+def _add_export_options(parser: argparse.ArgumentParser, with_out: bool = True) -> None:
     parser.add_argument(
         "--formats", required=True, help=f"comma-separated, from: {','.join(FORMATS)}"
     )
-    parser.add_argument("--out", required=True, type=Path, help="folder for the outputs")
+    if with_out:
+        parser.add_argument("--out", required=True, type=Path, help="folder for the outputs")
     sampling = parser.add_mutually_exclusive_group()
     sampling.add_argument("--frame-count", type=int, help="frames spread evenly (default 24)")
     sampling.add_argument("--fps", type=float, help="sample at source speed, this many a second")
@@ -226,6 +227,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_animate(commands, _add_export_options)
     add_small_commands(commands)
+    from companion.jobs_cli import add_jobs_commands
+
+    add_jobs_commands(commands, lambda p: _add_export_options(p, with_out=False))
 
     openapi = commands.add_parser("openapi", help="print the remote API's OpenAPI document")
     openapi.add_argument("--out", type=Path)

@@ -239,7 +239,14 @@ def add_small_commands(commands: Any) -> None:
 
 
 async def _credits(client: Client, endpoint: Endpoint, args: argparse.Namespace) -> int:
-    print((await client.get_credit_balance()).available)
+    from companion.jobs_cli import books
+
+    balance = (await client.get_credit_balance()).available
+    spend = books(load_settings())
+    print(f"available: {balance} credits on {endpoint.label}")
+    print(f"spent today: {spend['today']}, this month: {spend['month']}")
+    for row in spend["jobs"]:
+        print(f"  {row['job'][:8]}  {row['state']:<18} {row['credits']:>6}  {row['name']}")
     return 0
 
 

@@ -52,11 +52,28 @@ def test_lifecycle_rejects_moves_it_does_not_allow() -> None:
     assert all(isinstance(v, frozenset) for v in ALLOWED.values())
 
 
-def test_store_migrates_once(tmp_path: Path) -> None:
-    store = Store(tmp_path / "c.db")
-    assert store.version == 1
+def test_store_migrates_old_databases_and_keeps_their_data(tmp_path: Path) -> None:
+    import sqlite3
+
+    from companion.store.db import MIGRATIONS
+
+    path = tmp_path / "c.db"
+    old = sqlite3.connect(path)  # a database as the first release left it
+    old.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    old.execute("INSERT INTO schema_version VALUES (1)")
+    old.executescript(MIGRATIONS[0])
+    old.execute(
+        "INSERT INTO jobs (id, kind, state, priority, name, request, created_at, "
+        "updated_at) VALUES ('j1', 'animation', 'done', 1, 'old', '{}', 'x', 'x')"
+    )
+    old.commit()
+    old.close()
+    store = Store(path)
+    assert store.version == len(MIGRATIONS)
+    assert store.job("j1").name == "old"
+    store.snapshot(10)
     store.close()
-    assert Store(tmp_path / "c.db").version == 1
+    assert Store(path).version == len(MIGRATIONS)
 
 
 def test_a_job_end_to_end(make_sandbox, tmp_path: Path) -> None:
@@ -123,3 +140,29 @@ def test_over_budget_waits_for_approval(make_sandbox, tmp_path: Path) -> None:
         return await engine.run(job.id)
 
     assert run_engine(sandbox, store, approve, Budget(per_job=1)).state == "done"
+
+
+def test_books_reconcile_with_the_balance(make_sandbox, tmp_path: Path) -> None:
+    sandbox = make_sandbox(api_keys=["sk-test", "sk-colleague"])
+    store = Store(tmp_path / "companion.db")
+    assert store.version == 2
+    image = tmp_path / "hero.png"
+    draw_character(64).save(image)
+
+    async def go(engine: Engine) -> list[Any]:
+        first = await engine.reconcile()
+        job = engine.submit(request_for(image), name="hero", target_dir=tmp_path / "out")
+        await engine.run(job.id)
+        second = await engine.reconcile()
+        # A colleague spends on the same account: it shows up as drift.
+        from tests.http_helpers import Api
+        from tests.sandbox_helpers import generation_body
+
+        Api(sandbox.base_url, key="sk-colleague").create("/video-generations", generation_body())
+        third = await engine.reconcile()
+        return [first, second, third]
+
+    first, second, third = run_engine(sandbox, store, go)
+    assert first["drift"] is None and second["drift"] == 0
+    assert second["available"] == 1000 - second["committed"]
+    assert third["drift"] is not None and third["drift"] < 0

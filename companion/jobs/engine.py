@@ -130,7 +130,12 @@ class Engine:
         job = self.store.job(job_id)
         try:
             while job.state not in FINAL and job.state != State.AWAITING_APPROVAL:
-                job = await self._step(job)
+                try:
+                    job = await self._step(job)
+                except RateLimitError:
+                    # Someone else shares the account: learn its limits again, then go on.
+                    await self.client.refresh_limits()
+                    job = self.store.job(job_id)
         except JobFailed as exc:
             job = self._move(self.store.job(job_id), State.FAILED, error=str(exc))
         return job
@@ -296,6 +301,20 @@ class Engine:
             str(status), State.FAILED
         )
         return self._move(job, final_state)
+
+    async def reconcile(self) -> dict[str, int | None]:
+        """Compare the books with GET /credits/balance. While only this companion spends,
+        available + committed stays constant between snapshots; any change is drift
+        (another client of the account, or a disagreement to look into)."""
+        available = (await self.client.get_credit_balance()).available
+        previous = self.store.snapshot(available)
+        committed = self.store.committed()
+        drift = None
+        if previous is not None:
+            drift = (available + committed) - (previous[0] + previous[1])
+            if drift:
+                log.warning("credit drift of %d since the last snapshot", drift)
+        return {"available": available, "committed": committed, "drift": drift}
 
     async def drain(self, *, parallel: int | None = None) -> list[Job]:
         """Run every unfinished job, editor jobs (priority 0) before folder batches, with

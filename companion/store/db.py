@@ -66,6 +66,11 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX ledger_job ON ledger(job_id);
     """,
+    # 2: balance snapshots also keep what the companion had committed at that moment, so
+    # the books can be reconciled against GET /credits/balance.
+    """
+    ALTER TABLE ledger ADD COLUMN committed INTEGER;
+    """,
 )
 
 
@@ -288,6 +293,32 @@ class Store:
                     "INSERT INTO ledger (job_id, entry, credits, at) VALUES (?, 'charge', 0, ?)",
                     (job_id, stamp),
                 )
+
+    def committed(self) -> int:
+        """Credits the companion's own jobs hold or spent: the charge of settled jobs, the
+        hold of unsettled ones."""
+        rows = self._db.execute(
+            "SELECT job_id, entry, credits FROM ledger WHERE job_id IS NOT "
+            "NULL AND entry IN ('hold', 'charge')"
+        ).fetchall()
+        per_job: dict[str, dict[str, int]] = {}
+        for row in rows:
+            per_job.setdefault(row["job_id"], {})[row["entry"]] = row["credits"]
+        return sum(e.get("charge", e.get("hold", 0)) for e in per_job.values())
+
+    def snapshot(self, available: int) -> tuple[int, int] | None:
+        """Record a balance snapshot; return the previous (available, committed)."""
+        with self._tx() as db:
+            previous = db.execute(
+                "SELECT credits, committed FROM ledger WHERE entry = "
+                "'balance' ORDER BY seq DESC LIMIT 1"
+            ).fetchone()
+            db.execute(
+                "INSERT INTO ledger (job_id, entry, credits, at, committed) "
+                "VALUES (NULL, 'balance', ?, ?, ?)",
+                (available, now(), self.committed()),
+            )
+        return None if previous is None else (previous["credits"], previous["committed"])
 
     def ledger(self, job_id: str | None = None) -> list[dict[str, Any]]:
         if job_id is None:

@@ -1,0 +1,167 @@
+"""Kill -9 at every step boundary, across many jobs, then recover.
+
+A real sandbox process (with its dropped-create fault) and real `companion jobs run`
+processes that SIGKILL themselves at each crash point in turn. Afterwards every job is
+done with exactly one remote task, the ledger agrees with the sandbox to the credit, and
+no project folder ever held a partial pack."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from companion.demo_art import draw_character
+from companion.store import Store
+from tests.http_helpers import Api
+
+KEY = "sk-kill"
+JOBS = 5
+POINTS = ["after_persist", "after_send", "mid_poll", "mid_download", "mid_install"]
+FORMATS = "spritesheet,spritesheet_json,godot_pack,unity_pack"
+
+
+def companion(
+    env: dict[str, str], *args: str, crash: str | None = None, timeout: float = 180
+) -> subprocess.CompletedProcess[str]:
+    run_env = dict(env)
+    if crash:
+        run_env["COMPANION_CRASH_AT"] = crash
+    return subprocess.run(
+        [sys.executable, "-m", "companion", *args],
+        env=run_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def assert_no_partial_pack(project: Path) -> None:
+    for path in project.rglob("*"):
+        if not path.is_file() or ".companion-staging~" in path.parts:
+            continue
+        assert not path.name.endswith(".part"), path
+        if path.suffix == ".zip":
+            with zipfile.ZipFile(path) as archive:
+                assert archive.testzip() is None
+        if path.suffix == ".unitypackage":
+            with tarfile.open(path) as archive:
+                assert archive.getmembers()
+
+
+@pytest.fixture
+def sandbox_process(tmp_path: Path):  # type: ignore[no-untyped-def]
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "companion",
+            "sandbox",
+            "--port",
+            "0",
+            "--api-key",
+            KEY,
+            "--state",
+            str(tmp_path / "sandbox" / "state.json"),
+            "--faults",
+            "dropped-create:5",
+            "--task-seconds",
+            "0.4",
+            "--limits",
+            "2,20,1000,100000",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    base = process.stdout.readline().strip()
+    yield base
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=30)
+
+
+def test_kill_at_every_step_and_recover(sandbox_process: str, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}
+    env.update(
+        COMPANION_HOME=str(tmp_path / "home"),
+        COMPANION_BASE_URL=sandbox_process,
+        COMPANION_API_KEY=KEY,
+    )
+    project = tmp_path / "project"
+    for i in range(JOBS):
+        image = tmp_path / f"hero{i}.png"
+        draw_character(64 + 8 * i).save(image)
+        added = companion(
+            env,
+            "jobs",
+            "add",
+            str(image),
+            "--prompt",
+            "idle breathing",
+            "--formats",
+            FORMATS,
+            "--frame-count",
+            "4",
+            "--width",
+            "64",
+            "--height",
+            "64",
+            "--seconds",
+            "1",
+            "--resolution",
+            "360p",
+            "--target",
+            str(project / f"anim{i}"),
+            "--name",
+            f"hero{i}",
+        )
+        assert added.returncode == 0, added.stderr
+    crashes = 0
+    for point in POINTS:
+        for attempt in (1, 2):
+            result = companion(env, "jobs", "run", crash=f"{point}:{attempt}")
+            assert result.returncode in (-signal.SIGKILL, 0, 1), result.stderr
+            crashes += result.returncode == -signal.SIGKILL
+            assert_no_partial_pack(project)
+    assert crashes >= len(POINTS)  # every point was reached and killed at least once
+    final = companion(env, "jobs", "run")
+    assert final.returncode == 0, final.stdout + final.stderr
+
+    store = Store(tmp_path / "home" / "companion.db")
+    jobs = store.jobs()
+    assert len(jobs) == JOBS and all(j.state == "done" for j in jobs)
+    api = Api(sandbox_process, key=KEY)
+    remote = api.get("/animations?limit=100").json["data"]
+    by_job: dict[str, list[dict]] = {}
+    for task in remote:
+        by_job.setdefault(task["metadata"]["companion_job"], []).append(task)
+    assert sorted(by_job) == sorted(j.id for j in jobs)
+    assert all(len(tasks) == 1 for tasks in by_job.values()), "a job was paid twice"
+    for job in jobs:
+        task = by_job[job.id][0]
+        assert task["id"] == job.remote_id and task["status"] == "succeeded"
+        ledger = {e["entry"]: e["credits"] for e in store.ledger(job.id)}
+        assert ledger["charge"] == task["credits"]["charged"]
+        assert ledger["hold"] == task["credits"]["quoted"]
+        files = sorted(p.name for p in Path(job.target_dir).iterdir() if not p.name.startswith("."))
+        assert files == sorted(
+            [
+                f"{job.name}.json",
+                f"{job.name}.mp4",
+                f"{job.name}.png",
+                f"{job.name}.unitypackage",
+                f"{job.name}_godot.zip",
+            ]
+        )
+    balance = api.get("/credits/balance").json["available"]
+    assert balance == 1000 - sum(t[0]["credits"]["charged"] for t in by_job.values())
+    assert_no_partial_pack(project)
+    shown = json.loads(companion(env, "jobs", "show", jobs[0].id[:8]).stdout)
+    assert shown["state"] == "done" and shown["outputs"]
