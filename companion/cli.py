@@ -177,6 +177,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(image, out / "animation")
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    import logging
+
+    from companion.config import ConfigError, load_settings
+    from companion.daemon.server import run_forever
+    from companion.remote_cli import RemoteError
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    try:
+        settings = load_settings()
+    except ConfigError as exc:
+        raise RemoteError(str(exc), 2) from exc
+    return run_forever(settings, args.port)
+
+
 def cmd_sandbox(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -230,6 +245,10 @@ def build_parser() -> argparse.ArgumentParser:
     from companion.jobs_cli import add_jobs_commands
 
     add_jobs_commands(commands, lambda p: _add_export_options(p, with_out=False))
+
+    serve = commands.add_parser("serve", help="run the daemon for editor plugins")
+    serve.add_argument("--port", type=int, default=8791, help="localhost port (0: any free)")
+    serve.set_defaults(handler=cmd_serve)
 
     openapi = commands.add_parser("openapi", help="print the remote API's OpenAPI document")
     openapi.add_argument("--out", type=Path)

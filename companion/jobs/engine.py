@@ -76,6 +76,7 @@ class Engine:
         budget: Budget | None = None,
         timeout: float = 900.0,
         on_change: Callable[[Job], None] | None = None,
+        on_progress: Callable[[Job, Task], None] | None = None,
     ) -> None:
         self.store = store
         self.client = client
@@ -83,6 +84,7 @@ class Engine:
         self.budget = budget or Budget()
         self.timeout = timeout
         self.on_change = on_change
+        self.on_progress = on_progress
 
     # -- submission and control -------------------------------------------------------
 
@@ -240,7 +242,14 @@ class Engine:
         assert job.remote_id
         task = await self.client.get_animation(job.remote_id)
         crash_point("mid_poll")
-        task = await self.client.wait_for_task(task, timeout=self.timeout)
+
+        def progressed(current: Task) -> None:
+            updated = self.store.update_job(job.id, progress=float(current.progress))
+            if self.on_progress is not None:
+                self.on_progress(updated, current)
+
+        progressed(task)  # the first read may already be the last
+        task = await self.client.wait_for_task(task, timeout=self.timeout, on_progress=progressed)
         names = output_names(task.outputs, job.name)
         self.store.add_assets(
             job.id,
@@ -339,11 +348,22 @@ class Engine:
     # -- inputs -------------------------------------------------------------------------
 
     async def _body(self, job: Job) -> AnimationCreate:
-        request = job.request
+        return await self.body_for(job.request, name=job.name, job_id=job.id)
+
+    async def quote(self, request: dict[str, Any], name: str) -> int:
+        """What a request would cost, without creating anything."""
+        body = await self.body_for(request, name=name, job_id=None)
+        return (await self.client.quote_animation(body)).credits
+
+    async def body_for(
+        self, request: dict[str, Any], *, name: str, job_id: str | None
+    ) -> AnimationCreate:
         first = await self._image(Path(request["image"]))
         last = await self._image(Path(request["last_frame"])) if request.get("last_frame") else None
         references = [await self._image(Path(p)) for p in request.get("references", [])]
-        metadata = {"name": job.name, "companion_job": job.id}
+        metadata: dict[str, str] = {"name": name}
+        if job_id is not None:
+            metadata["companion_job"] = job_id  # how an uncertain create is found again
         return AnimationCreate.model_validate(
             {
                 "input": {

@@ -71,6 +71,17 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE ledger ADD COLUMN committed INTEGER;
     """,
+    # 3: projects registered through the daemon's API (those in config.yaml are read
+    # from there) and each job's last known progress, for the editor plugins.
+    """
+    CREATE TABLE projects (
+        root TEXT PRIMARY KEY,
+        engine TEXT NOT NULL,
+        settings TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    ALTER TABLE jobs ADD COLUMN progress REAL NOT NULL DEFAULT 0;
+    """,
 )
 
 
@@ -95,6 +106,7 @@ class Job:
     error: str | None
     created_at: str
     updated_at: str
+    progress: float = 0.0
 
 
 @dataclass
@@ -200,6 +212,7 @@ class Store:
             "error",
             "request",
             "target_dir",
+            "progress",
         }
         unknown = set(fields) - allowed
         if unknown:
@@ -213,6 +226,21 @@ class Store:
                 (*fields.values(), now(), job_id),
             )
         return self.job(job_id)
+
+    # -- projects -----------------------------------------------------------------------
+
+    def add_project(self, root: str, engine: str, settings: dict[str, Any]) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO projects VALUES (?, ?, ?, ?)",
+                (root, engine, json.dumps(settings), now()),
+            )
+
+    def projects(self) -> list[dict[str, Any]]:
+        rows = self._db.execute("SELECT * FROM projects ORDER BY root").fetchall()
+        return [
+            {"root": r["root"], "engine": r["engine"], **json.loads(r["settings"])} for r in rows
+        ]
 
     # -- uploads ------------------------------------------------------------------------
 

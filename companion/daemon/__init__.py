@@ -1,0 +1,1 @@
+"""The daemon artists leave running: localhost API for editor plugins, job engine."""

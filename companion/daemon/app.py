@@ -1,0 +1,369 @@
+"""The daemon's routes, and the worker pool that runs jobs through the engine."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import hashlib
+import itertools
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any, TypeVar
+
+from aiohttp import web
+from pydantic import BaseModel, ValidationError
+
+from companion import __version__
+from companion.api.errors import CompanionApiError
+from companion.api.schema.base import first_error
+from companion.api.schema.images import sniff_image_type
+from companion.daemon.events import Broker
+from companion.daemon.openapi import daemon_openapi
+from companion.daemon.schema import (
+    AnimateIn,
+    JobList,
+    JobOut,
+    OutputOut,
+    ProjectIn,
+    ProjectOut,
+    QuoteOut,
+    StatusOut,
+)
+from companion.daemon.security import MAX_BODY, error, guard
+from companion.jobs.engine import Engine
+from companion.jobs.lifecycle import FINAL, State
+from companion.store import Job
+
+log = logging.getLogger("companion.daemon")
+Model = TypeVar("Model", bound=BaseModel)
+STATUS_CACHE_SECONDS = 10.0
+HEARTBEAT_SECONDS = 15.0
+
+
+class Daemon:
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        home: Path,
+        token: str,
+        sandbox: bool,
+        service_label: str,
+        workers: int = 4,
+    ) -> None:
+        self.engine = engine
+        self.store = engine.store
+        self.home = home
+        self.token = token
+        self.sandbox = sandbox
+        self.service_label = service_label
+        self.broker = Broker()
+        self.port = 0
+        self._queue: asyncio.PriorityQueue[tuple[int, int, str]] = asyncio.PriorityQueue()
+        self._order = itertools.count()
+        self._queued: set[str] = set()
+        self._workers: list[asyncio.Task[None]] = []
+        self._worker_count = workers
+        self._status: tuple[float, dict[str, Any]] | None = None
+        engine.on_change = self._changed
+        engine.on_progress = lambda job, task: self._changed(job)
+
+    # -- jobs ----------------------------------------------------------------------------
+
+    def _changed(self, job: Job) -> None:
+        self.broker.publish("job", self._job_out(job).model_dump(mode="json"))
+
+    def enqueue(self, job: Job) -> None:
+        if job.id in self._queued:
+            return
+        self._queued.add(job.id)
+        self._queue.put_nowait((job.priority, next(self._order), job.id))
+
+    async def start(self) -> None:
+        """Resume every unfinished job (they survive restarts), then serve new ones."""
+        for job in self.store.jobs():
+            if job.state not in FINAL and job.state != State.AWAITING_APPROVAL:
+                self.enqueue(job)
+        self._workers = [asyncio.create_task(self._work()) for _ in range(self._worker_count)]
+
+    async def stop(self) -> None:
+        for worker in self._workers:
+            worker.cancel()
+        await asyncio.gather(*self._workers, return_exceptions=True)
+
+    async def _work(self) -> None:
+        while True:
+            _, _, job_id = await self._queue.get()
+            try:
+                job = await self.engine.run(job_id)
+                self._changed(job)
+            except CompanionApiError as exc:
+                # The service is unreachable or refusing for now: the job stays where it
+                # is and is tried again shortly.
+                log.warning("job %s paused: %s", job_id, exc)
+                await asyncio.sleep(5)
+                self._queued.discard(job_id)
+                self.enqueue(self.store.job(job_id))
+                continue
+            except Exception:
+                log.exception("job %s stopped unexpectedly", job_id)
+            self._queued.discard(job_id)
+
+    def _job_out(self, job: Job) -> JobOut:
+        return JobOut(
+            id=job.id,
+            state=job.state,
+            name=job.name,
+            progress=job.progress,
+            quote=job.quote,
+            remote_id=job.remote_id,
+            target_dir=job.target_dir,
+            error=job.error,
+            created_at=job.created_at,
+            updated_at=job.updated_at,
+            outputs=[
+                OutputOut(format=a.format, file=a.file_name, installed_path=a.installed_path)
+                for a in self.store.assets(job.id)
+            ],
+        )
+
+    # -- the application -----------------------------------------------------------------
+
+    def app(self, allowed_origins: frozenset[str] = frozenset()) -> web.Application:
+        app = web.Application(
+            client_max_size=MAX_BODY,
+            middlewares=[self._errors, guard(self.token, lambda: self.port, allowed_origins)],
+        )
+        routes = [
+            ("GET", "/api/v1/health", self.health),
+            ("GET", "/api/v1/status", self.status),
+            ("GET", "/api/v1/models", self.models),
+            ("GET", "/api/v1/openapi.json", self.openapi),
+            ("GET", "/api/v1/projects", self.list_projects),
+            ("POST", "/api/v1/projects", self.add_project),
+            ("POST", "/api/v1/quote", self.quote),
+            ("POST", "/api/v1/animate", self.animate),
+            ("GET", "/api/v1/jobs", self.list_jobs),
+            ("GET", "/api/v1/jobs/{job_id}", self.get_job),
+            ("POST", "/api/v1/jobs/{job_id}/cancel", self.cancel_job),
+            ("POST", "/api/v1/jobs/{job_id}/approve", self.approve_job),
+            ("GET", "/api/v1/events", self.events),
+        ]
+        for method, path, handler in routes:
+            app.router.add_route(method, path, handler)
+        return app
+
+    @web.middleware
+    async def _errors(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        try:
+            response: web.StreamResponse = await handler(request)
+            return response
+        except web.HTTPException as exc:
+            if exc.status < 400:
+                raise
+            code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "TOO_LARGE"}.get(
+                exc.status, "BAD_REQUEST"
+            )
+            return error(exc.status, code, exc.reason)
+        except CompanionApiError as exc:
+            return error(502, "SERVICE_ERROR", f"the service answered: {exc}")
+
+    async def _body(self, request: web.Request, model: type[Model]) -> Model:
+        if request.content_type != "application/json":
+            raise _Bad(415, "UNSUPPORTED_MEDIA_TYPE", "send application/json")
+        try:
+            data = json.loads(await request.read() or b"null")
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise _Bad(400, "BAD_JSON", "the body is not valid JSON") from exc
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            param, message = first_error(exc)
+            raise _Bad(400, "INVALID", f"{param}: {message}" if param else message) from exc
+
+    # -- handlers ------------------------------------------------------------------------
+
+    async def health(self, request: web.Request) -> web.Response:
+        return web.json_response({"ok": True, "version": __version__})
+
+    async def status(self, request: web.Request) -> web.Response:
+        cached = self._status
+        if cached is None or time.monotonic() - cached[0] > STATUS_CACHE_SECONDS:
+            info: dict[str, Any] = {}
+            try:
+                account = await self.engine.client.get_account()
+                info["tier"] = str(account.plan.code)
+                info["balance"] = (await self.engine.client.get_credit_balance()).available
+            except CompanionApiError as exc:
+                log.warning("status: the service did not answer (%s)", exc)
+            self._status = (time.monotonic(), info)
+            cached = self._status
+        counts: dict[str, int] = {}
+        for job in self.store.jobs():
+            counts[job.state] = counts.get(job.state, 0) + 1
+        out = StatusOut(
+            version=__version__,
+            mode="sandbox" if self.sandbox else "live",
+            service=self.service_label,
+            jobs=counts,
+            **cached[1],
+        )
+        return web.json_response(out.model_dump(mode="json"))
+
+    async def models(self, request: web.Request) -> web.Response:
+        return web.json_response((await self.engine.client.list_models()).model_dump(mode="json"))
+
+    async def openapi(self, request: web.Request) -> web.Response:
+        return web.json_response(daemon_openapi())
+
+    async def list_projects(self, request: web.Request) -> web.Response:
+        return web.json_response({"data": self.store.projects()})
+
+    async def add_project(self, request: web.Request) -> web.Response:
+        try:
+            project = await self._body(request, ProjectIn)
+        except _Bad as bad:
+            return bad.response()
+        root = Path(project.root).expanduser()
+        if not root.is_absolute() or not root.is_dir():
+            return error(400, "INVALID", "root: must be an existing absolute folder")
+        target = _inside(root.resolve(), project.target)
+        if target is None:
+            return error(400, "INVALID", "target: must stay inside the project")
+        self.store.add_project(str(root.resolve()), project.engine, {"target": project.target})
+        out = ProjectOut(root=str(root.resolve()), engine=project.engine, target=project.target)
+        return web.json_response(out.model_dump(), status=201)
+
+    def _project(self, root: str) -> dict[str, Any] | None:
+        resolved = str(Path(root).expanduser().resolve())
+        return next((p for p in self.store.projects() if p["root"] == resolved), None)
+
+    async def _request(self, body: AnimateIn) -> tuple[dict[str, Any], str, Path]:
+        project = self._project(body.project_root)
+        if project is None:
+            raise _Bad(
+                403, "PROJECT_NOT_REGISTERED", "register the project first: POST /api/v1/projects"
+            )
+        root = Path(project["root"])
+        if body.image_path is not None:
+            image = _inside(root, body.image_path)
+            if image is None or not image.is_file():
+                raise _Bad(400, "INVALID", "image_path: must be a file inside the project")
+        else:
+            image = self._store_inline(body.image_base64 or "")
+        target = _inside(root, body.target_folder or project.get("target", "animations"))
+        if target is None:
+            raise _Bad(400, "INVALID", "target_folder: must stay inside the project")
+        name = body.name or _safe(image.stem)
+        request = {
+            "image": str(image),
+            "prompt": body.prompt,
+            "video": body.video.model_dump(mode="json"),
+            "export": body.export.model_dump(mode="json"),
+            "selection": body.selection.model_dump(mode="json"),
+        }
+        return request, name, target
+
+    def _store_inline(self, text: str) -> Path:
+        try:
+            data = base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise _Bad(400, "INVALID", "image_base64: not valid Base64") from exc
+        if sniff_image_type(data) is None:
+            raise _Bad(415, "UNSUPPORTED_MEDIA_TYPE", "image_base64: not PNG, JPEG or WebP")
+        folder = self.home / "inbox"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{hashlib.sha256(data).hexdigest()[:32]}.img"
+        path.write_bytes(data)
+        return path
+
+    async def quote(self, request: web.Request) -> web.Response:
+        try:
+            body = await self._body(request, AnimateIn)
+            job_request, name, _ = await self._request(body)
+        except _Bad as bad:
+            return bad.response()
+        credits = await self.engine.quote(job_request, name)
+        return web.json_response(QuoteOut(credits=credits).model_dump())
+
+    async def animate(self, request: web.Request) -> web.Response:
+        try:
+            body = await self._body(request, AnimateIn)
+            job_request, name, target = await self._request(body)
+        except _Bad as bad:
+            return bad.response()
+        job = self.engine.submit(job_request, name=name, target_dir=target, priority=0)
+        self.enqueue(job)
+        self._changed(job)
+        return web.json_response(self._job_out(job).model_dump(mode="json"), status=202)
+
+    async def list_jobs(self, request: web.Request) -> web.Response:
+        jobs = [self._job_out(j) for j in reversed(self.store.jobs())][:200]
+        return web.json_response(JobList(data=jobs).model_dump(mode="json"))
+
+    def _job(self, request: web.Request) -> Job:
+        try:
+            return self.store.job(request.match_info["job_id"])
+        except KeyError as exc:
+            raise web.HTTPNotFound(reason="no such job") from exc
+
+    async def get_job(self, request: web.Request) -> web.Response:
+        return web.json_response(self._job_out(self._job(request)).model_dump(mode="json"))
+
+    async def cancel_job(self, request: web.Request) -> web.Response:
+        job = await self.engine.cancel(self._job(request).id)
+        self._changed(job)
+        return web.json_response(self._job_out(job).model_dump(mode="json"))
+
+    async def approve_job(self, request: web.Request) -> web.Response:
+        job = self._job(request)
+        if job.state != State.AWAITING_APPROVAL:
+            return error(409, "NOT_AWAITING_APPROVAL", f"the job is {job.state}")
+        job = self.engine.approve(job.id)
+        self.enqueue(job)
+        return web.json_response(self._job_out(job).model_dump(mode="json"))
+
+    async def events(self, request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store"}
+        )
+        await response.prepare(request)
+        queue = self.broker.subscribe()
+        try:
+            await response.write(b": connected\n\n")
+            while True:
+                try:
+                    message = await asyncio.wait_for(queue.get(), HEARTBEAT_SECONDS)
+                except TimeoutError:
+                    message = ": heartbeat\n\n"
+                await response.write(message.encode())
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            self.broker.unsubscribe(queue)
+        return response
+
+
+class _Bad(Exception):
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+    def response(self) -> web.Response:
+        return error(self.status, self.code, self.message)
+
+
+def _inside(root: Path, relative: str) -> Path | None:
+    """The path resolved under root, or None when it would leave the root."""
+    if "\x00" in relative:
+        return None
+    candidate = (root / relative).resolve()
+    return candidate if candidate.is_relative_to(root) else None
+
+
+def _safe(stem: str) -> str:
+    cleaned = "".join(c if c.isalnum() or c in "_-" else "_" for c in stem).strip("_-")
+    return (cleaned or "animation")[:64]

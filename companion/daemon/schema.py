@@ -1,0 +1,100 @@
+"""The daemon's localhost API, as models; its OpenAPI document is generated from them."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from companion.api.schema import ExportOptions, Selection, VideoOptions
+
+API_VERSION = "v1"
+Engine = Literal["godot", "unity", "unreal", "cocos", "construct", "other"]
+
+
+class Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Reply(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class ProjectIn(Request):
+    root: str = Field(min_length=1, max_length=4096, description="absolute project folder")
+    engine: Engine = "other"
+    target: str = Field(
+        default="animations",
+        max_length=1024,
+        description="default output folder, relative to the root",
+    )
+
+
+class ProjectOut(Reply):
+    root: str
+    engine: str
+    target: str
+
+
+class AnimateIn(Request):
+    project_root: str = Field(min_length=1, max_length=4096)
+    image_path: str | None = Field(
+        default=None, max_length=4096, description="an image inside the project"
+    )
+    image_base64: str | None = Field(default=None, description="or the image itself")
+    prompt: str = Field(default="", max_length=8000)
+    export: ExportOptions = Field(default_factory=ExportOptions)
+    video: VideoOptions = Field(default_factory=VideoOptions)
+    selection: Selection = Field(default_factory=Selection)
+    target_folder: str | None = Field(
+        default=None, max_length=1024, description="relative to the project root"
+    )
+    name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+
+    @model_validator(mode="after")
+    def _one_image(self) -> AnimateIn:
+        if (self.image_path is None) == (self.image_base64 is None):
+            raise ValueError("give exactly one of image_path and image_base64")
+        return self
+
+
+class QuoteOut(Reply):
+    credits: int
+
+
+class OutputOut(Reply):
+    format: str
+    file: str
+    installed_path: str | None = None
+
+
+class JobOut(Reply):
+    id: str
+    state: str
+    name: str
+    progress: float
+    quote: int | None = None
+    remote_id: str | None = None
+    target_dir: str | None = None
+    error: str | None = None
+    created_at: str
+    updated_at: str
+    outputs: list[OutputOut] = Field(default_factory=list)
+
+
+class JobList(Reply):
+    data: list[JobOut]
+
+
+class StatusOut(Reply):
+    version: str
+    api: str = API_VERSION
+    mode: Literal["sandbox", "live"]
+    service: str
+    tier: str | None = None
+    balance: int | None = None
+    jobs: dict[str, int] = Field(default_factory=dict)
+
+
+class ErrorOut(Reply):
+    error: dict[str, str]

@@ -1,0 +1,129 @@
+"""`companion serve`: the engine, the localhost API, and daemon.json.
+
+daemon.json (port, token, pid, version) is written with mode 0600 where only this user
+can read it; the plugins read the token from there. SIGINT and SIGTERM stop the daemon
+cleanly: workers stop between steps (every job resumes from its record next time), the
+listener closes and daemon.json is removed."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import secrets
+import signal
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from companion import __version__
+from companion.api.client import Client, shared_pacer
+from companion.config import Settings
+from companion.daemon.app import Daemon
+from companion.endpoint import open_endpoint
+from companion.jobs.engine import Budget, Engine
+from companion.store import Store
+
+log = logging.getLogger("companion.daemon")
+HEADROOM = 0.2  # a fifth of the account's request budget stays free for interactive calls
+
+
+def write_daemon_file(path: Path, info: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.unlink(missing_ok=True)
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as sink:
+        json.dump(info, sink)
+    temporary.replace(path)
+
+
+async def serve(
+    settings: Settings,
+    *,
+    port: int = 0,
+    ready: Callable[[Daemon], Awaitable[None] | None] | None = None,
+    stop: asyncio.Event | None = None,
+) -> None:
+    stop = stop or asyncio.Event()
+    store = Store(settings.database)
+    daemon_file = settings.home / "daemon.json"
+    try:
+        async with open_endpoint(settings) as endpoint:
+            pacer = shared_pacer(endpoint.base_url, endpoint.api_key)
+            pacer.headroom = HEADROOM
+            async with Client(endpoint.base_url, endpoint.api_key, pacer=pacer) as client:
+                account = await client.refresh_limits()
+                engine = Engine(
+                    store,
+                    client,
+                    endpoint.base_url,
+                    budget=Budget(settings.budget_per_job, settings.budget_per_day),
+                    timeout=settings.timeout_seconds,
+                )
+                daemon = Daemon(
+                    engine,
+                    home=settings.home,
+                    token=secrets.token_urlsafe(32),
+                    sandbox=endpoint.sandbox,
+                    service_label=endpoint.label,
+                    workers=account.limits.concurrency + account.limits.queue,
+                )
+                runner = web.AppRunner(daemon.app(), access_log=None, handle_signals=False)
+                await runner.setup()
+                site = web.TCPSite(runner, "127.0.0.1", port)
+                await site.start()
+                sockets = getattr(site._server, "sockets", None) or []
+                daemon.port = int(sockets[0].getsockname()[1])
+                await daemon.start()
+                write_daemon_file(
+                    daemon_file,
+                    {
+                        "port": daemon.port,
+                        "token": daemon.token,
+                        "pid": os.getpid(),
+                        "version": __version__,
+                        "url": f"http://127.0.0.1:{daemon.port}",
+                    },
+                )
+                log.info(
+                    "daemon listening on http://127.0.0.1:%d (%s)", daemon.port, endpoint.label
+                )
+                if ready is not None:
+                    result = ready(daemon)
+                    if result is not None:
+                        await result
+                try:
+                    await stop.wait()
+                finally:
+                    await daemon.stop()
+                    await runner.cleanup()
+                    daemon_file.unlink(missing_ok=True)
+    finally:
+        store.close()
+
+
+def run_forever(settings: Settings, port: int) -> int:
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError):  # Windows has no signal handlers
+                loop.add_signal_handler(sig, stop.set)
+
+        def announce(daemon: Daemon) -> None:
+            print(
+                f"companion daemon on http://127.0.0.1:{daemon.port} "
+                f"({'embedded sandbox' if daemon.sandbox else daemon.service_label}); "
+                f"token in {settings.home / 'daemon.json'}",
+                flush=True,
+            )
+
+        await serve(settings, port=port, ready=announce, stop=stop)
+
+    asyncio.run(main())
+    return 0

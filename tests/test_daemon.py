@@ -1,0 +1,217 @@
+"""The daemon's localhost API: security first, then animate end to end with SSE."""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import os
+import stat
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.demo_art import draw_character
+from tests.conftest import TEST_KEY
+from tests.daemon_helpers import DaemonThread
+from tests.http_helpers import Reply, request
+
+
+@pytest.fixture
+def daemon(make_sandbox, tmp_path: Path) -> Iterator[DaemonThread]:
+    sandbox = make_sandbox(task_seconds=0.3)
+    running = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
+    yield running
+    running.stop()
+
+
+def call(
+    daemon: DaemonThread,
+    method: str,
+    path: str,
+    body: Any = None,
+    headers: dict[str, str] | None = None,
+    token: str | None = "default",
+) -> Reply:
+    sent = (
+        {"Authorization": f"Bearer {daemon.info['token']}"}
+        if token == "default"
+        else ({"Authorization": f"Bearer {token}"} if token else {})
+    )
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        sent["Content-Type"] = "application/json"
+    sent.update(headers or {})
+    return request(method, daemon.url + path, body=data, headers=sent)
+
+
+def test_daemon_file_is_private_and_complete(daemon: DaemonThread) -> None:
+    path = daemon.home / "daemon.json"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    info = daemon.info
+    assert info["pid"] == os.getpid() and info["port"] > 0 and len(info["token"]) >= 32
+
+
+@pytest.mark.parametrize(
+    "headers,token,status,code",
+    [
+        ({}, None, 401, "BAD_TOKEN"),
+        ({}, "wrong-token", 401, "BAD_TOKEN"),
+        ({"Host": "evil.example:80"}, "default", 421, "BAD_HOST"),
+        ({"Host": "127.0.0.1"}, "default", 421, "BAD_HOST"),
+        ({"Origin": "https://evil.example"}, "default", 403, "FOREIGN_ORIGIN"),
+        ({"Origin": "null"}, "default", 403, "FOREIGN_ORIGIN"),
+    ],
+)
+def test_security_refusals(
+    daemon: DaemonThread, headers: dict[str, str], token: str | None, status: int, code: str
+) -> None:
+    reply = call(daemon, "GET", "/api/v1/jobs", headers=headers, token=token)
+    assert reply.status == status and reply.error["code"] == code
+    assert TEST_KEY not in reply.body.decode()
+
+
+def test_bodies_are_capped_and_checked(daemon: DaemonThread) -> None:
+    connection = http.client.HTTPConnection("127.0.0.1", daemon.info["port"], timeout=10)
+    connection.putrequest("POST", "/api/v1/animate")
+    connection.putheader("Authorization", f"Bearer {daemon.info['token']}")
+    connection.putheader("Content-Type", "application/json")
+    connection.putheader("Content-Length", str(64 * 2**20))
+    connection.endheaders()
+    response = connection.getresponse()
+    assert response.status == 413 and json.loads(response.read())["error"]["code"] == "TOO_LARGE"
+    connection.close()
+    bad = request(
+        "POST",
+        daemon.url + "/api/v1/animate",
+        body=b"{nope",
+        headers={
+            "Authorization": f"Bearer {daemon.info['token']}",
+            "Content-Type": "application/json",
+        },
+    )
+    assert bad.status == 400 and bad.error["code"] == "BAD_JSON"
+    assert (
+        call(daemon, "POST", "/api/v1/animate", {"project_root": "/x", "surprise": 1}).status == 400
+    )
+    assert call(daemon, "GET", "/api/v1/nothing").status == 404
+    assert call(daemon, "DELETE", "/api/v1/jobs").status == 405
+
+
+def test_projects_confine_paths(daemon: DaemonThread, tmp_path: Path) -> None:
+    project = tmp_path / "game"
+    (project / "art").mkdir(parents=True)
+    draw_character(64).save(project / "art" / "hero.png")
+    outside = tmp_path / "secret.png"
+    draw_character(64).save(outside)
+    base = {"project_root": str(project), "prompt": "idle"}
+    assert (
+        call(daemon, "POST", "/api/v1/animate", {**base, "image_path": "art/hero.png"}).error[
+            "code"
+        ]
+        == "PROJECT_NOT_REGISTERED"
+    )
+    assert (
+        call(daemon, "POST", "/api/v1/projects", {"root": str(project), "engine": "godot"}).status
+        == 201
+    )
+    for path in ("../secret.png", str(outside), "art/../../secret.png", "art/missing.png"):
+        reply = call(daemon, "POST", "/api/v1/animate", {**base, "image_path": path})
+        assert reply.status == 400 and "image_path" in reply.error["message"], path
+    reply = call(
+        daemon,
+        "POST",
+        "/api/v1/animate",
+        {**base, "image_path": "art/hero.png", "target_folder": "../../elsewhere"},
+    )
+    assert reply.status == 400 and "target_folder" in reply.error["message"]
+
+
+def read_events(daemon: DaemonThread, sink: list[dict[str, Any]], until: threading.Event) -> None:
+    connection = http.client.HTTPConnection("127.0.0.1", daemon.info["port"], timeout=60)
+    connection.request(
+        "GET", "/api/v1/events", headers={"Authorization": f"Bearer {daemon.info['token']}"}
+    )
+    response = connection.getresponse()
+    assert response.status == 200
+    while not until.is_set():
+        line = response.readline().decode().strip()
+        if line.startswith("data: "):
+            sink.append(json.loads(line[6:]))
+    connection.close()
+
+
+def test_animate_end_to_end_with_progress_events(daemon: DaemonThread, tmp_path: Path) -> None:
+    project = tmp_path / "game"
+    (project / "art").mkdir(parents=True)
+    draw_character(64).save(project / "art" / "hero.png")
+    call(
+        daemon,
+        "POST",
+        "/api/v1/projects",
+        {"root": str(project), "engine": "godot", "target": "animations"},
+    )
+    events: list[dict[str, Any]] = []
+    done = threading.Event()
+    reader = threading.Thread(target=read_events, args=(daemon, events, done), daemon=True)
+    reader.start()
+    time.sleep(0.3)
+    body = {
+        "project_root": str(project),
+        "image_path": "art/hero.png",
+        "prompt": "idle",
+        "video": {"duration_seconds": 1, "resolution": "360p"},
+        "export": {
+            "frame_count": 4,
+            "output_width": 64,
+            "output_height": 64,
+            "output_formats": ["spritesheet", "spritesheet_json", "godot_pack"],
+        },
+    }
+    quote = call(daemon, "POST", "/api/v1/quote", body)
+    assert quote.status == 200 and quote.json["credits"] > 0
+    accepted = call(daemon, "POST", "/api/v1/animate", body)
+    assert accepted.status == 202, accepted.body
+    job_id = accepted.json["id"]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        job = call(daemon, "GET", f"/api/v1/jobs/{job_id}").json
+        if job["state"] in ("done", "failed", "cancelled"):
+            break
+        time.sleep(0.1)
+    time.sleep(0.3)
+    done.set()
+    assert job["state"] == "done", job
+    files = sorted(p.name for p in (project / "animations").iterdir() if not p.name.startswith("."))
+    assert files == ["hero.json", "hero.mp4", "hero.png", "hero_godot.zip"]
+    mine = [e for e in events if e["id"] == job_id]
+    states = [e["state"] for e in mine]
+    assert states[0] == "new" and states[-1] == "done" and "running" in states
+    progress = [e["progress"] for e in mine if e["state"] == "running"]
+    assert progress == sorted(progress) and progress[-1] == 1
+    status = call(daemon, "GET", "/api/v1/status").json
+    assert status["mode"] == "live" and status["jobs"]["done"] == 1 and status["balance"] > 0
+    assert call(daemon, "GET", "/api/v1/openapi.json").json["openapi"] == "3.1.0"
+
+
+def test_inline_images(daemon: DaemonThread, tmp_path: Path) -> None:
+    project = tmp_path / "game"
+    project.mkdir()
+    call(daemon, "POST", "/api/v1/projects", {"root": str(project)})
+    png = tmp_path / "i.png"
+    draw_character(64).save(png)
+    body = {
+        "project_root": str(project),
+        "prompt": "idle",
+        "image_base64": base64.b64encode(png.read_bytes()).decode(),
+    }
+    assert call(daemon, "POST", "/api/v1/quote", body).status == 200
+    body["image_base64"] = base64.b64encode(b"not an image").decode()
+    assert call(daemon, "POST", "/api/v1/quote", body).status == 415
+    body["image_base64"] = "%%%"
+    assert call(daemon, "POST", "/api/v1/quote", body).status == 400
