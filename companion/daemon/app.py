@@ -17,7 +17,7 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
 from companion import __version__
-from companion.api.errors import CompanionApiError
+from companion.api.errors import ApiStatusError, CompanionApiError
 from companion.api.schema.base import first_error
 from companion.api.schema.images import sniff_image_type
 from companion.daemon.events import Broker
@@ -168,8 +168,12 @@ class Daemon:
                 exc.status, "BAD_REQUEST"
             )
             return error(exc.status, code, exc.reason)
+        except ApiStatusError as exc:
+            if exc.status < 500:  # the service refused what was asked: a bad request
+                return error(400, "SERVICE_REFUSED", f"the service refused it: {exc}")
+            return error(502, "SERVICE_ERROR", f"the service failed: {exc}")
         except CompanionApiError as exc:
-            return error(502, "SERVICE_ERROR", f"the service answered: {exc}")
+            return error(502, "SERVICE_UNREACHABLE", f"the service did not answer: {exc}")
 
     async def _body(self, request: web.Request, model: type[Model]) -> Model:
         if request.content_type != "application/json":
