@@ -28,6 +28,7 @@ class Settings(BaseModel):
     api_key: SecretStr | None = None
     home: Path
     timeout_seconds: float = Field(default=900, gt=0)
+    projects: list[dict[str, Any]] = Field(default_factory=list)
     budget_per_job: int | None = Field(default=None, ge=0)
     budget_per_day: int | None = Field(default=None, ge=0)
 
@@ -67,6 +68,12 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         values.update(
             {k: v for k, v in loaded.items() if k in {"base_url", "api_key", "timeout_seconds"}}
         )
+        projects = loaded.get("projects") or []
+        if not isinstance(projects, list) or not all(
+            isinstance(p, dict) and "root" in p for p in projects
+        ):
+            raise ConfigError(f"{path}: projects must be a list of mappings with a root")
+        values["projects"] = projects
         budgets = loaded.get("budgets") or {}
         if not isinstance(budgets, dict):
             raise ConfigError(f"{path}: budgets must be a mapping with per_job and per_day")

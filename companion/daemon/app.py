@@ -33,6 +33,7 @@ from companion.daemon.schema import (
     StatusOut,
 )
 from companion.daemon.security import MAX_BODY, error, guard
+from companion.daemon.watch import ProjectWatcher
 from companion.jobs.engine import Engine
 from companion.jobs.lifecycle import FINAL, State
 from companion.store import Job
@@ -68,6 +69,8 @@ class Daemon:
         self._workers: list[asyncio.Task[None]] = []
         self._worker_count = workers
         self._status: tuple[float, dict[str, Any]] | None = None
+        self.watchers: dict[str, ProjectWatcher] = {}
+        self.stable_seconds = 0.5
         engine.on_change = self._changed
         engine.on_progress = lambda job, task: self._changed(job)
 
@@ -75,6 +78,33 @@ class Daemon:
 
     def _changed(self, job: Job) -> None:
         self.broker.publish("job", self._job_out(job).model_dump(mode="json"))
+        if job.state in FINAL:
+            for watcher in self.watchers.values():
+                watcher.finished(job)
+
+    async def watch(self, project: dict[str, Any]) -> None:
+        """Watch a project's inbox (again, with new settings, if it was watched)."""
+        if not project.get("inbox"):
+            return
+        old = self.watchers.pop(project["root"], None)
+        if old is not None:
+            await old.stop()
+        watcher = ProjectWatcher(
+            project, self._submit_drop, self._job_with_hash, stable_seconds=self.stable_seconds
+        )
+        self.watchers[project["root"]] = watcher
+        await watcher.start(self.store.jobs())
+
+    def _submit_drop(self, request: dict[str, Any], name: str, target: Path, priority: str) -> Job:
+        job = self.engine.submit(
+            request, name=name, target_dir=target, priority=0 if priority == "editor" else 1
+        )
+        self.enqueue(job)
+        self._changed(job)
+        return job
+
+    def _job_with_hash(self, digest: str) -> Job | None:
+        return next((j for j in self.store.jobs() if j.request.get("drop_hash") == digest), None)
 
     def enqueue(self, job: Job) -> None:
         if job.id in self._queued:
@@ -88,8 +118,12 @@ class Daemon:
             if job.state not in FINAL and job.state != State.AWAITING_APPROVAL:
                 self.enqueue(job)
         self._workers = [asyncio.create_task(self._work()) for _ in range(self._worker_count)]
+        for project in self.store.projects():
+            await self.watch(project)
 
     async def stop(self) -> None:
+        for watcher in self.watchers.values():
+            await watcher.stop()
         for worker in self._workers:
             worker.cancel()
         await asyncio.gather(*self._workers, return_exceptions=True)
@@ -237,8 +271,23 @@ class Daemon:
         target = _inside(root.resolve(), project.target)
         if target is None:
             return error(400, "INVALID", "target: must stay inside the project")
-        self.store.add_project(str(root.resolve()), project.engine, {"target": project.target})
-        out = ProjectOut(root=str(root.resolve()), engine=project.engine, target=project.target)
+        if project.inbox is not None and _inside(root.resolve(), project.inbox) is None:
+            return error(400, "INVALID", "inbox: must stay inside the project")
+        settings = {
+            "target": project.target,
+            "inbox": project.inbox,
+            "poll": project.poll,
+            "defaults": project.defaults,
+        }
+        self.store.add_project(str(root.resolve()), project.engine, settings)
+        registered = {"root": str(root.resolve()), "engine": project.engine, **settings}
+        await self.watch(registered)
+        out = ProjectOut(
+            root=str(root.resolve()),
+            engine=project.engine,
+            target=project.target,
+            inbox=project.inbox,
+        )
         return web.json_response(out.model_dump(), status=201)
 
     def _project(self, root: str) -> dict[str, Any] | None:

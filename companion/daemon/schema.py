@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -28,12 +28,20 @@ class ProjectIn(Request):
         max_length=1024,
         description="default output folder, relative to the root",
     )
+    inbox: str | None = Field(
+        default=None, max_length=1024, description="a drop folder to watch, relative to the root"
+    )
+    poll: bool = Field(default=False, description="poll the inbox (network drives)")
+    defaults: dict[str, Any] = Field(
+        default_factory=dict, description="prompt, export, video for dropped files"
+    )
 
 
 class ProjectOut(Reply):
     root: str
     engine: str
     target: str
+    inbox: str | None = None
 
 
 class AnimateIn(Request):

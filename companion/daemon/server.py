@@ -73,6 +73,13 @@ async def serve(
                     service_label=endpoint.label,
                     workers=account.limits.concurrency + account.limits.queue,
                 )
+                for project in settings.projects:  # config.yaml projects join the registry
+                    root = str(Path(project["root"]).expanduser().resolve())
+                    store.add_project(
+                        root,
+                        str(project.get("engine", "other")),
+                        {k: v for k, v in project.items() if k not in ("root", "engine")},
+                    )
                 runner = web.AppRunner(daemon.app(), access_log=None, handle_signals=False)
                 await runner.setup()
                 site = web.TCPSite(runner, "127.0.0.1", port)
