@@ -177,6 +177,28 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(image, out / "animation")
 
 
+def cmd_status(args: argparse.Namespace) -> int:
+    import json as json_module
+
+    from companion.config import ConfigError, load_settings
+    from companion.remote_cli import RemoteError
+
+    try:
+        settings = load_settings()
+    except ConfigError as exc:
+        raise RemoteError(str(exc), 2) from exc
+    path = settings.home / "daemon.json"
+    if not path.exists():
+        raise RemoteError("the daemon is not running; start it with: companion serve")
+    info = json_module.loads(path.read_text())
+    print(f"daemon {info['version']} (pid {info['pid']}) on http://127.0.0.1:{info['port']}")
+    print(
+        f"status page (keep this link to yourself): "
+        f"http://127.0.0.1:{info['port']}/?token={info['token']}"
+    )
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import logging
 
@@ -245,6 +267,9 @@ def build_parser() -> argparse.ArgumentParser:
     from companion.jobs_cli import add_jobs_commands
 
     add_jobs_commands(commands, lambda p: _add_export_options(p, with_out=False))
+
+    status = commands.add_parser("status", help="the running daemon, and its status page link")
+    status.set_defaults(handler=cmd_status)
 
     serve = commands.add_parser("serve", help="run the daemon for editor plugins")
     serve.add_argument("--port", type=int, default=8791, help="localhost port (0: any free)")

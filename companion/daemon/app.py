@@ -22,6 +22,7 @@ from companion.api.schema.base import first_error
 from companion.api.schema.images import sniff_image_type
 from companion.daemon.events import Broker
 from companion.daemon.openapi import daemon_openapi
+from companion.daemon.page import TOKEN, page, preview_gif
 from companion.daemon.schema import (
     AnimateIn,
     JobList,
@@ -185,9 +186,12 @@ class Daemon:
             ("POST", "/api/v1/jobs/{job_id}/cancel", self.cancel_job),
             ("POST", "/api/v1/jobs/{job_id}/approve", self.approve_job),
             ("GET", "/api/v1/events", self.events),
+            ("GET", "/api/v1/jobs/{job_id}/preview.gif", self.preview),
+            ("GET", "/", page),
         ]
         for method, path, handler in routes:
             app.router.add_route(method, path, handler)
+        app[TOKEN] = self.token
         return app
 
     @web.middleware
@@ -378,6 +382,16 @@ class Daemon:
         job = self.engine.approve(job.id)
         self.enqueue(job)
         return web.json_response(self._job_out(job).model_dump(mode="json"))
+
+    async def preview(self, request: web.Request) -> web.StreamResponse:
+        job = self._job(request)
+        loop = asyncio.get_running_loop()
+        path = await loop.run_in_executor(
+            None, preview_gif, self.store, job.id, self.home / "previews"
+        )
+        if path is None or not path.exists():
+            return error(404, "NO_PREVIEW", "the job has no finished frames to preview")
+        return web.FileResponse(path, headers={"Content-Type": "image/gif"})
 
     async def events(self, request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(

@@ -19,7 +19,8 @@ log = logging.getLogger("companion.daemon")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 MAX_BODY = 16 * 2**20  # an inline image of the spec's 10 MiB, as Base64, with room
-OPEN_PATHS = frozenset({"/api/v1/health"})
+# The page checks its own one-time token or cookie; health tells nothing.
+OPEN_PATHS = frozenset({"/api/v1/health", "/"})
 COOKIE = "companion_token"
 
 
@@ -43,7 +44,8 @@ def guard(
         if request.headers.get("Host", "") not in {f"localhost:{port}", f"127.0.0.1:{port}"}:
             return error(421, "BAD_HOST", "use http://127.0.0.1:PORT or http://localhost:PORT")
         origin = request.headers.get("Origin")
-        if origin is not None and origin not in allowed_origins:
+        own = {f"http://127.0.0.1:{port}", f"http://localhost:{port}"}  # the status page
+        if origin is not None and origin not in allowed_origins and origin not in own:
             return error(403, "FOREIGN_ORIGIN", "requests from web pages are refused")
         if request.path not in OPEN_PATHS and not _authorised(request, token):
             return error(401, "BAD_TOKEN", "send Authorization: Bearer <token from daemon.json>")
