@@ -215,3 +215,17 @@ def test_inline_images(daemon: DaemonThread, tmp_path: Path) -> None:
     assert call(daemon, "POST", "/api/v1/quote", body).status == 415
     body["image_base64"] = "%%%"
     assert call(daemon, "POST", "/api/v1/quote", body).status == 400
+
+
+def test_stops_promptly_with_an_event_stream_open(make_sandbox, tmp_path: Path) -> None:
+    sandbox = make_sandbox()
+    running = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
+    connection = http.client.HTTPConnection("127.0.0.1", running.info["port"], timeout=30)
+    connection.request("GET", "/api/v1/events",
+                       headers={"Authorization": f"Bearer {running.info['token']}"})
+    assert connection.getresponse().status == 200
+    started = time.monotonic()
+    running.stop()
+    assert time.monotonic() - started < 10
+    assert not (tmp_path / "home" / "daemon.json").exists()
+    connection.close()

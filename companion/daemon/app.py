@@ -20,7 +20,7 @@ from companion import __version__
 from companion.api.errors import ApiStatusError, CompanionApiError
 from companion.api.schema.base import first_error
 from companion.api.schema.images import sniff_image_type
-from companion.daemon.events import Broker
+from companion.daemon.events import CLOSED, Broker
 from companion.daemon.openapi import daemon_openapi
 from companion.daemon.page import TOKEN, page, preview_gif
 from companion.daemon.schema import (
@@ -123,6 +123,7 @@ class Daemon:
             await self.watch(project)
 
     async def stop(self) -> None:
+        self.broker.close()  # event streams end, so shutdown need not wait for them
         for watcher in self.watchers.values():
             await watcher.stop()
         for worker in self._workers:
@@ -406,6 +407,8 @@ class Daemon:
                     message = await asyncio.wait_for(queue.get(), HEARTBEAT_SECONDS)
                 except TimeoutError:
                     message = ": heartbeat\n\n"
+                if message == CLOSED or self.broker.closed:
+                    break
                 await response.write(message.encode())
         except (ConnectionResetError, asyncio.CancelledError):
             pass

@@ -6,11 +6,21 @@ import asyncio
 import json
 from typing import Any
 
+CLOSED = ""  # put in every queue when the daemon stops: streams end at once
+
 
 class Broker:
     def __init__(self, depth: int = 256) -> None:
         self._subscribers: set[asyncio.Queue[str]] = set()
         self._depth = depth
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
+        for queue in list(self._subscribers):
+            if queue.full():
+                queue.get_nowait()
+            queue.put_nowait(CLOSED)
 
     def publish(self, event: str, data: dict[str, Any]) -> None:
         message = f"event: {event}\ndata: {json.dumps(data)}\n\n"

@@ -80,7 +80,9 @@ async def serve(
                         str(project.get("engine", "other")),
                         {k: v for k, v in project.items() if k not in ("root", "engine")},
                     )
-                runner = web.AppRunner(daemon.app(), access_log=None, handle_signals=False)
+                runner = web.AppRunner(
+                    daemon.app(), access_log=None, handle_signals=False, shutdown_timeout=5.0
+                )
                 await runner.setup()
                 site = web.TCPSite(runner, "127.0.0.1", port)
                 await site.start()
