@@ -221,8 +221,9 @@ def test_stops_promptly_with_an_event_stream_open(make_sandbox, tmp_path: Path) 
     sandbox = make_sandbox()
     running = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
     connection = http.client.HTTPConnection("127.0.0.1", running.info["port"], timeout=30)
-    connection.request("GET", "/api/v1/events",
-                       headers={"Authorization": f"Bearer {running.info['token']}"})
+    connection.request(
+        "GET", "/api/v1/events", headers={"Authorization": f"Bearer {running.info['token']}"}
+    )
     assert connection.getresponse().status == 200
     started = time.monotonic()
     running.stop()

@@ -198,3 +198,24 @@ def test_drops_made_while_the_daemon_was_down(make_sandbox, tmp_path: Path) -> N
         assert (project / "animations" / "while_down.png").exists()
     finally:
         second.stop()
+
+
+def test_polling_observer_for_network_drives(daemon, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    running, _ = daemon
+    project = tmp_path / "share"
+    project.mkdir()
+    reply = call(
+        running,
+        "POST",
+        "/api/v1/projects",
+        {"root": str(project), "inbox": "drop", "poll": True, "defaults": DEFAULTS},
+    )
+    assert reply.status == 201
+    watcher = running.daemon.watchers[str(project.resolve())]
+    assert type(watcher._observer).__name__ == "PollingObserver"
+    picture(50, project / "drop" / "polled.png")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (project / "drop" / "done" / "polled.png").exists():
+        time.sleep(0.2)
+    assert (project / "drop" / "done" / "polled.png").exists()
+    assert (project / "animations" / "polled.png").exists()
