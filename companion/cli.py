@@ -16,6 +16,7 @@ from companion.api.schema.base import first_error
 from companion.export_bridge import export_spec
 from companion.media import FORMATS, ExportResult, ExportSpec, MediaError, export_video
 from companion.media.chroma import parse_hex_colour
+from companion.media.export import safe_name
 
 DEFAULT_KEY_COLOUR = "#00ff00"
 
@@ -115,11 +116,6 @@ def export_spec_from_args(args: argparse.Namespace, default_name: str) -> Export
         pixel_art=args.pixel_art,
         godot_res_dir=args.godot_res_dir,
     )
-
-
-def safe_name(stem: str) -> str:
-    cleaned = "".join(c if c.isalnum() or c in "_-" else "_" for c in stem).strip("_-")
-    return (cleaned or "animation")[:64]
 
 
 def _report(result: ExportResult, as_json: bool) -> None:

@@ -95,7 +95,8 @@ def _find(store: Store, prefix: str) -> Job:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    from companion.cli import export_options_from_args, safe_name
+    from companion.cli import export_options_from_args
+    from companion.media.export import safe_name
     from companion.remote_cli import RemoteError
 
     options, selection = export_options_from_args(args)

@@ -101,7 +101,8 @@ def add_animate(
 
 
 def _animate_request(args: argparse.Namespace) -> AnimateRequest:
-    from companion.cli import UsageError, export_options_from_args, safe_name
+    from companion.cli import UsageError, export_options_from_args
+    from companion.media.export import safe_name
 
     options, selection = export_options_from_args(args)
     try:

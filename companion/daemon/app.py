@@ -37,6 +37,7 @@ from companion.daemon.security import MAX_BODY, error, guard
 from companion.daemon.watch import ProjectWatcher
 from companion.jobs.engine import Engine
 from companion.jobs.lifecycle import FINAL, State
+from companion.media.export import safe_name
 from companion.store import Job
 
 log = logging.getLogger("companion.daemon")
@@ -315,7 +316,7 @@ class Daemon:
         target = _inside(root, body.target_folder or project.get("target", "animations"))
         if target is None:
             raise _Bad(400, "INVALID", "target_folder: must stay inside the project")
-        name = body.name or _safe(image.stem)
+        name = body.name or safe_name(image.stem)
         request = {
             "image": str(image),
             "prompt": body.prompt,
@@ -432,8 +433,3 @@ def _inside(root: Path, relative: str) -> Path | None:
         return None
     candidate = (root / relative).resolve()
     return candidate if candidate.is_relative_to(root) else None
-
-
-def _safe(stem: str) -> str:
-    cleaned = "".join(c if c.isalnum() or c in "_-" else "_" for c in stem).strip("_-")
-    return (cleaned or "animation")[:64]

@@ -39,6 +39,7 @@ from watchdog.observers.polling import PollingObserver
 
 from companion.api.schema import ExportOptions, Selection, VideoOptions
 from companion.api.schema.base import first_error
+from companion.media.export import safe_name
 from companion.store import Job
 
 log = logging.getLogger("companion.daemon.watch")
@@ -239,7 +240,7 @@ class ProjectWatcher:
         for reference in images["references"]:
             _check_image(Path(reference))
         settings = self._settings(sidecar, source)
-        name = settings.name or _safe(stem)
+        name = settings.name or safe_name(stem)
         request = {
             **images,
             "prompt": settings.prompt,
@@ -370,8 +371,3 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
         else:
             merged[key] = value
     return merged
-
-
-def _safe(stem: str) -> str:
-    cleaned = "".join(c if c.isalnum() or c in "_-" else "_" for c in stem).strip("_-")
-    return (cleaned or "animation")[:64]

@@ -96,6 +96,12 @@ FILE_SUFFIX: dict[str, str] = {
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
+def safe_name(stem: str) -> str:
+    """A name that NAME_PATTERN accepts, made from a file's stem."""
+    cleaned = "".join(c if c.isalnum() or c in "_-" else "_" for c in stem).strip("_-")
+    return (cleaned or "animation")[:64]
+
+
 @dataclass(frozen=True)
 class ExportSpec:
     formats: tuple[str, ...]
