@@ -8,12 +8,12 @@ listener closes and daemon.json is removed."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import os
 import secrets
 import signal
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -120,8 +120,8 @@ def run_forever(settings: Settings, port: int) -> int:
     async def main() -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError):  # Windows has no signal handlers
+        if sys.platform != "win32":  # Windows has no loop signal handlers: Ctrl+C ends run()
+            for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, stop.set)
 
         def announce(daemon: Daemon) -> None:
