@@ -7,7 +7,6 @@ downloaded too, since a later-stage failure can leave usable ones."""
 
 from __future__ import annotations
 
-import base64
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -19,16 +18,14 @@ from companion.api.keys import new_idempotency_key
 from companion.api.schema import (
     AnimationCreate,
     Asset,
-    Base64ImageInput,
     ExportOptions,
-    FileImageInput,
     GenerationInput,
     ImageInput,
     Selection,
     Task,
     VideoOptions,
 )
-from companion.api.schema.images import sniff_image_type
+from companion.inputs import ImageReadError, LocalImage
 from companion.media.export import FILE_SUFFIX
 
 INLINE_LIMIT = 4 * 2**20  # inline below this; the spec allows 10 MiB each, 20 MiB in all
@@ -94,20 +91,13 @@ def output_names(assets: list[Asset], name: str) -> list[str]:
 
 async def image_input(client: Client, path: Path, inline_budget: list[int]) -> ImageInput:
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from exc
-    mime = sniff_image_type(data)
-    if mime is None:
-        raise InputError(f"{path}: not a PNG, JPEG or WebP image")
-    if len(data) <= INLINE_LIMIT and len(data) <= inline_budget[0]:
-        inline_budget[0] -= len(data)
-        return Base64ImageInput(
-            media_type=mime,
-            data=base64.b64encode(data).decode(),
-        )
-    uploaded = await client.upload_file(data, path.name, mime)
-    return FileImageInput(file_id=uploaded.id)
+        image = LocalImage.read(path)
+    except ImageReadError as exc:
+        raise InputError(str(exc)) from exc
+    if image.size <= INLINE_LIMIT and image.size <= inline_budget[0]:
+        inline_budget[0] -= image.size
+        return image.inline()
+    return await image.upload(client)
 
 
 async def build_body(client: Client, request: AnimateRequest) -> AnimationCreate:

@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import hashlib
 import logging
 import shutil
@@ -38,12 +37,11 @@ from companion.api.keys import new_idempotency_key
 from companion.api.schema import (
     AnimationCreate,
     Asset,
-    Base64ImageInput,
     FileImageInput,
     ImageInput,
     Task,
 )
-from companion.api.schema.images import sniff_image_type
+from companion.inputs import ImageReadError, LocalImage
 from companion.jobs.crash import crash_point
 from companion.jobs.lifecycle import FINAL, State, check
 from companion.store import Job, Store
@@ -381,30 +379,26 @@ class Engine:
 
     async def _image(self, path: Path) -> ImageInput:
         try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise JobFailed(f"{path}: cannot be read ({exc.strerror})") from exc
-        mime = sniff_image_type(data)
-        if mime is None:
-            raise JobFailed(f"{path}: not a PNG, JPEG or WebP image")
-        digest = hashlib.sha256(data).hexdigest()
-        known = self.store.upload_for(self.service, digest)
+            image = LocalImage.read(path)
+        except ImageReadError as exc:
+            raise JobFailed(str(exc)) from exc
+        known = self.store.upload_for(self.service, image.sha256)
         if known is not None:
             return FileImageInput(file_id=known)
-        if len(data) <= INLINE_LIMIT:
-            return Base64ImageInput(media_type=mime, data=base64.b64encode(data).decode())
+        if image.size <= INLINE_LIMIT:
+            return image.inline()
         try:
-            uploaded = await self.client.upload_file(data, path.name, mime)
+            uploaded = await image.upload(self.client)
         except UncertainRequestError as exc:
-            if len(data) <= INLINE_FALLBACK_LIMIT:
+            if image.size <= INLINE_FALLBACK_LIMIT:
                 log.info("upload of %s was cut off; sending it inline instead", path.name)
-                return Base64ImageInput(media_type=mime, data=base64.b64encode(data).decode())
+                return image.inline()
             raise JobFailed(
                 f"{path}: the upload was cut off and the image is too large to "
                 "send inline; try again"
             ) from exc
-        self.store.remember_upload(self.service, digest, str(uploaded.id))
-        return FileImageInput(file_id=uploaded.id)
+        self.store.remember_upload(self.service, image.sha256, str(uploaded.file_id))
+        return uploaded
 
 
 def _sha256(path: Path) -> str:
