@@ -32,6 +32,7 @@ class GifWriter:
         self._pts = [0]
         for delay in delays:
             self._pts.append(self._pts[-1] + delay)
+        self._delay_of = dict(zip(self._pts, delays, strict=False))
         self.clamped = any(d < 0.015 for d in durations)
         self._container = av.open(str(path), "w", format="gif", options={"loop": "0"})
         self._stream = self._container.add_stream("gif", rate=100)
@@ -83,10 +84,9 @@ class GifWriter:
             self._container.mux(packet)
 
     def _duration_at(self, pts: int | None) -> int:
-        if pts is None:
-            return MIN_DELAY
-        i = self._pts.index(pts) if pts in self._pts else -1
-        return self._pts[i + 1] - pts if 0 <= i < len(self._pts) - 1 else MIN_DELAY
+        # Packets may leave the encoder later than their frame went in: look the delay
+        # up by presentation time, in one step.
+        return self._delay_of.get(pts, MIN_DELAY) if pts is not None else MIN_DELAY
 
     def close(self) -> Path:
         for packet in self._stream.encode(None):
