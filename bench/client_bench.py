@@ -22,7 +22,6 @@ import json
 import math
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+from _common import sandbox_process  # bench/ is on sys.path when run
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -115,12 +115,6 @@ def parse_time(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def big_asset_state(folder: Path, megabytes: int) -> tuple[Path, str]:
     """A sandbox state holding one large asset, written before the sandbox starts."""
     state = State()
@@ -165,29 +159,9 @@ def measure_download(megabytes: int) -> dict[str, float]:
     work = Path(tempfile.mkdtemp(prefix="client-bench-"))
     try:
         state, asset_id = big_asset_state(work, megabytes)
-        port = free_port()
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "companion",
-                "sandbox",
-                "--port",
-                str(port),
-                "--api-key",
-                KEY,
-                "--state",
-                str(state),
-                "--limits",
-                "1,3,1000,100000",
-            ],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert server.stdout is not None
-            base = server.stdout.readline().strip()
+        with sandbox_process(
+            "--api-key", KEY, "--state", str(state), "--limits", "1,3,1000,100000"
+        ) as base:
             ours = json.loads(
                 subprocess.run(
                     [sys.executable, "-c", DOWNLOADER, base, KEY, asset_id, str(work / "ours.bin")],
@@ -208,9 +182,6 @@ def measure_download(megabytes: int) -> dict[str, float]:
                 started = time.perf_counter()
                 subprocess.run(["curl", "-s", "-L", "-o", str(work / "curl.bin"), url], check=True)
                 curl_seconds = time.perf_counter() - started
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
         size = megabytes * (1 << 20)
         return {
             "ours_mbps": size / ours["seconds"] / 1e6,

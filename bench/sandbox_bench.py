@@ -14,8 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
-import os
-import socket
 import subprocess
 import sys
 import time
@@ -23,17 +21,12 @@ import uuid
 from pathlib import Path
 
 import aiohttp
+from _common import free_port, sandbox_process  # bench/ is on sys.path when run
 from PIL import Image
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-bench"
 HEADERS = {"Authorization": f"Bearer {KEY}"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def hammer(make_request, seconds: float, concurrency: int) -> tuple[float, int]:  # type: ignore[no-untyped-def]
@@ -131,36 +124,17 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--concurrency", type=int, default=32)
     args = parser.parse_args()
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "companion",
-            "sandbox",
-            "--port",
-            str(port),
-            "--api-key",
-            KEY,
-            "--credits",
-            "1000000000",
-            "--task-seconds",
-            "3600",
-            "--limits",
-            "1,100000000,100000000,100000000",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    try:
-        assert server.stdout is not None
-        base = server.stdout.readline().strip()
+    with sandbox_process(
+        "--api-key",
+        KEY,
+        "--credits",
+        "1000000000",
+        "--task-seconds",
+        "3600",
+        "--limits",
+        "1,100000000,100000000,100000000",
+    ) as base:
         reads, creates, failures = asyncio.run(sandbox_rates(base, args.seconds, args.concurrency))
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     ceiling = baseline(args.seconds, args.concurrency)
     print(
         f"load: {args.concurrency} requests in flight for {args.seconds:g} s each, loopback, "

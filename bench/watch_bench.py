@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _common import sandbox_process  # bench/ is on sys.path when run
 from PIL import Image
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
@@ -83,29 +84,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--drops", type=int, default=10)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        sandbox_process(
+            "--api-key", KEY, "--task-seconds", "0.2", "--limits", "4,50,1000,100000"
+        ) as base,
+    ):
         work = Path(tmp)
-        sandbox = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "companion",
-                "sandbox",
-                "--port",
-                "0",
-                "--api-key",
-                KEY,
-                "--task-seconds",
-                "0.2",
-                "--limits",
-                "4,50,1000,100000",
-            ],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert sandbox.stdout is not None
-        base = sandbox.stdout.readline().strip()
         env = {
             **os.environ,
             "COMPANION_HOME": str(work / "home"),
@@ -187,8 +172,6 @@ def main() -> None:
         finally:
             daemon.send_signal(signal.SIGTERM)
             daemon.wait(timeout=30)
-            sandbox.terminate()
-            sandbox.wait(timeout=30)
     median = statistics.median(latencies)
     beyond = [t - STABLE for t in latencies]
     print(f"{args.drops} drops into a watched inbox (stability window {STABLE:g} s)")
