@@ -123,8 +123,20 @@ class Client:
         kind: Kind = Kind.READ,
         headers: dict[str, str] | None = None,
     ) -> Model:
+        reply = await self._send_post(path, body, kind=kind, headers=headers)
+        return model.model_validate(reply.body)
+
+    async def _send_post(
+        self,
+        path: str,
+        body: BaseModel | bytes | None,
+        *,
+        kind: Kind,
+        headers: dict[str, str] | None,
+    ) -> Reply:
+        """A model is serialised once here; bytes go out exactly as given."""
         payload = body if isinstance(body, bytes | None) else _json(body)
-        reply = await self.transport.request(
+        return await self.transport.request(
             "POST",
             path,
             kind=kind,
@@ -132,7 +144,6 @@ class Client:
             headers=headers,
             content_type="application/json" if payload is not None else None,
         )
-        return model.model_validate(reply.body)
 
     # -- account, credits, models ---------------------------------------------------------
 
@@ -183,14 +194,8 @@ class Client:
     # -- creates -------------------------------------------------------------------------------
 
     async def _create(self, kind: str, body: BaseModel | bytes, idempotency_key: str) -> Task:
-        payload = body if isinstance(body, bytes) else _json(body)
-        reply = await self.transport.request(
-            "POST",
-            PATHS[kind],
-            kind=Kind.CREATE,
-            body=payload,
-            content_type="application/json",
-            headers={"Idempotency-Key": idempotency_key},
+        reply = await self._send_post(
+            PATHS[kind], body, kind=Kind.CREATE, headers={"Idempotency-Key": idempotency_key}
         )
         task = Task.model_validate(reply.body)
         self._remember(str(task.id), reply.retry_after)
