@@ -106,7 +106,7 @@ class Daemon:
         return job
 
     def _job_with_hash(self, digest: str) -> Job | None:
-        return next((j for j in self.store.jobs() if j.request.get("drop_hash") == digest), None)
+        return self.store.job_with("drop_hash", digest)
 
     def enqueue(self, job: Job) -> None:
         if job.id in self._queued:

@@ -201,6 +201,14 @@ class Store:
             rows = self._db.execute("SELECT * FROM jobs ORDER BY created_at").fetchall()
         return [_job(r) for r in rows]
 
+    def job_with(self, request_key: str, value: str) -> Job | None:
+        """The oldest job whose request has this value under this key."""
+        row = self._db.execute(
+            "SELECT * FROM jobs WHERE json_extract(request, ?) = ? ORDER BY created_at LIMIT 1",
+            (f"$.{request_key}", value),
+        ).fetchone()
+        return None if row is None else _job(row)
+
     def update_job(self, job_id: str, **fields: Any) -> Job:
         allowed = {
             "state",
