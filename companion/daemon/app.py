@@ -35,6 +35,9 @@ from companion.daemon.schema import (
 )
 from companion.daemon.security import MAX_BODY, error, guard
 from companion.daemon.watch import ProjectWatcher
+from companion.install.plan import Placement
+from companion.install.tree import InstallError
+from companion.install.unity import check_target
 from companion.jobs.engine import Engine
 from companion.jobs.lifecycle import FINAL, State
 from companion.media.export import safe_name
@@ -159,6 +162,7 @@ class Daemon:
             remote_id=job.remote_id,
             target_dir=job.target_dir,
             error=job.error,
+            resource=job.request.get("resource"),
             created_at=job.created_at,
             updated_at=job.updated_at,
             outputs=[
@@ -274,9 +278,13 @@ class Daemon:
         root = Path(project.root).expanduser()
         if not root.is_absolute() or not root.is_dir():
             return error(400, "INVALID", "root: must be an existing absolute folder")
+        project.target = project.target or default_target(project.engine)
         target = _inside(root.resolve(), project.target)
         if target is None:
             return error(400, "INVALID", "target: must stay inside the project")
+        refusal = _engine_refusal(project.engine, root.resolve(), target)
+        if refusal:
+            return error(400, "INVALID", f"target: {refusal}")
         if project.inbox is not None and _inside(root.resolve(), project.inbox) is None:
             return error(400, "INVALID", "inbox: must stay inside the project")
         settings = {
@@ -313,9 +321,13 @@ class Daemon:
                 raise _Bad(400, "INVALID", "image_path: must be a file inside the project")
         else:
             image = self._store_inline(body.image_base64 or "")
-        target = _inside(root, body.target_folder or project.get("target", "animations"))
+        engine = str(project.get("engine", "other"))
+        target = _inside(root, body.target_folder or project.get("target") or "animations")
         if target is None:
             raise _Bad(400, "INVALID", "target_folder: must stay inside the project")
+        refusal = _engine_refusal(engine, root, target)
+        if refusal:
+            raise _Bad(400, "INVALID", f"target_folder: {refusal}")
         name = body.name or safe_name(image.stem)
         request = {
             "image": str(image),
@@ -323,6 +335,7 @@ class Daemon:
             "video": body.video.model_dump(mode="json"),
             "export": body.export.model_dump(mode="json"),
             "selection": body.selection.model_dump(mode="json"),
+            "install": Placement(engine, root, target).to_json(),
         }
         return request, name, target
 
@@ -425,6 +438,20 @@ class _Bad(Exception):
 
     def response(self) -> web.Response:
         return error(self.status, self.code, self.message)
+
+
+def default_target(engine: str) -> str:
+    return "Assets/Animations" if engine == "unity" else "animations"
+
+
+def _engine_refusal(engine: str, root: Path, target: Path) -> str | None:
+    """Why the engine could not see files in target, if it could not."""
+    if engine == "unity":
+        try:
+            check_target(root, target)
+        except InstallError as exc:
+            return str(exc)
+    return None
 
 
 def _inside(root: Path, relative: str) -> Path | None:

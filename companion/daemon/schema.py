@@ -23,10 +23,11 @@ class Reply(BaseModel):
 class ProjectIn(Request):
     root: str = Field(min_length=1, max_length=4096, description="absolute project folder")
     engine: Engine = "other"
-    target: str = Field(
-        default="animations",
+    target: str | None = Field(
+        default=None,
         max_length=1024,
-        description="default output folder, relative to the root",
+        description="default output folder, relative to the root "
+        "(Assets/Animations for Unity, animations otherwise)",
     )
     inbox: str | None = Field(
         default=None, max_length=1024, description="a drop folder to watch, relative to the root"
@@ -85,6 +86,11 @@ class JobOut(Reply):
     remote_id: str | None = None
     target_dir: str | None = None
     error: str | None = None
+    resource: str | None = Field(
+        default=None,
+        description="the playable resource in the engine's terms, once installed "
+        "(res://... SpriteFrames for Godot, Assets/... AnimationClip for Unity)",
+    )
     created_at: str
     updated_at: str
     outputs: list[OutputOut] = Field(default_factory=list)

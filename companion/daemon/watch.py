@@ -113,7 +113,8 @@ class ProjectWatcher:
     ) -> None:
         self.root = Path(project["root"])
         self.inbox = self.root / project.get("inbox", "inbox")
-        self.target = self.root / project.get("target", "animations")
+        self.target = self.root / (project.get("target") or "animations")
+        self.engine = str(project.get("engine") or "other")
         self.defaults = project.get("defaults") or {}
         self.submit = submit
         self.find_by_hash = find_by_hash
@@ -216,7 +217,11 @@ class ProjectWatcher:
                 f"outputs are in {earlier.target_dir}",
             )
             return
-        request.update(drop_source=str(source), drop_hash=digest)
+        request.update(
+            drop_source=str(source),
+            drop_hash=digest,
+            install={"engine": self.engine, "root": str(self.root)},
+        )
         job = self.submit(request, name, self.target, "folder")
         self._sources[job.id] = source
 

@@ -42,6 +42,10 @@ from companion.api.schema import (
     Task,
 )
 from companion.inputs import ImageReadError, LocalImage
+from companion.install import plan as install_plan
+from companion.install.plan import Placement
+from companion.install.sheet_source import SheetSourceError
+from companion.install.tree import InstallError, Staged, load_manifest
 from companion.jobs.crash import crash_point
 from companion.jobs.lifecycle import FINAL, State, check
 from companion.store import Job, Store
@@ -286,6 +290,67 @@ class Engine:
 
     def _install(self, job: Job) -> Job:
         assert job.target_dir
+        placement = Placement.from_request(job.request, Path(job.target_dir))
+        succeeded = job.request.get("remote_status") == "succeeded"
+        if placement is not None and placement.engine_aware and succeeded:
+            try:
+                return self._install_for_engine(job, placement)
+            except (InstallError, SheetSourceError) as exc:
+                # The downloads are paid for: they go in as they are, and the job says why.
+                log.warning(
+                    "job %s: engine install failed (%s); files kept as downloaded", job.id, exc
+                )
+                self._install_as_downloaded(job)
+                return self._move(
+                    job,
+                    State.FAILED,
+                    error=f"{exc}. The downloaded files are in {job.target_dir}",
+                )
+        self._install_as_downloaded(job)
+        return self._finish(job)
+
+    def _install_for_engine(self, job: Job, placement: Placement) -> Job:
+        target = placement.target
+        staging = self._staging(job)
+        rows = self.store.assets(job.id)
+        tree = load_manifest(staging)
+        if tree is None:
+            lost = [
+                r.file_name for r in rows if not (r.staged_path and Path(r.staged_path).exists())
+            ]
+            if lost:
+                raise JobFailed(
+                    f"outputs {', '.join(lost)} were lost before they were installed; "
+                    "download them with companion assets download"
+                )
+            export = (job.request.get("resolved") or {}).get("export") or {}
+            tree = install_plan.build(
+                placement,
+                [Staged(r.format, r.file_name, Path(str(r.staged_path))) for r in rows],
+                staging,
+                name=job.name,
+                formats=[str(f) for f in export.get("output_formats") or []],
+                export=export,
+            )
+        for relative in tree.order:
+            source, final = tree.path(relative), target / relative
+            if source.exists():
+                final.parent.mkdir(parents=True, exist_ok=True)
+                source.replace(final)  # atomic on one filesystem: whole file or nothing
+            elif not final.exists():
+                raise JobFailed(f"{relative} was lost while it was installed; run the job again")
+            crash_point("mid_install")
+        for row in rows:
+            if not row.installed_path:
+                where = target / tree.outputs.get(row.file_name, row.file_name)
+                self.store.asset_installed(row.id, str(where))
+        shutil.rmtree(target / STAGING / job.id, ignore_errors=True)
+        if tree.resource:
+            job = self.store.update_job(job.id, request={**job.request, "resource": tree.resource})
+        return self._finish(job)
+
+    def _install_as_downloaded(self, job: Job) -> None:
+        assert job.target_dir
         target = Path(job.target_dir)
         for row in self.store.assets(job.id):
             if row.installed_path:
@@ -303,6 +368,8 @@ class Engine:
             self.store.asset_installed(row.id, str(final))
             crash_point("mid_install")
         shutil.rmtree(Path(target) / STAGING / job.id, ignore_errors=True)
+
+    def _finish(self, job: Job) -> Job:
         status = job.request.get("remote_status")
         final_state = {"succeeded": State.DONE, "cancelled": State.CANCELLED}.get(
             str(status), State.FAILED

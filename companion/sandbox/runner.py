@@ -36,6 +36,16 @@ log = logging.getLogger(__name__)
 
 REJECT_MARKER = "sandbox:reject"
 EXPORT_FAIL_MARKER = "sandbox:export-fail"
+NO_PACKS_MARKER = "sandbox:no-packs"  # a service that returns no engine packs
+ENGINE_PACKS = frozenset(
+    {
+        ExportFormat.UNITY_PACK,
+        ExportFormat.GODOT_PACK,
+        ExportFormat.UNREAL_PAPER2D_PACK,
+        ExportFormat.COCOS_CREATOR_PACK,
+        ExportFormat.CONSTRUCT3_PACK,
+    }
+)
 KEY_CANDIDATES = ((0, 255, 0), (255, 0, 255), (0, 0, 255))
 GENERATION_FPS = 24.0
 
@@ -322,6 +332,9 @@ class Runner:
                 "the export failed; the video stage's outputs are kept",
                 retryable=False,
             )
+        if NO_PACKS_MARKER in body.get("prompt", "") and options.output_formats:
+            kept = [f for f in options.output_formats if f not in ENGINE_PACKS]
+            options = options.model_copy(update={"output_formats": kept or [ExportFormat.SPRITESHEET]})
         keyed = options.transparent.enabled or any(
             f in ALPHA_REQUIRED_FORMATS for f in options.formats
         )

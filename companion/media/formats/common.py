@@ -78,7 +78,7 @@ class Animation:
 
     @property
     def frames(self) -> list[FrameRect]:
-        return [rect for page in self.pages for rect in page.frames]
+        return sorted((rect for page in self.pages for rect in page.frames), key=_index)
 
     @property
     def pivot_xy_down(self) -> tuple[float, float]:
@@ -86,6 +86,10 @@ class Animation:
 
     def frame_name(self, index: int) -> str:
         return frame_name(self.name, index, self.count)
+
+
+def _index(rect: FrameRect) -> int:
+    return rect.index
 
 
 def frame_name(name: str, index: int, count: int) -> str:

@@ -16,7 +16,7 @@ def default_res_dir(name: str) -> str:
 
 
 def sprite_frames(animation: Animation, res_dir: str) -> str:
-    res_dir = res_dir.rstrip("/")
+    prefix = res_dir if res_dir.endswith("/") else res_dir + "/"
     pages = animation.pages
     steps = len(pages) + animation.count + 1  # resources + 1
     lines = [
@@ -25,7 +25,7 @@ def sprite_frames(animation: Animation, res_dir: str) -> str:
     ]
     for page in pages:
         lines.append(
-            f'[ext_resource type="Texture2D" path="{res_dir}/{page.path.name}" '
+            f'[ext_resource type="Texture2D" path="{prefix}{page.path.name}" '
             f'id="{page.index + 1}_sheet"]'
         )
     lines.append("")

@@ -1,0 +1,124 @@
+"""An install tree: the files a job will put in a project, laid out in a staging folder
+exactly as they will land, with a manifest that makes the move into place resumable.
+
+The tree is built from the downloads (hard links or copies, so the downloads survive a
+crash while it is built) and only then is the manifest written, atomically. Until the
+manifest exists a crashed build is thrown away and made again; once it exists, files
+are renamed into the project one by one, in the manifest's order, and a file already
+gone from the tree has already been moved."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+MANIFEST = "install.json"
+
+
+class InstallError(Exception):
+    """What the service returned cannot be installed; the message says why."""
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as source:
+        for block in iter(lambda: source.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Staged:
+    """One downloaded output: its format, the name it was given, where it waits."""
+
+    format: str
+    name: str
+    path: Path
+
+
+@dataclass
+class Tree:
+    """Files laid out relative to the target folder, and the order to move them in."""
+
+    root: Path
+    order: list[str] = field(default_factory=list)
+    outputs: dict[str, str] = field(default_factory=dict)  # download name -> installed rel
+    resource: str | None = None  # the engine's path of the playable resource
+
+    def path(self, relative: str) -> Path:
+        return self.root / relative
+
+    def has(self, relative: str) -> bool:
+        return relative in self.order
+
+    def free_name(self, relative: str, source: Path, tag: str) -> tuple[str, bool]:
+        """Where a file may go: its own name, or a tagged one when another file with
+        different bytes holds it. The flag says the same bytes are already there."""
+        if not self.has(relative):
+            return relative, False
+        if sha256_of(self.path(relative)) == sha256_of(source):
+            return relative, True
+        pure = PurePosixPath(relative)
+        suffixes = "".join(pure.suffixes)
+        stem = pure.name[: len(pure.name) - len(suffixes)] if suffixes else pure.name
+        for n in range(1, 1000):
+            extra = f"_{tag}" if n == 1 else f"_{tag}{n}"
+            candidate = str(pure.with_name(f"{stem}{extra}{suffixes}"))
+            if not self.has(candidate):
+                return candidate, False
+        raise InstallError(f"too many files named like {relative}")
+
+    def add(self, relative: str, source: Path, *, link: bool = True) -> None:
+        target = self.path(relative)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if link:
+            try:
+                os.link(source, target)
+            except OSError:
+                shutil.copy2(source, target)
+        else:
+            source.replace(target)
+        self.order.append(relative)
+
+    def write(self, relative: str, text: str) -> None:
+        target = self.path(relative)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.exists():
+            target.unlink()  # may be a hard link to a download: never write through it
+        target.write_text(text, encoding="utf-8")
+        if relative not in self.order:
+            self.order.append(relative)
+
+    def seal(self) -> None:
+        """Write the manifest; from here on the install only moves files."""
+        data = {"order": self.order, "outputs": self.outputs, "resource": self.resource}
+        temporary = self.root.parent / (MANIFEST + ".tmp")
+        temporary.write_text(json.dumps(data))
+        temporary.replace(self.root.parent / MANIFEST)
+
+
+def load_manifest(folder: Path) -> Tree | None:
+    path = folder / MANIFEST
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text())
+    return Tree(
+        root=folder / "tree",
+        order=list(data["order"]),
+        outputs=dict(data["outputs"]),
+        resource=data.get("resource"),
+    )
+
+
+def strip_common_top(paths: list[PurePosixPath]) -> list[PurePosixPath]:
+    """Archives often wrap their files in one folder; the files are what matter."""
+    while paths and all(len(p.parts) > 1 for p in paths):
+        tops = {p.parts[0] for p in paths}
+        if len(tops) != 1:
+            break
+        paths = [PurePosixPath(*p.parts[1:]) for p in paths]
+    return paths

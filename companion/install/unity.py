@@ -1,0 +1,190 @@
+"""Unity installs: every file under Assets/, each `.meta` moved in just before its asset
+(Unity invents a meta with a fresh guid for an asset it sees alone, and references made
+to the right guid then break).
+
+A .unitypackage is unpacked here rather than by Unity: each guid folder's `pathname`
+says where its asset goes; the paths are re-rooted at the job's target folder below
+their common parent, so the pack lands where the user asked. A guid already used by
+another asset of the project is replaced by a fresh one in the metas and in every
+reference to it. When the pack was asked for and not returned, the sliced texture metas
+and the AnimationClip are built here from the spritesheet and its JSON."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from pathlib import Path, PurePosixPath
+
+from companion.install.archive import ArchiveError, safe_name
+from companion.install.packs import sheet_pairs, unpack
+from companion.install.sheet_source import Defaults, read_animation
+from companion.install.tree import InstallError, Staged, Tree, strip_common_top
+from companion.media.formats.unity import animation_clip, clip_meta, texture_meta
+
+PACK = "unity_pack"
+GUID_LINE = re.compile(r"^guid:\s*([0-9a-fA-F]{32})\s*$", re.MULTILINE)
+TEXT_ASSETS = frozenset(
+    {".meta", ".anim", ".controller", ".overrideController", ".prefab", ".asset", ".mat"}
+)
+
+
+def check_target(project_root: Path, target: Path) -> None:
+    inside = target.relative_to(project_root).parts
+    if not inside or inside[0] != "Assets":
+        raise InstallError(
+            f"{target} is outside the project's Assets folder, where Unity cannot see it; "
+            "choose a target folder under Assets/"
+        )
+
+
+def asset_path(project_root: Path, target: Path, relative: str) -> str:
+    return (target / relative).relative_to(project_root).as_posix()
+
+
+def plan(
+    tree: Tree,
+    outputs: list[Staged],
+    *,
+    project_root: Path,
+    target: Path,
+    name: str,
+    wants_pack: bool,
+    defaults: Defaults,
+    scratch: Path,
+) -> None:
+    check_target(project_root, target)
+    for output in outputs:
+        if output.format != PACK:
+            tree.add(output.name, output.path)
+            tree.outputs[output.name] = output.name
+    packs = [o for o in outputs if o.format == PACK]
+    for pack in packs:
+        _install_pack(tree, pack, scratch)
+    if wants_pack and not packs:
+        _build_pack(tree, outputs, name, defaults)
+    _fresh_guids(tree, project_root, target)
+    tree.order = metas_first(tree.order)
+    clip = next((r for r in tree.order if r.endswith(".anim")), None)
+    if clip is not None:
+        tree.resource = asset_path(project_root, target, clip)
+
+
+def _entries(
+    files: dict[PurePosixPath, Path], pack: str
+) -> list[tuple[PurePosixPath, Path, Path | None]]:
+    """(path inside Assets, asset bytes, its meta) for each file the pack carries."""
+    folders = {p.parent for p in files if p.name == "pathname" and len(p.parts) == 2}
+    entries: list[tuple[PurePosixPath, Path, Path | None]] = []
+    if folders:  # the .unitypackage layout: GUID/asset, GUID/asset.meta, GUID/pathname
+        for folder in sorted(folders):
+            lines = files[folder / "pathname"].read_text(encoding="utf-8").splitlines()
+            try:
+                where = safe_name(lines[0].strip() if lines else "")
+            except ArchiveError as exc:
+                raise InstallError(f"{pack}: {folder}/pathname: {exc}") from exc
+            if where.parts[0] != "Assets":
+                raise InstallError(f"{pack}: {where} is not under Assets/")
+            asset = files.get(folder / "asset")
+            if asset is not None:  # folders carry only a meta and a pathname
+                entries.append((where, asset, files.get(folder / "asset.meta")))
+        return entries
+    for inside, path in files.items():  # a plain tree of assets with metas beside them
+        if inside.suffix != ".meta":
+            meta = files.get(inside.with_name(inside.name + ".meta"))
+            entries.append((inside, path, meta))
+    return entries
+
+
+def _install_pack(tree: Tree, pack: Staged, scratch: Path) -> None:
+    entries = _entries(unpack(pack, scratch), pack.name)
+    if not entries:
+        raise InstallError(f"{pack.name} carries no assets")
+    short = strip_common_top([e[0] for e in entries])
+    clip: str | None = None
+    for (_, asset, meta), relative in zip(entries, short, strict=True):
+        final, same = tree.free_name(relative.as_posix(), asset, "unity")
+        if same:  # the texture is already there; the pack's meta is what its clip names
+            if meta is not None:
+                tree.write(final + ".meta", meta.read_text(encoding="utf-8"))
+            continue
+        if meta is not None:
+            tree.add(final + ".meta", meta, link=False)
+        tree.add(final, asset, link=False)
+        if final.endswith(".anim") and clip is None:
+            clip = final
+    tree.outputs[pack.name] = clip or tree.order[-1]
+
+
+def _build_pack(tree: Tree, outputs: list[Staged], name: str, defaults: Defaults) -> None:
+    pairs = sheet_pairs(tree, outputs)
+    if not pairs:
+        raise InstallError(
+            "the Unity pack was not returned, and without the spritesheet and its JSON it "
+            "cannot be built here: ask for spritesheet and spritesheet_json too"
+        )
+    animation = read_animation(name, pairs, defaults)
+    for page in animation.pages:
+        # The clip refers to these guids and sprite ids, so this meta replaces any other.
+        relative = page.path.relative_to(tree.root).as_posix()
+        tree.write(relative + ".meta", texture_meta(animation, page))
+    clip = f"{name}.anim"
+    if tree.has(clip):
+        raise InstallError(f"{clip} is already among the outputs")
+    tree.write(clip + ".meta", clip_meta(animation))
+    tree.write(clip, animation_clip(animation))
+
+
+def project_guids(project_root: Path) -> dict[str, Path]:
+    """Every guid the project's Assets already use, by the meta that holds it."""
+    found: dict[str, Path] = {}
+    for meta in (project_root / "Assets").rglob("*.meta"):
+        try:
+            with meta.open(encoding="utf-8", errors="replace") as source:
+                head = source.read(512)
+        except OSError:
+            continue
+        match = GUID_LINE.search(head)
+        if match:
+            found[match.group(1).lower()] = meta
+    return found
+
+
+def _fresh_guids(tree: Tree, project_root: Path, target: Path) -> None:
+    taken = project_guids(project_root)
+    replace: dict[str, str] = {}
+    mine: set[str] = set()
+    for relative in tree.order:
+        if not relative.endswith(".meta"):
+            continue
+        match = GUID_LINE.search(tree.path(relative).read_text(encoding="utf-8", errors="replace"))
+        if match is None:
+            continue
+        guid = match.group(1).lower()
+        owner = taken.get(guid)
+        if guid in mine or (owner is not None and owner.resolve() != (target / relative).resolve()):
+            replace[guid] = uuid.uuid4().hex
+        mine.add(guid)
+    if not replace:
+        return
+    pattern = re.compile("|".join(replace), re.IGNORECASE)
+    for relative in tree.order:
+        if PurePosixPath(relative).suffix not in TEXT_ASSETS:
+            continue
+        text = tree.path(relative).read_text(encoding="utf-8")
+        changed = pattern.sub(lambda m: replace[m.group(0).lower()], text)
+        if changed != text:
+            tree.write(relative, changed)
+
+
+def metas_first(order: list[str]) -> list[str]:
+    """Each meta immediately before its asset; the rest keep their order."""
+    present = set(order)
+    result: list[str] = []
+    for relative in order:
+        if relative.endswith(".meta") and relative[: -len(".meta")] in present:
+            continue  # placed with its asset
+        meta = relative + ".meta"
+        if meta in present:
+            result.append(meta)
+        result.append(relative)
+    return result
