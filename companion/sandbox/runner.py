@@ -334,7 +334,9 @@ class Runner:
             )
         if NO_PACKS_MARKER in body.get("prompt", "") and options.output_formats:
             kept = [f for f in options.output_formats if f not in ENGINE_PACKS]
-            options = options.model_copy(update={"output_formats": kept or [ExportFormat.SPRITESHEET]})
+            options = options.model_copy(
+                update={"output_formats": kept or [ExportFormat.SPRITESHEET]}
+            )
         keyed = options.transparent.enabled or any(
             f in ALPHA_REQUIRED_FORMATS for f in options.formats
         )
