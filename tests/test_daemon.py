@@ -188,7 +188,11 @@ def test_animate_end_to_end_with_progress_events(daemon: DaemonThread, tmp_path:
     done.set()
     assert job["state"] == "done", job
     files = sorted(p.name for p in (project / "animations").iterdir() if not p.name.startswith("."))
-    assert files == ["hero.json", "hero.mp4", "hero.png", "hero_godot.zip"]
+    # A Godot project gets the pack unpacked, its .tres pointing where the sheet landed.
+    assert files == ["hero.json", "hero.mp4", "hero.png", "hero.tres"]
+    assert job["resource"] == "res://animations/hero.tres"
+    tres = (project / "animations" / "hero.tres").read_text()
+    assert 'path="res://animations/hero.png"' in tres
     mine = [e for e in events if e["id"] == job_id]
     states = [e["state"] for e in mine]
     assert states[0] == "new" and states[-1] == "done" and "running" in states

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -92,6 +93,18 @@ class Tree:
         target.write_text(text, encoding="utf-8")
         if relative not in self.order:
             self.order.append(relative)
+
+    def apply(self, target: Path, after_each: Callable[[], None] | None = None) -> None:
+        """Move every file into target in order; safe to call again after a crash."""
+        for relative in self.order:
+            source, final = self.path(relative), target / relative
+            if source.exists():
+                final.parent.mkdir(parents=True, exist_ok=True)
+                source.replace(final)  # atomic on one filesystem: whole file or nothing
+            elif not final.exists():
+                raise InstallError(f"{relative} was lost while it was installed; run it again")
+            if after_each is not None:
+                after_each()
 
     def seal(self) -> None:
         """Write the manifest; from here on the install only moves files."""

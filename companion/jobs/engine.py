@@ -332,14 +332,10 @@ class Engine:
                 formats=[str(f) for f in export.get("output_formats") or []],
                 export=export,
             )
-        for relative in tree.order:
-            source, final = tree.path(relative), target / relative
-            if source.exists():
-                final.parent.mkdir(parents=True, exist_ok=True)
-                source.replace(final)  # atomic on one filesystem: whole file or nothing
-            elif not final.exists():
-                raise JobFailed(f"{relative} was lost while it was installed; run the job again")
-            crash_point("mid_install")
+        try:
+            tree.apply(target, after_each=lambda: crash_point("mid_install"))
+        except InstallError as exc:
+            raise JobFailed(str(exc)) from exc
         for row in rows:
             if not row.installed_path:
                 where = target / tree.outputs.get(row.file_name, row.file_name)
