@@ -1,0 +1,82 @@
+@tool
+extends Node
+## Talks to the local companion daemon over loopback HTTP.
+##
+## The port and token come from daemon.json in the companion's home folder, which the
+## daemon writes when it starts and removes when it stops. Each call uses its own
+## HTTPRequest node (one request per node), so calls never queue behind each other.
+
+const NOT_RUNNING := (
+	"The companion daemon is not running. Start it in a terminal with:\n"
+	+ "    companion serve\n"
+	+ "then press Refresh."
+)
+const TIMEOUT_SECONDS := 30.0
+
+
+## The companion's home folder: COMPANION_HOME, or the platform's user data folder.
+static func home_folder() -> String:
+	var override := OS.get_environment("COMPANION_HOME")
+	if override != "":
+		return override
+	match OS.get_name():
+		"Windows":
+			return OS.get_environment("LOCALAPPDATA").path_join("companion")
+		"macOS":
+			return OS.get_environment("HOME").path_join("Library/Application Support/companion")
+		_:
+			var data := OS.get_environment("XDG_DATA_HOME")
+			if data == "":
+				data = OS.get_environment("HOME").path_join(".local/share")
+			return data.path_join("companion")
+
+
+## {port, token} from daemon.json, or an empty dictionary when the daemon is not running.
+static func read_daemon_file() -> Dictionary:
+	var path := home_folder().path_join("daemon.json")
+	if not FileAccess.file_exists(path):
+		return {}
+	var text := FileAccess.get_file_as_string(path)
+	var parsed: Variant = JSON.parse_string(text)
+	if typeof(parsed) != TYPE_DICTIONARY or not parsed.has("port") or not parsed.has("token"):
+		return {}
+	return parsed
+
+
+## Sends one request; resolves to {ok, status, data, message}.
+## A refused connection or a missing daemon.json gives ok=false and the NOT_RUNNING text.
+func call_api(method: int, path: String, body: Variant = null) -> Dictionary:
+	var daemon := read_daemon_file()
+	if daemon.is_empty():
+		return {"ok": false, "status": 0, "data": {}, "message": NOT_RUNNING}
+	var request := HTTPRequest.new()
+	request.timeout = TIMEOUT_SECONDS
+	add_child(request)
+	var headers := PackedStringArray(
+		["Authorization: Bearer %s" % daemon["token"], "Accept: application/json"]
+	)
+	var payload := ""
+	if body != null:
+		headers.append("Content-Type: application/json")
+		payload = JSON.stringify(body)
+	var url := "http://127.0.0.1:%d%s" % [int(daemon["port"]), path]
+	var error := request.request(url, headers, method, payload)
+	if error != OK:
+		request.queue_free()
+		return {"ok": false, "status": 0, "data": {}, "message": NOT_RUNNING}
+	var reply: Array = await request.request_completed
+	request.queue_free()
+	return _reply(reply[0], reply[1], reply[3])
+
+
+func _reply(result: int, status: int, raw: PackedByteArray) -> Dictionary:
+	if result != HTTPRequest.RESULT_SUCCESS:
+		return {"ok": false, "status": 0, "data": {}, "message": NOT_RUNNING}
+	var data: Variant = JSON.parse_string(raw.get_string_from_utf8())
+	if typeof(data) != TYPE_DICTIONARY:
+		data = {}
+	var message := ""
+	if status >= 400:
+		var problem: Dictionary = data.get("error", {})
+		message = "%s (%s)" % [problem.get("message", "request refused"), status]
+	return {"ok": status < 400, "status": status, "data": data, "message": message}

@@ -1,0 +1,23 @@
+using UnityEditor;
+using UnityEngine;
+
+namespace Companion.Animate
+{
+    /// <summary>Assets > Animate... on a Texture2D opens the window with it chosen.</summary>
+    public static class AnimateMenu
+    {
+        const string Item = "Assets/Animate...";
+
+        [MenuItem(Item, false, 1000)]
+        static void Animate()
+        {
+            AnimateWindow.Open(Selection.activeObject as Texture2D);
+        }
+
+        [MenuItem(Item, true)]
+        static bool CanAnimate()
+        {
+            return Selection.activeObject is Texture2D;
+        }
+    }
+}
