@@ -27,3 +27,30 @@ def draw_character(size: int = 256) -> Image.Image:
         fill=(200, 210, 220, 255),
     )  # sword
     return image
+
+
+def draw_slime(size: int = 128) -> Image.Image:
+    """A green slime with a highlight, sitting on the bottom edge."""
+    image = Image.new("RGBA", (size, size), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(image)
+    s = size / 128
+    draw.pieslice((14 * s, 40 * s, 114 * s, 196 * s), 180, 360, fill=(70, 180, 90, 255))
+    draw.rectangle((14 * s, 117 * s, 114 * s, 124 * s), fill=(50, 140, 70, 255))  # base
+    draw.ellipse((34 * s, 58 * s, 52 * s, 72 * s), fill=(200, 250, 210, 255))  # highlight
+    draw.ellipse((48 * s, 84 * s, 58 * s, 96 * s), fill=(20, 40, 30, 255))  # eyes
+    draw.ellipse((72 * s, 84 * s, 82 * s, 96 * s), fill=(20, 40, 30, 255))
+    return image
+
+
+def draw_coin(size: int = 64) -> Image.Image:
+    """A gold coin, centred: the kind of prop that spins."""
+    image = Image.new("RGBA", (size, size), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(image)
+    s = size / 64
+    draw.ellipse((6 * s, 6 * s, 58 * s, 58 * s), fill=(200, 150, 30, 255))
+    draw.ellipse((12 * s, 12 * s, 52 * s, 52 * s), fill=(245, 200, 60, 255))
+    draw.rectangle((29 * s, 20 * s, 35 * s, 44 * s), fill=(200, 150, 30, 255))  # the mark
+    return image
+
+
+SAMPLE_ART = {"hero": (draw_character, 128), "slime": (draw_slime, 128), "coin": (draw_coin, 64)}

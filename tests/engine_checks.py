@@ -56,7 +56,7 @@ def check_sprite_frames(project: Path, res: str) -> GodotAnimation:
         assert ext_id in externals, f"{sub_id} names a missing texture {ext_id}"
         x, y, w, h = (float(v) for v in rect.split(","))
         width, height = externals[ext_id][1].size
-        assert 0 <= x and 0 <= y and w > 0 and h > 0 and x + w <= width and y + h <= height
+        assert x >= 0 and y >= 0 and w > 0 and h > 0 and x + w <= width and y + h <= height
         regions[sub_id] = (x, y, w, h)
     assert len(regions) == text.count('[sub_resource type="AtlasTexture"')
     assert int(header.group(1)) == len(externals) + len(regions) + 1
@@ -143,8 +143,8 @@ def check_sprite_clip(project: Path, asset_path: str) -> UnityClip:
             sprites = {}
             for sprite in importer["spriteSheet"]["sprites"]:
                 rect = sprite["rect"]
-                assert 0 <= rect["x"] and rect["x"] + rect["width"] <= width
-                assert 0 <= rect["y"] and rect["y"] + rect["height"] <= height
+                assert rect["x"] >= 0 and rect["x"] + rect["width"] <= width
+                assert rect["y"] >= 0 and rect["y"] + rect["height"] <= height
                 sprites[int(sprite["internalID"])] = sprite
             textures[guid] = (texture, sprites)
         assert int(value["fileID"]) in textures[guid][1], "keyframe names no sprite"

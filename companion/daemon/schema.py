@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from companion.api.schema import ExportOptions, Selection, VideoOptions
+from companion.api.schema.requests import one_click_export
 
 API_VERSION = "v1"
 Engine = Literal["godot", "unity", "unreal", "cocos", "construct", "other"]
@@ -59,6 +60,8 @@ class AnimateIn(Request):
         default=None, max_length=1024, description="relative to the project root"
     )
     name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+
+    _one_click = field_validator("export")(one_click_export)
 
     @model_validator(mode="after")
     def _one_image(self) -> AnimateIn:

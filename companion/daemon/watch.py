@@ -32,13 +32,14 @@ from typing import Any
 
 import yaml
 from PIL import Image, UnidentifiedImageError
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserver
 
 from companion.api.schema import ExportOptions, Selection, VideoOptions
 from companion.api.schema.base import first_error
+from companion.api.schema.requests import one_click_export
 from companion.media.export import safe_name
 from companion.store import Job
 
@@ -60,6 +61,8 @@ class DropSettings(BaseModel):
     export: ExportOptions = Field(default_factory=ExportOptions)
     video: VideoOptions = Field(default_factory=VideoOptions)
     selection: Selection = Field(default_factory=Selection)
+
+    _one_click = field_validator("export")(one_click_export)
 
 
 class DropError(Exception):

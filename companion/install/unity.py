@@ -63,6 +63,7 @@ def plan(
     if wants_pack and not packs:
         _build_pack(tree, outputs, name, defaults)
     _fresh_guids(tree, project_root, target)
+    _default_metas(tree)
     tree.order = metas_first(tree.order)
     clip = next((r for r in tree.order if r.endswith(".anim")), None)
     if clip is not None:
@@ -174,6 +175,28 @@ def _fresh_guids(tree: Tree, project_root: Path, target: Path) -> None:
         changed = pattern.sub(lambda m: replace[m.group(0).lower()], text)
         if changed != text:
             tree.write(relative, changed)
+
+
+IMPORTERS = {
+    ".json": "TextScriptImporter",
+    ".txt": "TextScriptImporter",
+    ".png": "TextureImporter",
+    ".gif": "TextureImporter",
+}
+
+
+def _default_metas(tree: Tree) -> None:
+    """Every other file gets a meta too, so Unity has nothing to invent on import."""
+    present = set(tree.order)
+    for relative in list(tree.order):
+        if relative.endswith(".meta") or relative + ".meta" in present:
+            continue
+        importer = IMPORTERS.get(PurePosixPath(relative).suffix.lower(), "DefaultImporter")
+        tree.write(
+            relative + ".meta",
+            f"fileFormatVersion: 2\nguid: {uuid.uuid4().hex}\n{importer}:\n"
+            "  externalObjects: {}\n  userData:\n  assetBundleName:\n  assetBundleVariant:\n",
+        )
 
 
 def metas_first(order: list[str]) -> list[str]:

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from companion.animate import output_names
 from companion.api.client import Client
 from companion.api.errors import (
@@ -161,7 +163,10 @@ class Engine:
         raise AssertionError(state)
 
     async def _quote(self, job: Job) -> Job:
-        body = await self._body(job)
+        try:
+            body = await self._body(job)
+        except ValidationError as exc:
+            raise JobFailed(f"the request is not valid: {exc.errors()[0]['msg']}") from exc
         try:
             quote = await self.client.quote_animation(body)
         except ApiStatusError as exc:

@@ -38,17 +38,19 @@ class VideoGenerationCreate(RequestModel):
     _metadata = field_validator("metadata")(_check_metadata)
 
 
+def one_click_export(export: ExportOptions) -> ExportOptions:
+    """Spec 2.8: fps sampling is for independent exports only; a one-click animation
+    takes a frame count over the video's duration."""
+    if export.fps is not None:
+        raise ValueError("export.fps is for animation exports only; use frame_count")
+    return export
+
+
 class AnimationCreate(VideoGenerationCreate):
     export: ExportOptions = Field(default_factory=ExportOptions)
     selection: Selection = Field(default_factory=Selection)
 
-    @field_validator("export")
-    @classmethod
-    def _no_fps_sampling(cls, export: ExportOptions) -> ExportOptions:
-        # Spec 2.8: fps sampling is for independent exports only.
-        if export.fps is not None:
-            raise ValueError("export.fps is for animation exports only; use frame_count")
-        return export
+    _no_fps_sampling = field_validator("export")(one_click_export)
 
 
 class AnimationExportCreate(RequestModel):

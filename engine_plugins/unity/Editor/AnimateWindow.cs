@@ -23,6 +23,7 @@ namespace Companion.Animate
         int width = 256;
         int height = 256;
         float fps = 12f;
+        float seconds = 2f;
         string status = "Daemon: not checked yet";
         string message = "";
         int quotedCredits = -1;
@@ -68,9 +69,11 @@ namespace Companion.Animate
                 project_root = ProjectRoot(),
                 image_path = AssetDatabase.GetAssetPath(source),
                 prompt = prompt.Trim(),
+                // A one-click animation takes a frame count over the video's duration.
+                video = new VideoBody { duration_seconds = seconds },
                 export = new ExportBody
                 {
-                    fps = fps,
+                    frame_count = Mathf.Clamp(Mathf.RoundToInt(fps * seconds), 1, 240),
                     output_width = width,
                     output_height = height,
                     output_formats = chosen.ToArray(),
@@ -101,6 +104,7 @@ namespace Companion.Animate
             width = Mathf.Clamp(EditorGUILayout.IntField("Width", width), 64, 2048);
             height = Mathf.Clamp(EditorGUILayout.IntField("Height", height), 64, 2048);
             fps = Mathf.Clamp(EditorGUILayout.FloatField("FPS", fps), 1f, 60f);
+            seconds = Mathf.Clamp(EditorGUILayout.FloatField("Seconds", seconds), 1f, 10f);
 
             using (new EditorGUI.DisabledScope(busy || source == null))
             using (new EditorGUILayout.HorizontalScope())

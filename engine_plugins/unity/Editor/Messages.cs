@@ -35,9 +35,15 @@ namespace Companion.Animate
     }
 
     [Serializable]
+    public sealed class VideoBody
+    {
+        public float duration_seconds = 2f;
+    }
+
+    [Serializable]
     public sealed class ExportBody
     {
-        public float fps = 12f;
+        public int frame_count = 24;
         public int output_width = 256;
         public int output_height = 256;
         public string[] output_formats = new string[0];
@@ -49,6 +55,7 @@ namespace Companion.Animate
         public string project_root = "";
         public string image_path = "";
         public string prompt = "";
+        public VideoBody video = new VideoBody();
         public ExportBody export = new ExportBody();
     }
 

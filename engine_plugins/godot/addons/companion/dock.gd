@@ -23,6 +23,7 @@ var _format_boxes := {}
 var _width := SpinBox.new()
 var _height := SpinBox.new()
 var _fps := SpinBox.new()
+var _seconds := SpinBox.new()
 var _quote_button: Button
 var _animate_button: Button
 var _cancel_button: Button
@@ -79,9 +80,13 @@ func _build() -> void:
 	size_row.add_child(_spin(_width, 64, 2048, 256))
 	size_row.add_child(_caption("x"))
 	size_row.add_child(_spin(_height, 64, 2048, 256))
-	size_row.add_child(_caption("FPS"))
-	size_row.add_child(_spin(_fps, 1, 60, 12))
 	add_child(size_row)
+	var timing_row := HBoxContainer.new()
+	timing_row.add_child(_caption("FPS"))
+	timing_row.add_child(_spin(_fps, 1, 60, 12))
+	timing_row.add_child(_caption("Seconds"))
+	timing_row.add_child(_spin(_seconds, 1, 10, 2))
+	add_child(timing_row)
 
 	var actions := HBoxContainer.new()
 	_quote_button = _button("Quote", quote)
@@ -174,6 +179,8 @@ func project_root() -> String:
 	return ProjectSettings.globalize_path("res://")
 
 
+## A one-click animation takes a frame count over the video's duration, so the fps
+## asked for becomes frames = fps x seconds.
 func request_body() -> Dictionary:
 	var formats := ["spritesheet", "spritesheet_json"]
 	for format_name in OPTIONAL_FORMATS:
@@ -183,8 +190,9 @@ func request_body() -> Dictionary:
 		"project_root": project_root(),
 		"image_path": image_path.trim_prefix("res://"),
 		"prompt": _prompt.text.strip_edges(),
+		"video": {"duration_seconds": _seconds.value},
 		"export": {
-			"fps": _fps.value,
+			"frame_count": clampi(roundi(_fps.value * _seconds.value), 1, 240),
 			"output_width": int(_width.value),
 			"output_height": int(_height.value),
 			"output_formats": formats,

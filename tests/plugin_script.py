@@ -1,0 +1,114 @@
+"""Scripted stand-ins for the editor plugins: the same calls, in the same order, with the
+same headers and bodies as engine_plugins/godot (dock.gd) and engine_plugins/unity
+(AnimateWindow.cs) make, so the daemon can be driven end to end without an editor.
+
+Every path called is recorded, so a test can hold this script and the plugins' sources
+to the same set of endpoints."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.http_helpers import Reply, request
+
+FINAL = ("done", "failed", "cancelled")
+ENDPOINT = re.compile(r"/api/v1/[A-Za-z0-9_/%{}.]*")
+
+
+def template(path: str) -> str:
+    """A path with its job id (or format placeholder) as {id}."""
+    path = re.sub(r"/jobs/(%s|\{[A-Za-z]+\}|[A-Za-z0-9_-]+)", "/jobs/{id}", path)
+    return path.rstrip("/")
+
+
+def plugin_endpoints(sources: list[Path]) -> set[str]:
+    """Every daemon path a plugin's source names."""
+    return {template(m) for source in sources for m in ENDPOINT.findall(source.read_text())}
+
+
+@dataclass
+class ScriptedPlugin:
+    home: Path  # COMPANION_HOME, where the plugins look for daemon.json
+    engine: str  # "godot" or "unity"
+    project_root: Path
+    called: set[str] = field(default_factory=set)
+
+    def _call(self, method: str, path: str, body: Any = None) -> Reply:
+        daemon = json.loads((self.home / "daemon.json").read_text())
+        headers = {"Authorization": f"Bearer {daemon['token']}", "Accept": "application/json"}
+        data = None
+        if method == "POST":
+            headers["Content-Type"] = "application/json"
+            data = json.dumps(body if body is not None else {}).encode()
+        self.called.add(template(path))
+        return request(
+            method, f"http://127.0.0.1:{daemon['port']}{path}", body=data, headers=headers
+        )
+
+    # -- what each plugin does, step by step ---------------------------------------------
+
+    def refresh(self) -> dict[str, Any]:
+        reply = self._call("GET", "/api/v1/status")
+        assert reply.status == 200, reply.body
+        return dict(reply.json)
+
+    def ensure_project(self) -> None:
+        listed = self._call("GET", "/api/v1/projects")
+        assert listed.status == 200, listed.body
+        root = str(self.project_root.resolve())
+        if any(str(Path(p["root"]).resolve()) == root for p in listed.json["data"]):
+            return
+        target = "Assets/Animations" if self.engine == "unity" else "animations"
+        body = {"root": str(self.project_root), "engine": self.engine, "target": target}
+        added = self._call("POST", "/api/v1/projects", body)
+        assert added.status == 201, added.body
+
+    def body(
+        self, image: str, prompt: str, formats: list[str], size: int, fps: float, seconds: float = 2
+    ) -> dict[str, Any]:
+        """As the dock and the window build it: frames = fps x seconds."""
+        return {
+            "project_root": str(self.project_root),
+            "image_path": image,
+            "prompt": prompt,
+            "video": {"duration_seconds": float(seconds)},
+            "export": {
+                "frame_count": max(1, min(240, round(fps * seconds))),
+                "output_width": size,
+                "output_height": size,
+                "output_formats": ["spritesheet", "spritesheet_json", *formats],
+            },
+        }
+
+    def quote(self, body: dict[str, Any]) -> int:
+        self.ensure_project()
+        reply = self._call("POST", "/api/v1/quote", body)
+        assert reply.status == 200, reply.body
+        return int(reply.json["credits"])
+
+    def animate(self, body: dict[str, Any]) -> str:
+        reply = self._call("POST", "/api/v1/animate", body)
+        assert reply.status == 202, reply.body
+        return str(reply.json["id"])
+
+    def poll(self, job_id: str, timeout: float = 120.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            reply = self._call("GET", f"/api/v1/jobs/{job_id}")
+            assert reply.status == 200, reply.body
+            job = dict(reply.json)
+            if job["state"] in FINAL:
+                return job
+            time.sleep(0.5)
+        raise AssertionError(f"job {job_id} did not finish in {timeout} s")
+
+    def cancel(self, job_id: str) -> Reply:
+        return self._call("POST", f"/api/v1/jobs/{job_id}/cancel", {})
+
+    def approve(self, job_id: str) -> Reply:
+        return self._call("POST", f"/api/v1/jobs/{job_id}/approve", {})

@@ -1,0 +1,100 @@
+"""The editor plugins' sources: GDScript parsed and linted by gdtoolkit, C# parsed by the
+tree-sitter C# grammar, and the manifests each editor reads checked for what it needs."""
+
+from __future__ import annotations
+
+import configparser
+import json
+from pathlib import Path
+
+import pytest
+import tree_sitter_c_sharp
+from gdtoolkit.linter import DEFAULT_CONFIG, lint_code
+from gdtoolkit.parser import parser as gdparser
+from PIL import Image
+from tree_sitter import Language, Node, Parser
+
+from companion.demo_art import SAMPLE_ART
+
+REPO = Path(__file__).resolve().parents[1]
+GODOT = REPO / "engine_plugins" / "godot" / "addons" / "companion"
+UNITY = REPO / "engine_plugins" / "unity"
+GD_FILES = sorted(GODOT.glob("*.gd"))
+CS_FILES = sorted(UNITY.rglob("*.cs"))
+
+
+def test_there_is_something_to_check() -> None:
+    assert {p.name for p in GD_FILES} >= {"plugin.gd", "dock.gd", "daemon_client.gd"}
+    assert {p.name for p in CS_FILES} >= {"AnimateWindow.cs", "DaemonClient.cs"}
+
+
+@pytest.mark.parametrize("path", GD_FILES, ids=lambda p: p.name)
+def test_gdscript_parses_and_lints_clean(path: Path) -> None:
+    code = path.read_text()
+    gdparser.parse(code)  # raises on a syntax error
+    problems = lint_code(code, DEFAULT_CONFIG)
+    assert not problems, "\n".join(f"{path.name}:{p.line}: {p.description}" for p in problems)
+
+
+def test_godot_plugin_cfg_names_its_script() -> None:
+    config = configparser.ConfigParser()
+    config.read(GODOT / "plugin.cfg")
+    plugin = config["plugin"]
+    assert plugin["name"].strip('"') and plugin["version"].strip('"')
+    assert (GODOT / plugin["script"].strip('"')).is_file()
+
+
+def _errors(node: Node) -> list[Node]:
+    if node.type == "ERROR" or node.is_missing:
+        return [node]
+    return [e for child in node.children for e in _errors(child)]
+
+
+@pytest.mark.parametrize("path", CS_FILES, ids=lambda p: p.name)
+def test_csharp_parses_without_errors(path: Path) -> None:
+    tree = Parser(Language(tree_sitter_c_sharp.language())).parse(path.read_bytes())
+    errors = _errors(tree.root_node)
+    where = [f"{path.name}:{e.start_point[0] + 1}:{e.start_point[1] + 1}" for e in errors]
+    assert not errors, f"syntax errors at {where}"
+
+
+def test_csharp_check_catches_a_broken_file() -> None:
+    tree = Parser(Language(tree_sitter_c_sharp.language())).parse(b"class A { void F( { } }")
+    assert _errors(tree.root_node)
+
+
+def test_unity_package_is_editor_only_and_complete() -> None:
+    package = json.loads((UNITY / "package.json").read_text())
+    assert package["name"] == "dev.companion.animate" and package["unity"] >= "2021.3"
+    asmdefs = list(UNITY.rglob("*.asmdef"))
+    assert len(asmdefs) == 1
+    assembly = json.loads(asmdefs[0].read_text())
+    assert assembly["includePlatforms"] == ["Editor"]
+    # Every file and folder of the package carries its meta with a distinct guid.
+    guids = set()
+    for path in [*UNITY.rglob("*")]:
+        if path.suffix == ".meta":
+            continue
+        meta = path.with_name(path.name + ".meta")
+        assert meta.is_file(), f"{path.relative_to(UNITY)} has no .meta"
+        guid = meta.read_text().split("guid: ")[1].split()[0]
+        assert len(guid) == 32 and guid not in guids
+        guids.add(guid)
+
+
+def test_sample_frames_are_the_projects_own_drawings() -> None:
+    for name, (draw, size) in SAMPLE_ART.items():
+        expected = draw(size).tobytes()
+        for folder in (REPO / "samples/godot/art", REPO / "samples/unity/Assets/Art"):
+            with Image.open(folder / f"{name}.png") as image:
+                assert image.size == (size, size)
+                assert image.convert("RGBA").tobytes() == expected, f"{folder}/{name}.png"
+
+
+def test_sample_projects_have_the_plugins_installed() -> None:
+    godot = (REPO / "samples/godot/project.godot").read_text()
+    assert 'enabled=PackedStringArray("res://addons/companion/plugin.cfg")' in godot
+    assert (REPO / "samples/godot/addons/companion/plugin.cfg").is_file()
+    manifest = json.loads((REPO / "samples/unity/Packages/manifest.json").read_text())
+    reference = manifest["dependencies"]["dev.companion.animate"].removeprefix("file:")
+    assert (REPO / "samples/unity/Packages" / reference).resolve() == UNITY.resolve()

@@ -1,0 +1,107 @@
+"""End to end on the sandbox: the daemon plus a script making exactly the plugins' calls
+leaves a ready animation in the sample Godot project and the sample Unity project."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TEST_KEY
+from tests.daemon_helpers import DaemonThread
+from tests.engine_checks import check_sprite_clip, check_sprite_frames, project_metas
+from tests.plugin_script import ScriptedPlugin, plugin_endpoints
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLES = REPO / "samples"
+GODOT_SOURCES = sorted((REPO / "engine_plugins" / "godot").rglob("*.gd"))
+UNITY_SOURCES = sorted((REPO / "engine_plugins" / "unity").rglob("*.cs"))
+
+
+@pytest.fixture
+def daemon(make_sandbox, tmp_path: Path) -> Iterator[DaemonThread]:
+    sandbox = make_sandbox(task_seconds=0.3)
+    running = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
+    yield running
+    running.stop()
+
+
+def sample(name: str, tmp_path: Path) -> Path:
+    """A working copy of a sample project, the plugin's files copied in, not linked."""
+    copy = tmp_path / name
+    shutil.copytree(SAMPLES / name, copy, symlinks=False)
+    return copy
+
+
+def sheet_frame_count(json_file: Path) -> int:
+    return len(json.loads(json_file.read_text())["frames"])
+
+
+def test_godot_sample_gets_a_ready_sprite_frames(daemon: DaemonThread, tmp_path: Path) -> None:
+    project = sample("godot", tmp_path)
+    assert (project / "addons" / "companion" / "plugin.cfg").is_file()  # the plugin is in
+    plugin = ScriptedPlugin(daemon.home, "godot", project)
+    assert plugin.refresh()["balance"] > 0
+    body = plugin.body("art/hero.png", "idle breathing", ["godot_pack"], 128, 12)
+    credits = plugin.quote(body)
+    assert credits > 0
+    job = plugin.poll(plugin.animate(body))
+    assert job["state"] == "done", job
+    assert job["resource"] == "res://animations/hero.tres"
+    found = check_sprite_frames(project, job["resource"])
+    assert found.textures == ["res://animations/hero.png"]
+    assert found.frames == sheet_frame_count(project / "animations" / "hero.json")
+    assert found.speed == pytest.approx(12.0)
+    assert not list(project.rglob("*.zip")) and not list(project.rglob("*.import"))
+    # The dock's Cancel and Approve reach the daemon too (on a finished job: no effect).
+    assert plugin.cancel(job["id"]).json["state"] == "done"
+    assert plugin.approve(job["id"]).status == 409
+    assert plugin.called == plugin_endpoints(GODOT_SOURCES)
+
+
+def test_unity_sample_gets_sliced_sprites_and_a_clip(daemon: DaemonThread, tmp_path: Path) -> None:
+    project = sample("unity", tmp_path)
+    manifest = json.loads((project / "Packages" / "manifest.json").read_text())
+    reference = manifest["dependencies"]["dev.companion.animate"]
+    package = SAMPLES / "unity" / "Packages" / reference.removeprefix("file:")
+    assert json.loads((package / "package.json").read_text())["name"] == "dev.companion.animate"
+    plugin = ScriptedPlugin(daemon.home, "unity", project)
+    plugin.refresh()
+    body = plugin.body("Assets/Art/slime.png", "bounce", ["unity_pack"], 128, 10)
+    assert plugin.quote(body) > 0
+    job = plugin.poll(plugin.animate(body))
+    assert job["state"] == "done", job
+    assert job["resource"] == "Assets/Animations/slime.anim"
+    clip = check_sprite_clip(project, job["resource"])
+    assert clip.sample_rate == pytest.approx(10.0)
+    assert clip.frames == sheet_frame_count(project / "Assets" / "Animations" / "slime.json")
+    for file in (project / "Assets" / "Animations").iterdir():
+        if file.suffix != ".meta" and not file.name.startswith("."):  # else Unity makes one
+            assert file.with_name(file.name + ".meta").exists(), file
+    assert len(project_metas(project)) >= 5  # the art, the sheet and the clip, all distinct
+    assert not list(project.rglob("*.unitypackage"))
+    assert plugin.cancel(job["id"]).json["state"] == "done"
+    assert plugin.approve(job["id"]).status == 409
+    assert plugin.called == plugin_endpoints(UNITY_SOURCES)
+
+
+@pytest.mark.parametrize("engine", ["godot", "unity"])
+def test_a_pack_the_service_left_out_is_built_here(
+    engine: str, daemon: DaemonThread, tmp_path: Path
+) -> None:
+    project = sample(engine, tmp_path)
+    plugin = ScriptedPlugin(daemon.home, engine, project)
+    image = "art/coin.png" if engine == "godot" else "Assets/Art/coin.png"
+    body = plugin.body(image, "spin sandbox:no-packs", [f"{engine}_pack"], 64, 8)
+    assert plugin.quote(body) > 0
+    job = plugin.poll(plugin.animate(body))
+    assert job["state"] == "done", job
+    formats = {o["format"] for o in job["outputs"]}
+    assert f"{engine}_pack" not in formats and {"spritesheet", "spritesheet_json"} <= formats
+    if engine == "godot":
+        assert check_sprite_frames(project, job["resource"]).frames > 0
+    else:
+        assert check_sprite_clip(project, job["resource"]).frames > 0
