@@ -132,6 +132,26 @@ def test_projects_confine_paths(daemon: DaemonThread, tmp_path: Path) -> None:
     assert reply.status == 400 and "target_folder" in reply.error["message"]
 
 
+def test_engine_rules_are_checked_before_anything_is_spent(
+    daemon: DaemonThread, tmp_path: Path
+) -> None:
+    project = tmp_path / "unity-game"
+    (project / "Assets" / "Art").mkdir(parents=True)
+    draw_character(64).save(project / "Assets" / "Art" / "hero.png")
+    outside = {"root": str(project), "engine": "unity", "target": "Library/anims"}
+    reply = call(daemon, "POST", "/api/v1/projects", outside)
+    assert reply.status == 400 and "Assets" in reply.error["message"]
+    reply = call(daemon, "POST", "/api/v1/projects", {"root": str(project), "engine": "unity"})
+    assert reply.status == 201 and reply.json["target"] == "Assets/Animations"
+    base = {"project_root": str(project), "image_path": "Assets/Art/hero.png"}
+    reply = call(daemon, "POST", "/api/v1/animate", {**base, "target_folder": "Temp"})
+    assert reply.status == 400 and "Assets" in reply.error["message"]
+    # A one-click animation takes a frame count; fps is for independent exports.
+    reply = call(daemon, "POST", "/api/v1/quote", {**base, "export": {"fps": 12}})
+    assert reply.status == 400 and "frame_count" in reply.error["message"]
+    assert call(daemon, "GET", "/api/v1/jobs").json["data"] == []
+
+
 def read_events(daemon: DaemonThread, sink: list[dict[str, Any]], until: threading.Event) -> None:
     connection = http.client.HTTPConnection("127.0.0.1", daemon.info["port"], timeout=60)
     connection.request(

@@ -16,7 +16,7 @@ from PIL import Image
 from companion.install import plan as install_plan
 from companion.install.godot import rewrite
 from companion.install.plan import Placement
-from companion.install.tree import InstallError, Staged, Tree
+from companion.install.tree import InstallError, Staged, Tree, load_manifest
 from companion.install.unity import metas_first
 from companion.media import ExportResult, ExportSpec, export_video
 from companion.media.export import FILE_SUFFIX
@@ -309,3 +309,36 @@ def test_missing_pack_without_a_sheet_says_what_to_ask_for(tmp_path: Path) -> No
     gif.write_bytes(b"GIF89a")
     with pytest.raises(InstallError, match="spritesheet_json"):
         install("godot", project, "anims", [Staged("gif", gif.name, gif)])
+
+
+class Interrupted(Exception):
+    pass
+
+
+def test_an_interrupted_install_finishes_from_its_manifest(
+    exported: ExportResult, tmp_path: Path
+) -> None:
+    project = unity_project(tmp_path / "game")
+    target = project / "Assets" / "Hero"
+    outputs = staged(exported, tmp_path / "dl", "spritesheet", "spritesheet_json", "unity_pack")
+    folder = tmp_path / "staging"
+    tree = install_plan.build(
+        Placement("unity", project, target), outputs, folder, name="hero", formats=[], export={}
+    )
+    moved = 0
+
+    def crash_after_three() -> None:
+        nonlocal moved
+        moved += 1
+        if moved == 3:
+            raise Interrupted
+
+    with pytest.raises(Interrupted):
+        tree.apply(target, after_each=crash_after_three)
+    assert 0 < len(list(target.iterdir())) < len(tree.order)
+    resumed = load_manifest(folder)  # what a restarted daemon finds
+    assert resumed is not None and resumed.order == tree.order
+    resumed.apply(target)
+    assert sorted(p.name for p in target.iterdir()) == sorted(tree.order)
+    assert resumed.resource is not None
+    check_sprite_clip(project, resumed.resource)
