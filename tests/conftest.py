@@ -43,3 +43,15 @@ def make_sandbox() -> Iterator[Callable[..., SandboxThread]]:
     yield start
     for sandbox in started:
         sandbox.stop()
+
+
+from tests.daemon_helpers import DaemonThread  # noqa: E402
+
+
+@pytest.fixture
+def daemon(make_sandbox: Callable[..., SandboxThread], tmp_path: Path) -> Iterator[DaemonThread]:
+    """A daemon against a fresh sandbox, its home in the test's own folder."""
+    sandbox = make_sandbox(task_seconds=0.3)
+    running = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
+    yield running
+    running.stop()

@@ -9,7 +9,6 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +18,6 @@ from companion.demo_art import draw_character
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
 from tests.http_helpers import Reply, request
-
-
-@pytest.fixture
-def daemon(make_sandbox, tmp_path: Path) -> Iterator[DaemonThread]:
-    sandbox = make_sandbox(task_seconds=0.3)
-    running = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
-    yield running
-    running.stop()
 
 
 def call(

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
 from tests.engine_checks import check_sprite_clip, check_sprite_frames, project_metas
 from tests.plugin_script import ScriptedPlugin, plugin_endpoints
@@ -19,14 +17,6 @@ REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "samples"
 GODOT_SOURCES = sorted((REPO / "engine_plugins" / "godot").rglob("*.gd"))
 UNITY_SOURCES = sorted((REPO / "engine_plugins" / "unity").rglob("*.cs"))
-
-
-@pytest.fixture
-def daemon(make_sandbox, tmp_path: Path) -> Iterator[DaemonThread]:
-    sandbox = make_sandbox(task_seconds=0.3)
-    running = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
-    yield running
-    running.stop()
 
 
 def sample(name: str, tmp_path: Path) -> Path:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
-from companion.install.packs import sheet_pairs, unpack
+from companion.install.packs import Context, place_outputs, sheet_pairs, unpack
 from companion.install.sheet_source import Defaults, read_animation
 from companion.install.tree import InstallError, Staged, Tree, strip_common_top
 from companion.media.formats.godot import sprite_frames
@@ -56,26 +56,12 @@ def rewrite(text: str, moved: dict[PurePosixPath, str]) -> str:
     return HEADER.sub(one_header, text)
 
 
-def plan(
-    tree: Tree,
-    outputs: list[Staged],
-    *,
-    project_root: Path,
-    target: Path,
-    name: str,
-    wants_pack: bool,
-    defaults: Defaults,
-    scratch: Path,
-) -> None:
-    for output in outputs:
-        if output.format != PACK:
-            tree.add(output.name, output.path)
-            tree.outputs[output.name] = output.name
-    packs = [o for o in outputs if o.format == PACK]
+def plan(tree: Tree, outputs: list[Staged], job: Context) -> None:
+    packs = place_outputs(tree, outputs, PACK)
     for pack in packs:
-        _install_pack(tree, pack, project_root, target, scratch)
-    if wants_pack and not packs:
-        _build_pack(tree, outputs, project_root, target, name, defaults)
+        _install_pack(tree, pack, job.project_root, job.target, job.scratch)
+    if job.wants_pack and not packs:
+        _build_pack(tree, outputs, job.project_root, job.target, job.name, job.defaults)
 
 
 def _install_pack(

@@ -4,11 +4,34 @@ spritesheets and JSON a missing pack can be built from."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from companion.install.archive import ArchiveError, extract
-from companion.install.sheet_source import SheetPair
+from companion.install.sheet_source import Defaults, SheetPair
 from companion.install.tree import InstallError, Staged, Tree
+
+
+@dataclass(frozen=True)
+class Context:
+    """What an engine's planner knows about the job it installs."""
+
+    project_root: Path
+    target: Path
+    name: str
+    wants_pack: bool  # the engine pack was asked for (so build it if it is missing)
+    defaults: Defaults
+    scratch: Path  # where packs are unpacked while the tree is built
+
+
+def place_outputs(tree: Tree, outputs: list[Staged], pack_format: str) -> list[Staged]:
+    """Every output but the engine's packs goes in under its own name; the packs are
+    returned for the engine to unpack."""
+    for output in outputs:
+        if output.format != pack_format:
+            tree.add(output.name, output.path)
+            tree.outputs[output.name] = output.name
+    return [o for o in outputs if o.format == pack_format]
 
 
 def unpack(pack: Staged, scratch: Path) -> dict[PurePosixPath, Path]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.install import godot, unity
+from companion.install.packs import Context
 from companion.install.sheet_source import Defaults
 from companion.install.tree import Staged, Tree
 
@@ -68,9 +69,7 @@ def build(
     tree.root.mkdir(parents=True)
     module = ENGINES[placement.engine]
     try:
-        module.plan(
-            tree,
-            outputs,
+        job = Context(
             project_root=placement.project_root,
             target=placement.target,
             name=name,
@@ -78,6 +77,7 @@ def build(
             defaults=defaults_from(export),
             scratch=scratch,
         )
+        module.plan(tree, outputs, job)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     tree.seal()

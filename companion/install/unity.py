@@ -16,7 +16,7 @@ import uuid
 from pathlib import Path, PurePosixPath
 
 from companion.install.archive import ArchiveError, safe_name
-from companion.install.packs import sheet_pairs, unpack
+from companion.install.packs import Context, place_outputs, sheet_pairs, unpack
 from companion.install.sheet_source import Defaults, read_animation
 from companion.install.tree import InstallError, Staged, Tree, strip_common_top
 from companion.media.formats.unity import animation_clip, clip_meta, texture_meta
@@ -41,33 +41,19 @@ def asset_path(project_root: Path, target: Path, relative: str) -> str:
     return (target / relative).relative_to(project_root).as_posix()
 
 
-def plan(
-    tree: Tree,
-    outputs: list[Staged],
-    *,
-    project_root: Path,
-    target: Path,
-    name: str,
-    wants_pack: bool,
-    defaults: Defaults,
-    scratch: Path,
-) -> None:
-    check_target(project_root, target)
-    for output in outputs:
-        if output.format != PACK:
-            tree.add(output.name, output.path)
-            tree.outputs[output.name] = output.name
-    packs = [o for o in outputs if o.format == PACK]
+def plan(tree: Tree, outputs: list[Staged], job: Context) -> None:
+    check_target(job.project_root, job.target)
+    packs = place_outputs(tree, outputs, PACK)
     for pack in packs:
-        _install_pack(tree, pack, scratch)
-    if wants_pack and not packs:
-        _build_pack(tree, outputs, name, defaults)
-    _fresh_guids(tree, project_root, target)
+        _install_pack(tree, pack, job.scratch)
+    if job.wants_pack and not packs:
+        _build_pack(tree, outputs, job.name, job.defaults)
+    _fresh_guids(tree, job.project_root, job.target)
     _default_metas(tree)
     tree.order = metas_first(tree.order)
     clip = next((r for r in tree.order if r.endswith(".anim")), None)
     if clip is not None:
-        tree.resource = asset_path(project_root, target, clip)
+        tree.resource = asset_path(job.project_root, job.target, clip)
 
 
 def _entries(

@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import shutil
 from collections.abc import Callable
@@ -47,7 +46,7 @@ from companion.inputs import ImageReadError, LocalImage
 from companion.install import plan as install_plan
 from companion.install.plan import Placement
 from companion.install.sheet_source import SheetSourceError
-from companion.install.tree import InstallError, Staged, load_manifest
+from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
 from companion.jobs.crash import crash_point
 from companion.jobs.lifecycle import FINAL, State, check
 from companion.store import Job, Store
@@ -289,7 +288,7 @@ class Engine:
                 continue
             asset: Asset = await self.client.get_asset(row.id)
             path = await self.client.download_asset(asset, staging / row.file_name)
-            self.store.asset_staged(row.id, str(path), _sha256(path))
+            self.store.asset_staged(row.id, str(path), sha256_of(path))
             crash_point("mid_download")
         return self._move(job, State.INSTALLING)
 
@@ -360,7 +359,7 @@ class Engine:
             staged = Path(row.staged_path) if row.staged_path else None
             if staged is not None and staged.exists():
                 staged.replace(final)  # atomic on one filesystem: whole file or nothing
-            elif not (final.exists() and row.sha256 and _sha256(final) == row.sha256):
+            elif not (final.exists() and row.sha256 and sha256_of(final) == row.sha256):
                 raise JobFailed(
                     f"output {row.file_name} was lost before it was installed; "
                     "run: companion jobs retry is not possible, download it with "
@@ -467,14 +466,6 @@ class Engine:
             ) from exc
         self.store.remember_upload(self.service, image.sha256, str(uploaded.file_id))
         return uploaded
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as source:
-        for block in iter(lambda: source.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _today() -> str:
