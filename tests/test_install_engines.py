@@ -342,3 +342,34 @@ def test_an_interrupted_install_finishes_from_its_manifest(
     assert sorted(p.name for p in target.iterdir()) == sorted(tree.order)
     assert resumed.resource is not None
     check_sprite_clip(project, resumed.resource)
+
+
+def test_a_refused_pack_fails_the_job_but_keeps_what_was_paid_for(tmp_path: Path) -> None:
+    """Through the job engine: the install is refused, the downloads go in as they are,
+    and the job says why."""
+    from typing import Any, cast
+
+    from companion.jobs.engine import STAGING, Engine
+    from companion.store import Store
+
+    project = godot_project(tmp_path / "game")
+    target = project / "anims"
+    store = Store(tmp_path / "companion.db")
+    engine = Engine(store, cast(Any, None), "http://service.invalid")
+    job = engine.submit(
+        {"install": {"engine": "godot", "root": str(project)}}, name="hero", target_dir=target
+    )
+    staging = target / STAGING / job.id
+    staging.mkdir(parents=True)
+    pack = staging / "hero_godot.zip"
+    with zipfile.ZipFile(pack, "w") as bundle:
+        bundle.writestr("../../../escaped.tres", b"[gd_resource]")
+    paid_for = pack.read_bytes()
+    store.add_assets(job.id, [("asset_1", "godot_pack", pack.name, len(paid_for))])
+    store.asset_staged("asset_1", str(pack), "0" * 64)
+    request = {**job.request, "remote_status": "succeeded", "resolved": {"export": {}}}
+    job = store.update_job(job.id, state="installing", request=request)
+    finished = engine._install(job)
+    assert finished.state == "failed" and "climbs out" in (finished.error or "")
+    assert (target / "hero_godot.zip").read_bytes() == paid_for
+    assert not list(tmp_path.rglob("escaped.tres"))
