@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
-from companion.install.packs import Context, place_outputs, sheet_pairs, unpack
-from companion.install.sheet_source import Defaults, read_animation
+from companion.install.packs import Context, animation_from_sheets, place_outputs, unpack
+from companion.install.sheet_source import Defaults
 from companion.install.tree import InstallError, Staged, Tree, strip_common_top
 from companion.media.formats.godot import sprite_frames
 
@@ -103,13 +103,7 @@ def _build_pack(
     name: str,
     defaults: Defaults,
 ) -> None:
-    pairs = sheet_pairs(tree, outputs)
-    if not pairs:
-        raise InstallError(
-            "the Godot pack was not returned, and without the spritesheet and its JSON "
-            "it cannot be built here: ask for spritesheet and spritesheet_json too"
-        )
-    animation = read_animation(name, pairs, defaults)
+    animation = animation_from_sheets(tree, outputs, name, defaults, "Godot")
     res_dir = res_path(project_root, target)
     relative = f"{name}.tres"
     if tree.has(relative):

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from companion.install.archive import ArchiveError, extract
-from companion.install.sheet_source import Defaults, SheetPair
+from companion.install.sheet_source import Defaults, SheetPair, read_animation
 from companion.install.tree import InstallError, Staged, Tree
+from companion.media.formats.common import Animation
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,19 @@ def unpack(pack: Staged, scratch: Path) -> dict[PurePosixPath, Path]:
     if not files:
         raise InstallError(f"{pack.name} is empty")
     return files
+
+
+def animation_from_sheets(
+    tree: Tree, outputs: list[Staged], name: str, defaults: Defaults, pack: str
+) -> Animation:
+    """The animation the returned spritesheets describe, to build a missing pack from."""
+    pairs = sheet_pairs(tree, outputs)
+    if not pairs:
+        raise InstallError(
+            f"the {pack} pack was not returned, and without the spritesheet and its JSON "
+            "it cannot be built here: ask for spritesheet and spritesheet_json too"
+        )
+    return read_animation(name, pairs, defaults)
 
 
 def sheet_pairs(tree: Tree, outputs: list[Staged]) -> list[SheetPair]:

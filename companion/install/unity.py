@@ -16,8 +16,8 @@ import uuid
 from pathlib import Path, PurePosixPath
 
 from companion.install.archive import ArchiveError, safe_name
-from companion.install.packs import Context, place_outputs, sheet_pairs, unpack
-from companion.install.sheet_source import Defaults, read_animation
+from companion.install.packs import Context, animation_from_sheets, place_outputs, unpack
+from companion.install.sheet_source import Defaults
 from companion.install.tree import InstallError, Staged, Tree, strip_common_top
 from companion.media.formats.unity import animation_clip, clip_meta, texture_meta
 
@@ -103,13 +103,7 @@ def _install_pack(tree: Tree, pack: Staged, scratch: Path) -> None:
 
 
 def _build_pack(tree: Tree, outputs: list[Staged], name: str, defaults: Defaults) -> None:
-    pairs = sheet_pairs(tree, outputs)
-    if not pairs:
-        raise InstallError(
-            "the Unity pack was not returned, and without the spritesheet and its JSON it "
-            "cannot be built here: ask for spritesheet and spritesheet_json too"
-        )
-    animation = read_animation(name, pairs, defaults)
+    animation = animation_from_sheets(tree, outputs, name, defaults, "Unity")
     for page in animation.pages:
         # The clip refers to these guids and sprite ids, so this meta replaces any other.
         relative = page.path.relative_to(tree.root).as_posix()
