@@ -9,6 +9,7 @@ gone from the tree has already been moved."""
 
 from __future__ import annotations
 
+import filecmp
 import hashlib
 import json
 import os
@@ -61,7 +62,7 @@ class Tree:
         different bytes holds it. The flag says the same bytes are already there."""
         if not self.has(relative):
             return relative, False
-        if sha256_of(self.path(relative)) == sha256_of(source):
+        if filecmp.cmp(self.path(relative), source, shallow=False):  # sizes first, then bytes
             return relative, True
         pure = PurePosixPath(relative)
         suffixes = "".join(pure.suffixes)
