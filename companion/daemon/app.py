@@ -35,7 +35,7 @@ from companion.daemon.schema import (
 )
 from companion.daemon.security import MAX_BODY, error, guard
 from companion.daemon.watch import ProjectWatcher
-from companion.install.plan import Placement
+from companion.install.plan import Placement, default_target
 from companion.install.tree import InstallError
 from companion.install.unity import check_target
 from companion.jobs.engine import Engine
@@ -322,7 +322,9 @@ class Daemon:
         else:
             image = self._store_inline(body.image_base64 or "")
         engine = str(project.get("engine", "other"))
-        target = _inside(root, body.target_folder or project.get("target") or "animations")
+        target = _inside(
+            root, body.target_folder or project.get("target") or default_target(engine)
+        )
         if target is None:
             raise _Bad(400, "INVALID", "target_folder: must stay inside the project")
         refusal = _engine_refusal(engine, root, target)
@@ -438,10 +440,6 @@ class _Bad(Exception):
 
     def response(self) -> web.Response:
         return error(self.status, self.code, self.message)
-
-
-def default_target(engine: str) -> str:
-    return "Assets/Animations" if engine == "unity" else "animations"
 
 
 def _engine_refusal(engine: str, root: Path, target: Path) -> str | None:

@@ -40,6 +40,7 @@ from watchdog.observers.polling import PollingObserver
 from companion.api.schema import ExportOptions, Selection, VideoOptions
 from companion.api.schema.base import first_error
 from companion.api.schema.requests import one_click_export
+from companion.install.plan import Placement, default_target
 from companion.media.export import safe_name
 from companion.store import Job
 
@@ -116,8 +117,8 @@ class ProjectWatcher:
     ) -> None:
         self.root = Path(project["root"])
         self.inbox = self.root / project.get("inbox", "inbox")
-        self.target = self.root / (project.get("target") or "animations")
         self.engine = str(project.get("engine") or "other")
+        self.target = self.root / (project.get("target") or default_target(self.engine))
         self.defaults = project.get("defaults") or {}
         self.submit = submit
         self.find_by_hash = find_by_hash
@@ -223,7 +224,7 @@ class ProjectWatcher:
         request.update(
             drop_source=str(source),
             drop_hash=digest,
-            install={"engine": self.engine, "root": str(self.root)},
+            install=Placement(self.engine, self.root, self.target).to_json(),
         )
         job = self.submit(request, name, self.target, "folder")
         self._sources[job.id] = source

@@ -43,6 +43,11 @@ class Placement:
         return cls(str(install.get("engine", "other")), Path(install["root"]), target)
 
 
+def default_target(engine: str) -> str:
+    """Where results land when the project names no folder: Unity sees only Assets/."""
+    return "Assets/Animations" if engine == "unity" else "animations"
+
+
 def defaults_from(export: dict[str, Any]) -> Defaults:
     unity_options = export.get("unity") or {}
     return Defaults(
