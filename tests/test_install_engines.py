@@ -7,7 +7,8 @@ import io
 import json
 import shutil
 import zipfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import Any, cast
 
 import pytest
 import yaml
@@ -18,8 +19,10 @@ from companion.install.godot import rewrite
 from companion.install.plan import Placement
 from companion.install.tree import InstallError, Staged, Tree, load_manifest
 from companion.install.unity import metas_first
+from companion.jobs.engine import STAGING, Engine
 from companion.media import ExportResult, ExportSpec, export_video
 from companion.media.export import FILE_SUFFIX
+from companion.store import Store
 from tests.engine_checks import (
     check_sprite_clip,
     check_sprite_frames,
@@ -140,10 +143,7 @@ def test_references_outside_the_pack_are_left_alone() -> None:
         '[ext_resource type="Texture2D" path="res://icon.svg" id="1"]\n'
         '[ext_resource type="Texture2D" path="res://old/place/hero.png" id="2"]\n'
     )
-    moved = {Path("hero.png").as_posix(): "res://new/hero.png"}
-    from pathlib import PurePosixPath
-
-    out = rewrite(text, {PurePosixPath(k): v for k, v in moved.items()})
+    out = rewrite(text, {PurePosixPath("hero.png"): "res://new/hero.png"})
     assert 'path="res://icon.svg"' in out and 'path="res://new/hero.png"' in out
     assert "uid=" not in out
 
@@ -347,11 +347,6 @@ def test_an_interrupted_install_finishes_from_its_manifest(
 def test_a_refused_pack_fails_the_job_but_keeps_what_was_paid_for(tmp_path: Path) -> None:
     """Through the job engine: the install is refused, the downloads go in as they are,
     and the job says why."""
-    from typing import Any, cast
-
-    from companion.jobs.engine import STAGING, Engine
-    from companion.store import Store
-
     project = godot_project(tmp_path / "game")
     target = project / "anims"
     store = Store(tmp_path / "companion.db")
