@@ -28,7 +28,7 @@ import imageio_ffmpeg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from companion.demo_art import draw_character  # noqa: E402
+from companion.media.demo_art import draw_character  # noqa: E402
 from companion.media.synth import SynthSpec, synthesize  # noqa: E402
 
 FORMATS = "spritesheet,spritesheet_json,gif,frames_zip,webm_alpha,prores_4444"

@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 
 from companion.api.client import Client  # noqa: E402
 from companion.api.pacing import Pacer  # noqa: E402
-from companion.demo_art import draw_character  # noqa: E402
 from companion.jobs.engine import Engine  # noqa: E402
+from companion.media.demo_art import draw_character  # noqa: E402
 from companion.sandbox import SandboxConfig, SandboxThread  # noqa: E402
 from companion.store import Store  # noqa: E402
 

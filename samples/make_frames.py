@@ -2,14 +2,14 @@
 
     .venv/bin/python samples/make_frames.py
 
-The pictures come from companion.demo_art, so the samples carry no art from elsewhere.
+The pictures come from companion.media.demo_art, so the samples carry no art from elsewhere.
 Unity's copies get a .meta with a guid derived from the name, so Unity never invents one."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from companion.demo_art import SAMPLE_ART
+from companion.media.demo_art import SAMPLE_ART
 from companion.media.formats.common import stable_hex
 
 HERE = Path(__file__).resolve().parent

@@ -8,9 +8,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from companion.config import load_settings
 from companion.daemon.app import Daemon
 from companion.daemon.server import serve
+from companion.settings.config import load_settings
 
 
 class DaemonThread:

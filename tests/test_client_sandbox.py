@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from companion.animate import AnimateRequest, animate
 from companion.api.client import Client
 from companion.api.errors import (
     IdempotencyConflictError,
@@ -31,7 +30,8 @@ from companion.api.schema import (
     VideoGenerationQuote,
     VideoOptions,
 )
-from companion.demo_art import draw_character
+from companion.jobs.animate import AnimateRequest, animate
+from companion.media.demo_art import draw_character
 from companion.sandbox import Limits
 from companion.sandbox.faults import PROFILES
 from companion.sandbox.journal import Entry

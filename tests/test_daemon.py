@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from companion.demo_art import draw_character
+from companion.media.demo_art import draw_character
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
 from tests.http_helpers import Reply, request

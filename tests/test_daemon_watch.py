@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from companion.demo_art import draw_character
+from companion.media.demo_art import draw_character
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
 from tests.test_daemon import call

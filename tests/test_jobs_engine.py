@@ -11,9 +11,9 @@ import pytest
 from PIL import Image
 
 from companion.api.client import Client
-from companion.demo_art import draw_character
 from companion.jobs.engine import STAGING, Budget, Engine
 from companion.jobs.lifecycle import ALLOWED, State, TransitionError, check
+from companion.media.demo_art import draw_character
 from companion.store import Store
 from tests.conftest import TEST_KEY
 

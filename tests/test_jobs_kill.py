@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.demo_art import draw_character
+from companion.media.demo_art import draw_character
 from companion.store import Store
 from tests.http_helpers import Api
 

@@ -14,7 +14,7 @@ from gdtoolkit.parser import parser as gdparser
 from PIL import Image
 from tree_sitter import Language, Node, Parser
 
-from companion.demo_art import SAMPLE_ART
+from companion.media.demo_art import SAMPLE_ART
 
 REPO = Path(__file__).resolve().parents[1]
 GODOT = REPO / "engine_plugins" / "godot" / "addons" / "companion"

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from companion.demo_art import draw_character
 from companion.media import probe
+from companion.media.demo_art import draw_character
 from companion.media.preview import build_contact_sheet
 from companion.media.synth import MOTIONS, SynthSpec, choose_motion, synthesize
 

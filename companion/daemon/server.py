@@ -22,10 +22,10 @@ from aiohttp import web
 
 from companion import __version__
 from companion.api.client import Client, shared_pacer
-from companion.config import Settings
 from companion.daemon.app import Daemon
-from companion.endpoint import open_endpoint
 from companion.jobs.engine import Budget, Engine
+from companion.settings.config import Settings
+from companion.settings.endpoint import open_endpoint
 from companion.store import Store
 
 log = logging.getLogger("companion.daemon")

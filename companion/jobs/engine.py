@@ -25,7 +25,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from companion.animate import output_names
 from companion.api.client import Client
 from companion.api.errors import (
     ApiStatusError,
@@ -42,12 +41,13 @@ from companion.api.schema import (
     ImageInput,
     Task,
 )
-from companion.inputs import ImageReadError, LocalImage
 from companion.install import plan as install_plan
 from companion.install.plan import Placement
 from companion.install.sheet_source import SheetSourceError
 from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
+from companion.jobs.animate import output_names
 from companion.jobs.crash import crash_point
+from companion.jobs.inputs import ImageReadError, LocalImage
 from companion.jobs.lifecycle import FINAL, State, check
 from companion.store import Job, Store
 

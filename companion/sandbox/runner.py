@@ -22,9 +22,9 @@ import numpy as np
 from PIL import Image
 
 from companion.api.schema import ALPHA_REQUIRED_FORMATS, ExportFormat, ExportOptions, Selection
-from companion.export_bridge import export_spec
 from companion.media import MediaError, export_video, probe
 from companion.media.export import MIME_TYPES, NAME_PATTERN
+from companion.media.from_schema import export_spec
 from companion.media.synth import SynthSpec, synthesize
 from companion.sandbox.models import size_of
 from companion.sandbox.pricing import DEFAULT_VIDEO_SECONDS

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-from companion.config import ConfigError, Settings
+from companion.settings.config import ConfigError, Settings
 
 EMBEDDED_KEY = "sk-embedded-sandbox"
 

@@ -25,7 +25,7 @@ from companion.api.schema import (
     Task,
     VideoOptions,
 )
-from companion.inputs import ImageReadError, LocalImage
+from companion.jobs.inputs import ImageReadError, LocalImage
 from companion.media.export import FILE_SUFFIX
 
 INLINE_LIMIT = 4 * 2**20  # inline below this; the spec allows 10 MiB each, 20 MiB in all

@@ -14,7 +14,6 @@ from pydantic import BaseModel, ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
-from companion.animate import AnimateRequest, InputError, animate
 from companion.api.client import Client
 from companion.api.errors import ApiStatusError, CompanionApiError, WaitTimeoutError
 from companion.api.schema import (
@@ -26,8 +25,9 @@ from companion.api.schema import (
     VideoOptions,
 )
 from companion.api.schema.base import first_error
-from companion.config import ConfigError, load_settings
-from companion.endpoint import Endpoint, open_endpoint
+from companion.jobs.animate import AnimateRequest, InputError, animate
+from companion.settings.config import ConfigError, load_settings
+from companion.settings.endpoint import Endpoint, open_endpoint
 
 stderr = Console(stderr=True, highlight=False)
 
@@ -101,7 +101,7 @@ def add_animate(
 
 
 def _animate_request(args: argparse.Namespace) -> AnimateRequest:
-    from companion.cli import UsageError, export_options_from_args
+    from companion.cli.main import UsageError, export_options_from_args
     from companion.media.export import safe_name
 
     options, selection = export_options_from_args(args)
@@ -240,7 +240,7 @@ def add_small_commands(commands: Any) -> None:
 
 
 async def _credits(client: Client, endpoint: Endpoint, args: argparse.Namespace) -> int:
-    from companion.jobs_cli import books
+    from companion.cli.jobs import books
 
     balance = (await client.get_credit_balance()).available
     spend = books(load_settings())

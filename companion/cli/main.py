@@ -13,10 +13,10 @@ from pydantic import ValidationError
 from companion import __version__
 from companion.api.schema import ExportOptions, Selection
 from companion.api.schema.base import first_error
-from companion.export_bridge import export_spec
 from companion.media import FORMATS, ExportResult, ExportSpec, MediaError, export_video
 from companion.media.chroma import parse_hex_colour
 from companion.media.export import safe_name
+from companion.media.from_schema import export_spec
 
 DEFAULT_KEY_COLOUR = "#00ff00"
 
@@ -162,8 +162,8 @@ def cmd_openapi(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job on a fresh machine: draw a character and animate it in one click,
     against the configured service or, with no key, the embedded sandbox."""
-    from companion.demo_art import draw_character
-    from companion.remote_cli import run_demo
+    from companion.cli.remote import run_demo
+    from companion.media.demo_art import draw_character
 
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
@@ -176,8 +176,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     import json as json_module
 
-    from companion.config import ConfigError, load_settings
-    from companion.remote_cli import RemoteError
+    from companion.cli.remote import RemoteError
+    from companion.settings.config import ConfigError, load_settings
 
     try:
         settings = load_settings()
@@ -198,9 +198,9 @@ def cmd_status(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     import logging
 
-    from companion.config import ConfigError, load_settings
+    from companion.cli.remote import RemoteError
     from companion.daemon.server import run_forever
-    from companion.remote_cli import RemoteError
+    from companion.settings.config import ConfigError, load_settings
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     try:
@@ -256,11 +256,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_export_options(export)
     export.set_defaults(handler=cmd_export)
 
-    from companion.remote_cli import add_animate, add_small_commands
+    from companion.cli.remote import add_animate, add_small_commands
 
     add_animate(commands, _add_export_options)
     add_small_commands(commands)
-    from companion.jobs_cli import add_jobs_commands
+    from companion.cli.jobs import add_jobs_commands
 
     add_jobs_commands(commands, lambda p: _add_export_options(p, with_out=False))
 
@@ -318,7 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from companion.remote_cli import RemoteError, fail
+    from companion.cli.remote import RemoteError, fail
 
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -11,14 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from companion.api.client import Client
-from companion.config import ConfigError, Settings, load_settings
-from companion.endpoint import open_endpoint
 from companion.jobs.engine import Budget, Engine, JobFailed
+from companion.settings.config import ConfigError, Settings, load_settings
+from companion.settings.endpoint import open_endpoint
 from companion.store import Job, Store
 
 
 def _settings() -> Settings:
-    from companion.remote_cli import RemoteError
+    from companion.cli.remote import RemoteError
 
     try:
         return load_settings()
@@ -31,7 +31,7 @@ def _store(settings: Settings) -> Store:
 
 
 def _with_engine(args: argparse.Namespace, action: Callable[[Engine], Any]) -> Any:
-    from companion.remote_cli import RemoteError, stderr
+    from companion.cli.remote import RemoteError, stderr
 
     settings = _settings()
     store = _store(settings)
@@ -86,7 +86,7 @@ def _job_json(store: Store, job: Job) -> dict[str, Any]:
 
 
 def _find(store: Store, prefix: str) -> Job:
-    from companion.remote_cli import RemoteError
+    from companion.cli.remote import RemoteError
 
     matches = [j for j in store.jobs() if j.id.startswith(prefix)]
     if len(matches) != 1:
@@ -95,9 +95,9 @@ def _find(store: Store, prefix: str) -> Job:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    from companion.cli import export_options_from_args
+    from companion.cli.main import export_options_from_args
+    from companion.cli.remote import RemoteError
     from companion.media.export import safe_name
-    from companion.remote_cli import RemoteError
 
     options, selection = export_options_from_args(args)
     if not args.image.is_file():

@@ -1,0 +1,1 @@
+"""Settings (config.yaml and the environment) and where requests go."""
