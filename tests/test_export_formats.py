@@ -129,13 +129,17 @@ def test_spritesheet_and_json_agree_with_the_frames(exported: ExportResult) -> N
         "to": COUNT - 1,
         "direction": "forward",
     }
-    assert len(doc["frames"]) == COUNT
+    # Keyed by index: Phaser's createFromAseprite looks frames up as frames[String(i)].
+    assert list(doc["frames"]) == [str(i) for i in range(COUNT)]
+    # Pixi reads the animation from a top-level "animations".
+    assert doc["animations"] == {"hero": [str(i) for i in range(COUNT)]}
+    assert meta["app"].startswith("http://www.codeandweb.com/texturepacker")
     frames = zip_pngs(one(exported, "frames_zip"))
     total = 0
     for name, entry in doc["frames"].items():
         r = entry["frame"]
         region = sheet[r["y"] : r["y"] + r["h"], r["x"] : r["x"] + r["w"]]
-        assert np.array_equal(region, frames[name]), name
+        assert np.array_equal(region, frames[f"hero_{int(name):04d}.png"]), name
         assert entry["pivot"] == {"x": 0.5, "y": 1.0} and entry["rotated"] is False
         total += entry["duration"]
     assert total == 2000
@@ -166,8 +170,9 @@ def test_unity_meta_slices_from_the_bottom(exported: ExportResult) -> None:
     doc = json.loads(one(exported, "spritesheet_json").read_text())
     sheet_h = doc["meta"]["size"]["h"]
     assert len(sprites) == COUNT
-    for sprite in sprites:
-        frame = doc["frames"][sprite["name"] + ".png"]["frame"]
+    for index, sprite in enumerate(sprites):
+        assert sprite["name"] == f"hero_{index:04d}"
+        frame = doc["frames"][str(index)]["frame"]
         assert sprite["rect"]["x"] == frame["x"]
         assert sprite["rect"]["y"] == sheet_h - frame["y"] - frame["h"]
         assert sprite["alignment"] == 7 and sprite["pivot"] == {"x": 0.5, "y": 0}
@@ -245,10 +250,17 @@ def test_unreal_pack(exported: ExportResult) -> None:
         sheet = json.loads(archive.read("hero.paper2dsprites"))
         flipbook = json.loads(archive.read("hero.flipbook"))
     assert names == {"hero.png", "hero.paper2dsprites", "hero.flipbook"}
-    assert sheet["meta"]["app"] and sheet["meta"]["image"] in names
+    assert sheet["meta"]["image"] in names
+    # Unreal's importer warns on every import unless app starts with TexturePacker's URL
+    # (PaperJsonSpriteSheetImporter.cpp, ParseMetaBlock).
+    assert sheet["meta"]["app"].startswith("http://www.codeandweb.com/texturepacker")
     assert len(sheet["frames"]) == COUNT
     assert flipbook["fps"] == pytest.approx(6.0) and len(flipbook["frames"]) == COUNT
-    assert [f["name"] + ".png" for f in flipbook["frames"]] == list(sheet["frames"])
+    # Paper2D names a sprite after its key with '.' sanitised to '_': the keys must be
+    # exactly the names the flipbook lists.
+    sprite_names = [re.sub(r"[^A-Za-z0-9_-]", "_", key) for key in sheet["frames"]]
+    assert sprite_names == [f["name"] for f in flipbook["frames"]]
+    assert sprite_names == [f"hero_{i:04d}" for i in range(COUNT)]
 
 
 def test_cocos_pack_plist(exported: ExportResult) -> None:
@@ -258,17 +270,22 @@ def test_cocos_pack_plist(exported: ExportResult) -> None:
     assert {"hero.png", "hero.plist"} <= names
     assert plist["metadata"]["format"] == 3 and plist["metadata"]["textureFileName"] in names
     doc = json.loads(one(exported, "spritesheet_json").read_text())
-    assert list(plist["frames"]) == list(doc["frames"])
-    for name, frame in plist["frames"].items():
+    assert list(plist["frames"]) == [f"hero_{i:04d}.png" for i in range(COUNT)]
+    for index, frame in enumerate(plist["frames"].values()):
         x, y, w, h = map(int, re.findall(r"-?\d+", frame["textureRect"]))
-        f = doc["frames"][name]["frame"]
+        f = doc["frames"][str(index)]["frame"]
         assert (x, y, w, h) == (f["x"], f["y"], f["w"], f["h"])
         assert frame["textureRotated"] is False
 
 
 def test_construct3_pack_frames_at_root(exported: ExportResult) -> None:
     path = one(exported, "construct3_pack")
-    assert path.name == "hero.zip"
+    # Named for its engine, and not a byte-for-byte copy of the frames zip beside it.
+    assert path.name == "hero_construct3.zip"
+    assert path.read_bytes() != one(exported, "frames_zip").read_bytes()
     frames = zip_pngs(path)
     assert sorted(frames) == [f"hero_{i:04d}.png" for i in range(COUNT)]
     assert all("/" not in n for n in frames)
+    with zipfile.ZipFile(path) as archive:
+        comment = archive.comment.decode()
+    assert "Speed to 6 " in comment, comment  # 12 frames over 2 s
