@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -16,7 +17,13 @@ from companion.api.schema.base import first_error
 from companion.media import FORMATS, ExportResult, ExportSpec, MediaError, export_video
 from companion.media.chroma import parse_hex_colour
 from companion.media.export import safe_name
-from companion.media.formats.sheet import DEFAULT_SPACING, MAX_SPACING, NO_SPACING, Spacing
+from companion.media.formats.sheet import (
+    DEFAULT_SPACING,
+    MAX_SHEET_SIDE,
+    MAX_SPACING,
+    NO_SPACING,
+    Spacing,
+)
 from companion.media.from_schema import export_spec
 
 DEFAULT_KEY_COLOUR = "#00ff00"
@@ -91,6 +98,13 @@ def _add_spacing_options(parser: argparse.ArgumentParser) -> None:
         help="repeat each frame's edge pixels outwards this far, so linear filtering "
         f"never samples a neighbour (0 to {MAX_SPACING}; default {DEFAULT_SPACING.extrude}, "
         "0 with --pixel-art)",
+    )
+    parser.add_argument(
+        "--max-sheet-side",
+        type=int,
+        default=MAX_SHEET_SIDE,
+        help=f"largest spritesheet page side in pixels; more frames go to further pages "
+        f"(default {MAX_SHEET_SIDE})",
     )
 
 
@@ -178,7 +192,10 @@ def _report(result: ExportResult, as_json: bool) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    spec = export_spec_from_args(args, safe_name(args.video.stem))
+    spec = replace(
+        export_spec_from_args(args, safe_name(args.video.stem)),
+        max_sheet_side=args.max_sheet_side,
+    )
     _report(export_video(args.video, args.out, spec), args.json)
     return 0
 

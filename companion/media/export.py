@@ -25,7 +25,7 @@ from companion.media.formats.common import PIVOTS, RGBA, Animation
 from companion.media.formats.gif import GifWriter
 from companion.media.formats.godot import write_godot_pack
 from companion.media.formats.pngseq import PngSequenceWriter, construct3_comment
-from companion.media.formats.sheet import MAX_SPACING, SheetWriter, Spacing
+from companion.media.formats.sheet import MAX_SHEET_SIDE, MAX_SPACING, SheetWriter, Spacing
 from companion.media.formats.sheet_json import write_sheet_json
 from companion.media.formats.unity import DEFAULT_UNITY_DIR, write_unity_metas, write_unity_package
 from companion.media.formats.unreal import write_unreal_pack
@@ -121,6 +121,7 @@ class ExportSpec:
     # Gaps laid out by the companion itself; the service's options carry none.
     padding: int = 0
     extrude: int = 0
+    max_sheet_side: int = MAX_SHEET_SIDE  # smaller for devices with small texture limits
 
 
 @dataclass(frozen=True)
@@ -169,6 +170,12 @@ def check_spec(spec: ExportSpec) -> None:
     for field_name, value in (("padding", spec.padding), ("extrude", spec.extrude)):
         if not 0 <= value <= MAX_SPACING:
             raise MediaError(f"{field_name} must be 0 to {MAX_SPACING} pixels, not {value}")
+    slot = max(spec.width, spec.height) + 2 * spec.extrude + 2 * spec.padding
+    if not slot <= spec.max_sheet_side <= MAX_SHEET_SIDE:
+        raise MediaError(
+            f"max sheet side must be {slot} to {MAX_SHEET_SIDE} pixels (one frame with its "
+            f"padding and extrusion must fit), not {spec.max_sheet_side}"
+        )
 
 
 def export_video(
@@ -252,7 +259,15 @@ def _render(
         )
     sheet: SheetWriter | None = None
     if wanted & SHEET_FORMATS:
-        sheet = SheetWriter(folder, name, plan.durations, w, h, Spacing(spec.padding, spec.extrude))
+        sheet = SheetWriter(
+            folder,
+            name,
+            plan.durations,
+            w,
+            h,
+            Spacing(spec.padding, spec.extrude),
+            spec.max_sheet_side,
+        )
         sinks.append(sheet)
     clip = (
         ClipWriter(

@@ -78,6 +78,7 @@ class SheetWriter:
         cell_w: int,
         cell_h: int,
         spacing: Spacing = NO_SPACING,
+        max_side: int = MAX_SHEET_SIDE,
     ) -> None:
         self.folder = folder
         self.name = name
@@ -87,7 +88,7 @@ class SheetWriter:
         pad, ext = spacing.padding, spacing.extrude
         # A slot is the frame with its extruded border plus the gap on its far side.
         self.pitch_x, self.pitch_y = cell_w + 2 * ext + pad, cell_h + 2 * ext + pad
-        self.grids = plan_pages(len(durations), self.pitch_x, self.pitch_y, MAX_SHEET_SIDE - pad)
+        self.grids = plan_pages(len(durations), self.pitch_x, self.pitch_y, max_side - pad)
         self.pages: list[SheetPage] = []
         self._canvas: RGBA | None = None
         self._page = -1
