@@ -382,7 +382,10 @@ def _sheet_formats(
             ExportOutput("spritesheet_json", p) for p in write_sheet_json(animation, folder)
         ]
     if "unity_meta" in wanted:
-        outputs += [ExportOutput("unity_meta", p) for p in write_unity_metas(animation, folder)]
+        outputs += [
+            ExportOutput("unity_meta", p)
+            for p in write_unity_metas(animation, folder, spec.unity_dir)
+        ]
     if "unity_pack" in wanted:
         outputs.append(
             ExportOutput("unity_pack", write_unity_package(animation, folder, spec.unity_dir))
