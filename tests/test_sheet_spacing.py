@@ -8,8 +8,6 @@ import io
 import json
 import plistlib
 import re
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -18,6 +16,7 @@ import pytest
 import yaml
 from PIL import Image
 
+from companion.cli.main import main as companion
 from companion.media import ExportSpec, export_video
 from tests.media_helpers import KEY
 
@@ -111,36 +110,15 @@ def test_every_consumer_reads_the_padded_layout(index_video: Path, tmp_path: Pat
 
 
 def _cli_sheet(index_video: Path, out: Path, *extra: str) -> tuple[tuple[int, int], dict]:
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "companion",
-            "export",
-            str(index_video),
-            "--formats",
-            "spritesheet,spritesheet_json",
-            "--frame-count",
-            "4",
-            "--width",
-            "64",
-            "--height",
-            "64",
-            "--name",
-            "s",
-            "--out",
-            str(out),
-            *extra,
-        ],
-        check=True,
-        capture_output=True,
-    )
+    args = ["export", str(index_video), "--formats", "spritesheet,spritesheet_json"]
+    args += ["--frame-count", "4", "--width", "64", "--height", "64", "--name", "s"]
+    assert companion([*args, "--out", str(out), *extra]) == 0
     doc = json.loads((out / "s.json").read_text())
     return Image.open(out / "s.png").size, doc["frames"]["1"]["frame"]
 
 
 def test_export_command_pads_by_default_but_not_for_pixel_art(
-    index_video: Path, tmp_path: Path
+    index_video: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     size, second = _cli_sheet(index_video, tmp_path / "smooth")
     # 2x2 slots of 64 + 2*1 extrusion + 2 padding, plus the border's 2.
@@ -149,24 +127,11 @@ def test_export_command_pads_by_default_but_not_for_pixel_art(
     assert size == (128, 128) and (second["x"], second["y"]) == (64, 0)
     size, second = _cli_sheet(index_video, tmp_path / "set", "--padding", "0", "--extrude", "4")
     assert size == (2 * 72, 2 * 72) and (second["x"], second["y"]) == (76, 4)
-    bad = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "companion",
-            "export",
-            str(index_video),
-            "--formats",
-            "spritesheet",
-            "--out",
-            str(tmp_path / "bad"),
-            "--padding",
-            "99",
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert bad.returncode != 0 and "--padding" in bad.stderr and "Traceback" not in bad.stderr
+    capsys.readouterr()
+    bad = ["export", str(index_video), "--formats", "spritesheet", "--padding", "99"]
+    assert companion([*bad, "--out", str(tmp_path / "bad")]) != 0
+    err = capsys.readouterr().err
+    assert "--padding" in err and "Traceback" not in err
     assert not (tmp_path / "bad").exists()
 
 
