@@ -10,12 +10,12 @@ import re
 import tarfile
 import zipfile
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 import yaml
 from PIL import Image
+from unityparser import UnityDocument
 
 from companion.media import FORMATS, ExportResult, ExportSpec, export_video
 from tests.media_helpers import KEY, decode_rgba, source_index_of
@@ -145,17 +145,6 @@ def test_spritesheet_and_json_agree_with_the_frames(exported: ExportResult) -> N
     assert total == 2000
 
 
-def unity_yaml(text: str) -> Any:
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.add_multi_constructor(
-        "tag:unity3d.com", lambda loader, suffix, node: loader.construct_mapping(node)
-    )
-    body = "\n".join(line for line in text.splitlines() if not line.startswith("%"))
-    return list(yaml.load_all(body.replace("--- !u!74 &7400000", "---"), Loader=Loader))
-
-
 def test_unity_meta_slices_from_the_bottom(exported: ExportResult) -> None:
     sheet_path = one(exported, "spritesheet")
     meta_path = one(exported, "unity_meta")
@@ -180,7 +169,7 @@ def test_unity_meta_slices_from_the_bottom(exported: ExportResult) -> None:
     assert len(set(ids)) == COUNT and all(0 < i < 2**63 for i in ids)
 
 
-def test_unity_pack_is_a_unitypackage(exported: ExportResult) -> None:
+def test_unity_pack_is_a_unitypackage(exported: ExportResult, tmp_path: Path) -> None:
     with tarfile.open(one(exported, "unity_pack"), "r:gz") as archive:
         names = archive.getnames()
         folders = {n.split("/")[0] for n in names}
@@ -198,18 +187,23 @@ def test_unity_pack_is_a_unitypackage(exported: ExportResult) -> None:
     assert png.startswith(b"\x89PNG")
     sprite_ids = {s["internalID"] for s in tex_meta["TextureImporter"]["spriteSheet"]["sprites"]}
     _, anim, _ = by_path["Assets/Animations/hero/hero.anim"]
-    clip = unity_yaml(anim.decode())[0]["AnimationClip"]
-    curve = clip["m_PPtrCurves"][0]
-    assert curve["attribute"] == "m_Sprite" and curve["classID"] == 212
+    (tmp_path / "hero.anim").write_bytes(anim)
+    # unityparser reads Unity's YAML dialect as Unity writes it; scalars come back as text.
+    clip = UnityDocument.load_yaml(str(tmp_path / "hero.anim")).entry
+    assert type(clip).__name__ == "AnimationClip"
+    curve = clip.m_PPtrCurves[0]
+    assert curve["attribute"] == "m_Sprite" and int(curve["classID"]) == 212
     keys = curve["curve"]
     assert len(keys) == COUNT
-    assert all(k["value"]["guid"] == tex_guid and k["value"]["fileID"] in sprite_ids for k in keys)
-    assert [k["time"] for k in keys] == pytest.approx(
+    assert all(
+        k["value"]["guid"] == tex_guid and int(k["value"]["fileID"]) in sprite_ids for k in keys
+    )
+    assert [float(k["time"]) for k in keys] == pytest.approx(
         [i * 2 / COUNT for i in range(COUNT)], abs=1e-4
     )
-    assert clip["m_SampleRate"] == COUNT / 2
-    assert clip["m_AnimationClipSettings"]["m_StopTime"] == pytest.approx(2.0)
-    assert clip["m_AnimationClipSettings"]["m_LoopTime"] == 1
+    assert float(clip.m_SampleRate) == COUNT / 2
+    assert float(clip.m_AnimationClipSettings["m_StopTime"]) == pytest.approx(2.0)
+    assert int(clip.m_AnimationClipSettings["m_LoopTime"]) == 1
 
 
 TRES_EXT = re.compile(r'\[ext_resource type="Texture2D" path="([^"]+)" id="([^"]+)"\]')

@@ -126,7 +126,10 @@ namespace Companion.Animate
                 request.downloadHandler = new DownloadHandlerBuffer();
                 if (json != null)
                 {
-                    request.uploadHandler = new UploadHandlerRaw(Encoding.UTF8.GetBytes(json));
+                    request.uploadHandler = new UploadHandlerRaw(Encoding.UTF8.GetBytes(json))
+                    {
+                        contentType = "application/json",
+                    };
                     request.SetRequestHeader("Content-Type", "application/json");
                 }
                 request.SetRequestHeader("Authorization", "Bearer " + daemon.token);
