@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 from PIL import Image
+from unityparser import UnityDocument
 
 HEX32 = re.compile(r"^[0-9a-f]{32}$")
 
@@ -72,18 +73,6 @@ def check_sprite_frames(project: Path, res: str) -> GodotAnimation:
 # -- Unity ---------------------------------------------------------------------------------
 
 
-def _unity_yaml(text: str) -> dict[str, Any]:
-    """Unity's YAML with its %TAG and !u! document headers taken off."""
-    lines = [
-        line
-        for line in text.splitlines()
-        if not line.startswith("%") and not line.startswith("--- !u!")
-    ]
-    data = yaml.safe_load("\n".join(lines))
-    assert isinstance(data, dict)
-    return data
-
-
 def guid_of(meta: Path) -> str:
     data = yaml.safe_load(meta.read_text())
     assert data["fileFormatVersion"] == 2
@@ -119,17 +108,22 @@ def check_sprite_clip(project: Path, asset_path: str) -> UnityClip:
     clip_meta = clip_file.with_name(clip_file.name + ".meta")
     assert clip_file.is_file() and clip_meta.is_file()
     guid_of(clip_meta)
-    clip = _unity_yaml(clip_file.read_text())["AnimationClip"]
-    curves = clip["m_PPtrCurves"]
+    # unityparser reads Unity's own YAML dialect (%TAG !u!, --- !u!74 &7400000) as Unity
+    # writes it; its scalars come back as text.
+    document = UnityDocument.load_yaml(str(clip_file))
+    assert len(document.entries) == 1, "one AnimationClip per .anim"
+    clip = document.entry
+    assert type(clip).__name__ == "AnimationClip" and clip.anchor == "7400000"
+    curves = clip.m_PPtrCurves
     assert len(curves) == 1 and curves[0]["attribute"] == "m_Sprite"
-    assert curves[0]["classID"] == 212  # SpriteRenderer
+    assert int(curves[0]["classID"]) == 212  # SpriteRenderer
     keys = curves[0]["curve"]
     metas = project_metas(project)
     textures: dict[str, tuple[Path, dict[int, dict[str, Any]]]] = {}
     times = []
     for key in keys:
         value = key["value"]
-        assert value["type"] == 3
+        assert int(value["type"]) == 3
         guid = str(value["guid"])
         assert guid in metas, f"keyframe names guid {guid}, which no meta in Assets has"
         if guid not in textures:
@@ -150,12 +144,12 @@ def check_sprite_clip(project: Path, asset_path: str) -> UnityClip:
         assert int(value["fileID"]) in textures[guid][1], "keyframe names no sprite"
         times.append(float(key["time"]))
     assert times == sorted(times) and times[0] == 0
-    settings = clip["m_AnimationClipSettings"]
-    assert settings["m_LoopTime"] == 1
+    settings = clip.m_AnimationClipSettings
+    assert int(settings["m_LoopTime"]) == 1
     texture, sprites = next(iter(textures.values()))
     return UnityClip(
         frames=len(keys),
-        sample_rate=float(clip["m_SampleRate"]),
+        sample_rate=float(clip.m_SampleRate),
         stop_time=float(settings["m_StopTime"]),
         texture=texture,
         sprites=sprites,

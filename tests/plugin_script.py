@@ -37,6 +37,7 @@ class ScriptedPlugin:
     engine: str  # "godot" or "unity"
     project_root: Path
     called: set[str] = field(default_factory=set)
+    limits: dict[str, Any] = field(default_factory=dict)  # as GET /api/v1/status gives them
 
     def _call(self, method: str, path: str, body: Any = None) -> Reply:
         daemon = json.loads((self.home / "daemon.json").read_text())
@@ -55,6 +56,7 @@ class ScriptedPlugin:
     def refresh(self) -> dict[str, Any]:
         reply = self._call("GET", "/api/v1/status")
         assert reply.status == 200, reply.body
+        self.limits = dict(reply.json.get("limits") or {})
         return dict(reply.json)
 
     def ensure_project(self) -> None:
@@ -63,22 +65,30 @@ class ScriptedPlugin:
         root = str(self.project_root.resolve())
         if any(str(Path(p["root"]).resolve()) == root for p in listed.json["data"]):
             return
-        target = "Assets/Animations" if self.engine == "unity" else "animations"
-        body = {"root": str(self.project_root), "engine": self.engine, "target": target}
+        body: dict[str, Any] = {"root": str(self.project_root), "engine": self.engine}
+        if self.engine != "unity":  # the Unity window names only the folder and the engine
+            body["target"] = "animations"
         added = self._call("POST", "/api/v1/projects", body)
         assert added.status == 201, added.body
 
     def body(
         self, image: str, prompt: str, formats: list[str], size: int, fps: float, seconds: float = 2
     ) -> dict[str, Any]:
-        """As the dock and the window build it: frames = fps x seconds."""
+        """As the dock and the window build it: frames = fps x seconds, cut to the most
+        frames the daemon reports (the plugin says so when it cuts)."""
+        frames = max(1, round(fps * seconds))
+        most = (self.limits.get("frame_count") or {}).get("max")
+        if most is not None:
+            frames = min(frames, int(most))
+        elif self.engine != "unity":
+            frames = min(frames, 240)  # the dock's own bound until it reads the daemon's
         return {
             "project_root": str(self.project_root),
             "image_path": image,
             "prompt": prompt,
             "video": {"duration_seconds": float(seconds)},
             "export": {
-                "frame_count": max(1, min(240, round(fps * seconds))),
+                "frame_count": frames,
                 "output_width": size,
                 "output_height": size,
                 "output_formats": ["spritesheet", "spritesheet_json", *formats],

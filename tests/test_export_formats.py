@@ -10,12 +10,12 @@ import re
 import tarfile
 import zipfile
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 import yaml
 from PIL import Image
+from unityparser import UnityDocument
 
 from companion.media import FORMATS, ExportResult, ExportSpec, export_video
 from tests.media_helpers import KEY, decode_rgba, source_index_of
@@ -129,27 +129,20 @@ def test_spritesheet_and_json_agree_with_the_frames(exported: ExportResult) -> N
         "to": COUNT - 1,
         "direction": "forward",
     }
-    assert len(doc["frames"]) == COUNT
+    # Keyed by index: Phaser's createFromAseprite looks frames up as frames[String(i)].
+    assert list(doc["frames"]) == [str(i) for i in range(COUNT)]
+    # Pixi reads the animation from a top-level "animations".
+    assert doc["animations"] == {"hero": [str(i) for i in range(COUNT)]}
+    assert meta["app"].startswith("http://www.codeandweb.com/texturepacker")
     frames = zip_pngs(one(exported, "frames_zip"))
     total = 0
     for name, entry in doc["frames"].items():
         r = entry["frame"]
         region = sheet[r["y"] : r["y"] + r["h"], r["x"] : r["x"] + r["w"]]
-        assert np.array_equal(region, frames[name]), name
+        assert np.array_equal(region, frames[f"hero_{int(name):04d}.png"]), name
         assert entry["pivot"] == {"x": 0.5, "y": 1.0} and entry["rotated"] is False
         total += entry["duration"]
     assert total == 2000
-
-
-def unity_yaml(text: str) -> Any:
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.add_multi_constructor(
-        "tag:unity3d.com", lambda loader, suffix, node: loader.construct_mapping(node)
-    )
-    body = "\n".join(line for line in text.splitlines() if not line.startswith("%"))
-    return list(yaml.load_all(body.replace("--- !u!74 &7400000", "---"), Loader=Loader))
 
 
 def test_unity_meta_slices_from_the_bottom(exported: ExportResult) -> None:
@@ -166,8 +159,9 @@ def test_unity_meta_slices_from_the_bottom(exported: ExportResult) -> None:
     doc = json.loads(one(exported, "spritesheet_json").read_text())
     sheet_h = doc["meta"]["size"]["h"]
     assert len(sprites) == COUNT
-    for sprite in sprites:
-        frame = doc["frames"][sprite["name"] + ".png"]["frame"]
+    for index, sprite in enumerate(sprites):
+        assert sprite["name"] == f"hero_{index:04d}"
+        frame = doc["frames"][str(index)]["frame"]
         assert sprite["rect"]["x"] == frame["x"]
         assert sprite["rect"]["y"] == sheet_h - frame["y"] - frame["h"]
         assert sprite["alignment"] == 7 and sprite["pivot"] == {"x": 0.5, "y": 0}
@@ -175,7 +169,7 @@ def test_unity_meta_slices_from_the_bottom(exported: ExportResult) -> None:
     assert len(set(ids)) == COUNT and all(0 < i < 2**63 for i in ids)
 
 
-def test_unity_pack_is_a_unitypackage(exported: ExportResult) -> None:
+def test_unity_pack_is_a_unitypackage(exported: ExportResult, tmp_path: Path) -> None:
     with tarfile.open(one(exported, "unity_pack"), "r:gz") as archive:
         names = archive.getnames()
         folders = {n.split("/")[0] for n in names}
@@ -193,18 +187,23 @@ def test_unity_pack_is_a_unitypackage(exported: ExportResult) -> None:
     assert png.startswith(b"\x89PNG")
     sprite_ids = {s["internalID"] for s in tex_meta["TextureImporter"]["spriteSheet"]["sprites"]}
     _, anim, _ = by_path["Assets/Animations/hero/hero.anim"]
-    clip = unity_yaml(anim.decode())[0]["AnimationClip"]
-    curve = clip["m_PPtrCurves"][0]
-    assert curve["attribute"] == "m_Sprite" and curve["classID"] == 212
+    (tmp_path / "hero.anim").write_bytes(anim)
+    # unityparser reads Unity's YAML dialect as Unity writes it; scalars come back as text.
+    clip = UnityDocument.load_yaml(str(tmp_path / "hero.anim")).entry
+    assert type(clip).__name__ == "AnimationClip"
+    curve = clip.m_PPtrCurves[0]
+    assert curve["attribute"] == "m_Sprite" and int(curve["classID"]) == 212
     keys = curve["curve"]
     assert len(keys) == COUNT
-    assert all(k["value"]["guid"] == tex_guid and k["value"]["fileID"] in sprite_ids for k in keys)
-    assert [k["time"] for k in keys] == pytest.approx(
+    assert all(
+        k["value"]["guid"] == tex_guid and int(k["value"]["fileID"]) in sprite_ids for k in keys
+    )
+    assert [float(k["time"]) for k in keys] == pytest.approx(
         [i * 2 / COUNT for i in range(COUNT)], abs=1e-4
     )
-    assert clip["m_SampleRate"] == COUNT / 2
-    assert clip["m_AnimationClipSettings"]["m_StopTime"] == pytest.approx(2.0)
-    assert clip["m_AnimationClipSettings"]["m_LoopTime"] == 1
+    assert float(clip.m_SampleRate) == COUNT / 2
+    assert float(clip.m_AnimationClipSettings["m_StopTime"]) == pytest.approx(2.0)
+    assert int(clip.m_AnimationClipSettings["m_LoopTime"]) == 1
 
 
 TRES_EXT = re.compile(r'\[ext_resource type="Texture2D" path="([^"]+)" id="([^"]+)"\]')
@@ -245,10 +244,17 @@ def test_unreal_pack(exported: ExportResult) -> None:
         sheet = json.loads(archive.read("hero.paper2dsprites"))
         flipbook = json.loads(archive.read("hero.flipbook"))
     assert names == {"hero.png", "hero.paper2dsprites", "hero.flipbook"}
-    assert sheet["meta"]["app"] and sheet["meta"]["image"] in names
+    assert sheet["meta"]["image"] in names
+    # Unreal's importer warns on every import unless app starts with TexturePacker's URL
+    # (PaperJsonSpriteSheetImporter.cpp, ParseMetaBlock).
+    assert sheet["meta"]["app"].startswith("http://www.codeandweb.com/texturepacker")
     assert len(sheet["frames"]) == COUNT
     assert flipbook["fps"] == pytest.approx(6.0) and len(flipbook["frames"]) == COUNT
-    assert [f["name"] + ".png" for f in flipbook["frames"]] == list(sheet["frames"])
+    # Paper2D names a sprite after its key with '.' sanitised to '_': the keys must be
+    # exactly the names the flipbook lists.
+    sprite_names = [re.sub(r"[^A-Za-z0-9_-]", "_", key) for key in sheet["frames"]]
+    assert sprite_names == [f["name"] for f in flipbook["frames"]]
+    assert sprite_names == [f"hero_{i:04d}" for i in range(COUNT)]
 
 
 def test_cocos_pack_plist(exported: ExportResult) -> None:
@@ -258,17 +264,22 @@ def test_cocos_pack_plist(exported: ExportResult) -> None:
     assert {"hero.png", "hero.plist"} <= names
     assert plist["metadata"]["format"] == 3 and plist["metadata"]["textureFileName"] in names
     doc = json.loads(one(exported, "spritesheet_json").read_text())
-    assert list(plist["frames"]) == list(doc["frames"])
-    for name, frame in plist["frames"].items():
+    assert list(plist["frames"]) == [f"hero_{i:04d}.png" for i in range(COUNT)]
+    for index, frame in enumerate(plist["frames"].values()):
         x, y, w, h = map(int, re.findall(r"-?\d+", frame["textureRect"]))
-        f = doc["frames"][name]["frame"]
+        f = doc["frames"][str(index)]["frame"]
         assert (x, y, w, h) == (f["x"], f["y"], f["w"], f["h"])
         assert frame["textureRotated"] is False
 
 
 def test_construct3_pack_frames_at_root(exported: ExportResult) -> None:
     path = one(exported, "construct3_pack")
-    assert path.name == "hero.zip"
+    # Named for its engine, and not a byte-for-byte copy of the frames zip beside it.
+    assert path.name == "hero_construct3.zip"
+    assert path.read_bytes() != one(exported, "frames_zip").read_bytes()
     frames = zip_pngs(path)
     assert sorted(frames) == [f"hero_{i:04d}.png" for i in range(COUNT)]
     assert all("/" not in n for n in frames)
+    with zipfile.ZipFile(path) as archive:
+        comment = archive.comment.decode()
+    assert "Speed to 6 " in comment, comment  # 12 frames over 2 s

@@ -89,7 +89,8 @@ def unity_project(root: Path) -> Path:
 
 def sheet_frames(exported: ExportResult) -> dict[str, dict[str, int]]:
     data = json.loads(exported.paths("spritesheet_json")[0].read_text())
-    return {name[: -len(".png")]: entry["frame"] for name, entry in data["frames"].items()}
+    # Keyed by frame index; the engines name the sprites NAME_0000 and so on.
+    return {f"hero_{int(key):04d}": entry["frame"] for key, entry in data["frames"].items()}
 
 
 # -- Godot ---------------------------------------------------------------------------------

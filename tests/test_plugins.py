@@ -98,3 +98,81 @@ def test_sample_projects_have_the_plugins_installed() -> None:
     manifest = json.loads((REPO / "samples/unity/Packages/manifest.json").read_text())
     reference = manifest["dependencies"]["dev.companion.animate"].removeprefix("file:")
     assert (REPO / "samples/unity/Packages" / reference).resolve() == UNITY.resolve()
+
+
+# -- what the Unity window must not do (read from its syntax tree) ----------------------
+
+
+def _tree(path: Path) -> Node:
+    return Parser(Language(tree_sitter_c_sharp.language())).parse(path.read_bytes()).root_node
+
+
+def _nodes(node: Node, kind: str) -> list[Node]:
+    found = [node] if node.type == kind else []
+    return found + [n for child in node.children for n in _nodes(child, kind)]
+
+
+def _text(node: Node) -> str:
+    return (node.text or b"").decode()
+
+
+def _class_fields(path: Path, name: str) -> list[str]:
+    for declared in _nodes(_tree(path), "class_declaration"):
+        if _text(declared.child_by_field_name("name") or declared) == name:
+            return [
+                _text(v.children[0])
+                for field in _nodes(declared, "field_declaration")
+                for v in _nodes(field, "variable_declarator")
+            ]
+    raise AssertionError(f"{path.name} declares no class {name}")
+
+
+def test_unity_window_loses_no_task_exception() -> None:
+    """`_ = SomeAsync();` drops whatever the task throws; every request goes through a
+    runner that shows the failure instead."""
+    discarded = [
+        f"{path.name}:{node.start_point[0] + 1}"
+        for path in CS_FILES
+        for node in _nodes(_tree(path), "assignment_expression")
+        if _text(node.children[0]) == "_"
+    ]
+    assert not discarded, f"tasks whose exceptions are lost: {discarded}"
+
+
+def test_unity_package_compiles_with_default_references() -> None:
+    """System.Net.Http is not referenced by the editor's .NET Framework profile from 2023.1
+    on; without a csc.rsp that adds it, the package must not use it."""
+    users = [
+        path.name
+        for path in CS_FILES
+        for directive in _nodes(_tree(path), "using_directive")
+        if "System.Net.Http" in _text(directive)
+    ]
+    responses = [r.read_text() for r in UNITY.rglob("csc.rsp")]
+    assert not users or any("System.Net.Http" in r for r in responses), users
+
+
+def test_unity_window_copies_no_service_limit() -> None:
+    """Size, frame count and fps bounds come from the daemon's status, not from numbers
+    written into the window (it once let sizes go to 2048 while the service stops at 1024)."""
+    copied = {"64", "240", "1024", "2048", "60", "60f", "10f"}
+    window = UNITY / "Editor" / "AnimateWindow.cs"
+    literals = [
+        f"{_text(n)} at line {n.start_point[0] + 1}"
+        for kind in ("integer_literal", "real_literal")
+        for n in _nodes(_tree(window), kind)
+        if _text(n) in copied
+    ]
+    assert not literals, literals
+    assert "limits" in _class_fields(UNITY / "Editor" / "Messages.cs", "StatusReply")
+    assert _class_fields(UNITY / "Editor" / "Messages.cs", "Limits") == [
+        "size",
+        "frame_count",
+        "fps",
+        "seconds",
+    ]
+
+
+def test_unity_registration_names_only_the_folder_and_engine() -> None:
+    """Registering again must not reset a project's settings: the body carries no target."""
+    assert _class_fields(UNITY / "Editor" / "Messages.cs", "ProjectBody") == ["root", "engine"]

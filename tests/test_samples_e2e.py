@@ -57,11 +57,13 @@ def test_unity_sample_gets_sliced_sprites_and_a_clip(daemon: DaemonThread, tmp_p
     manifest = json.loads((project / "Packages" / "manifest.json").read_text())
     reference = manifest["dependencies"]["dev.companion.animate"]
     package = SAMPLES / "unity" / "Packages" / reference.removeprefix("file:")
-    assert (
-        json.loads((package / "package.json").read_text())["name"] == "dev.companion.animate"
-    )
+    assert json.loads((package / "package.json").read_text())["name"] == "dev.companion.animate"
     plugin = ScriptedPlugin(daemon.home, "unity", project)
     plugin.refresh()
+    # The window reads the daemon's limits into Limits {size, frame_count, fps, seconds},
+    # each {min, max}; a daemon that reports none leaves the checks to Quote.
+    assert set(plugin.limits) <= {"size", "frame_count", "fps", "seconds"}
+    assert all(set(bound) <= {"min", "max"} for bound in plugin.limits.values())
     body = plugin.body("Assets/Art/slime.png", "bounce", ["unity_pack"], 128, 10)
     assert plugin.quote(body) > 0
     job = plugin.poll(plugin.animate(body))

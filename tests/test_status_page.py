@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
-import shutil
-import subprocess
 import time
 from pathlib import Path
 
@@ -16,42 +13,14 @@ from companion.media.demo_art import draw_character
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
 from tests.http_helpers import request
+from tests.real_chromium import chromium, require_chromium
 from tests.test_daemon import call
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-# In CI a missing browser is a failure (.ci/run installs it); elsewhere, a skip.
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None and not os.environ.get("CI"),
-    reason="chromium is not installed (.ci/run installs it)",
-)
-
-
-def chromium(tmp_path: Path, url: str, *extra: str) -> str:
-    assert CHROMIUM is not None
-    result = subprocess.run(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={tmp_path / 'chrome'}",
-            "--virtual-time-budget=5000",
-            *extra,
-            url,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    return result.stdout
+pytestmark = pytest.mark.browser
 
 
 def test_status_page_shows_jobs_credits_and_previews(make_sandbox, tmp_path: Path) -> None:
+    require_chromium()
     sandbox = make_sandbox(task_seconds=0.2)
     daemon = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
     try:

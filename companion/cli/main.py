@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -16,6 +17,13 @@ from companion.api.schema.base import first_error
 from companion.media import FORMATS, ExportResult, ExportSpec, MediaError, export_video
 from companion.media.chroma import parse_hex_colour
 from companion.media.export import safe_name
+from companion.media.formats.sheet import (
+    DEFAULT_SPACING,
+    MAX_SHEET_SIDE,
+    MAX_SPACING,
+    NO_SPACING,
+    Spacing,
+)
 from companion.media.from_schema import export_spec
 
 DEFAULT_KEY_COLOUR = "#00ff00"
@@ -46,7 +54,9 @@ def _first_error(exc: ValidationError) -> str:
     return f"{where}: {message}" if where else message
 
 
-def _add_export_options(parser: argparse.ArgumentParser, with_out: bool = True) -> None:
+def _add_export_options(
+    parser: argparse.ArgumentParser, with_out: bool = True, local: bool = False
+) -> None:
     parser.add_argument(
         "--formats", required=True, help=f"comma-separated, from: {','.join(FORMATS)}"
     )
@@ -66,9 +76,36 @@ def _add_export_options(parser: argparse.ArgumentParser, with_out: bool = True) 
     parser.add_argument(
         "--pixel-art", action="store_true", help="nearest-neighbour scaling and no dithering"
     )
+    if local:
+        _add_spacing_options(parser)
     parser.add_argument("--name", help="base name of the files (default: the video's name)")
     parser.add_argument("--godot-res-dir", help="res:// folder the Godot pack will live in")
     parser.add_argument("--json", action="store_true", help="print one JSON summary")
+
+
+def _add_spacing_options(parser: argparse.ArgumentParser) -> None:
+    """Only where the companion lays the sheet out itself: the service's export options
+    have no such field."""
+    parser.add_argument(
+        "--padding",
+        type=int,
+        help="transparent pixels between spritesheet frames and around the sheet "
+        f"(0 to {MAX_SPACING}; default {DEFAULT_SPACING.padding}, 0 with --pixel-art)",
+    )
+    parser.add_argument(
+        "--extrude",
+        type=int,
+        help="repeat each frame's edge pixels outwards this far, so linear filtering "
+        f"never samples a neighbour (0 to {MAX_SPACING}; default {DEFAULT_SPACING.extrude}, "
+        "0 with --pixel-art)",
+    )
+    parser.add_argument(
+        "--max-sheet-side",
+        type=int,
+        default=MAX_SHEET_SIDE,
+        help=f"largest spritesheet page side in pixels; more frames go to further pages "
+        f"(default {MAX_SHEET_SIDE})",
+    )
 
 
 def export_options_from_args(args: argparse.Namespace) -> tuple[ExportOptions, Selection]:
@@ -102,9 +139,22 @@ def export_options_from_args(args: argparse.Namespace) -> tuple[ExportOptions, S
     return options, selection
 
 
+def spacing_from_args(args: argparse.Namespace) -> Spacing:
+    """Gaps between sheet frames: on by default, off for pixel art, where nearest
+    filtering never reaches a neighbour and the gaps would only waste texture."""
+    default = NO_SPACING if args.pixel_art else DEFAULT_SPACING
+    padding = default.padding if args.padding is None else args.padding
+    extrude = default.extrude if args.extrude is None else args.extrude
+    for flag, value in (("--padding", padding), ("--extrude", extrude)):
+        if not 0 <= value <= MAX_SPACING:
+            raise UsageError(f"{flag}: must be 0 to {MAX_SPACING} pixels, not {value}")
+    return Spacing(padding, extrude)
+
+
 def export_spec_from_args(args: argparse.Namespace, default_name: str) -> ExportSpec:
     """Validate with the service's own rules, then describe the job for the engine."""
     options, selection = export_options_from_args(args)
+    spacing = spacing_from_args(args)
     key = None
     if options.transparent.enabled:
         key = parse_hex_colour(args.key_color or DEFAULT_KEY_COLOUR)
@@ -115,6 +165,7 @@ def export_spec_from_args(args: argparse.Namespace, default_name: str) -> Export
         key_color=key,
         pixel_art=args.pixel_art,
         godot_res_dir=args.godot_res_dir,
+        spacing=spacing,
     )
 
 
@@ -141,7 +192,10 @@ def _report(result: ExportResult, as_json: bool) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    spec = export_spec_from_args(args, safe_name(args.video.stem))
+    spec = replace(
+        export_spec_from_args(args, safe_name(args.video.stem)),
+        max_sheet_side=args.max_sheet_side,
+    )
     _report(export_video(args.video, args.out, spec), args.json)
     return 0
 
@@ -253,7 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = commands.add_parser("export", help="convert a video into engine-ready formats")
     export.add_argument("video", type=Path)
-    _add_export_options(export)
+    _add_export_options(export, local=True)
     export.set_defaults(handler=cmd_export)
 
     from companion.cli.remote import add_animate, add_small_commands

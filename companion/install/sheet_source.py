@@ -56,14 +56,28 @@ def _rect(entry: dict[str, Any], name: str, source: Path) -> tuple[int, int, int
     return x, y, w, h
 
 
-def _order(documents: list[dict[str, Any]], names: list[str]) -> list[str]:
-    """Frame order: the animation list in meta when there is one, else as listed."""
-    for document in documents:
-        animations = (document.get("meta") or {}).get("animations")
+def _listed(document: dict[str, Any]) -> list[str] | None:
+    """The page's one animation list: top-level `animations` (Pixi's place), else the
+    older `meta.animations`."""
+    for holder in (document, document.get("meta") or {}):
+        animations = holder.get("animations") if isinstance(holder, dict) else None
         if isinstance(animations, dict) and len(animations) == 1:
-            listed = [str(n) for n in next(iter(animations.values()))]
-            if sorted(listed) == sorted(names):
-                return listed
+            listed = next(iter(animations.values()))
+            if isinstance(listed, list):
+                return [str(n) for n in listed]
+    return None
+
+
+def _order(documents: list[dict[str, Any]], names: list[str]) -> list[str]:
+    """Frame order: the pages' animation lists joined in page order when they name every
+    frame once (a list may also name the whole animation), else index keys by number,
+    else as listed."""
+    lists = [_listed(document) for document in documents]
+    for candidate in ([n for listed in lists for n in (listed or [])], lists[0] or []):
+        if sorted(candidate) == sorted(names):
+            return candidate
+    if all(n.isdigit() for n in names):
+        return sorted(names, key=int)
     return names
 
 
@@ -117,10 +131,12 @@ def read_animation(name: str, pairs: list[SheetPair], defaults: Defaults) -> Ani
     for index, frame in enumerate(order):
         page, _, (x, y, w, h) = located[frame]
         stem = frame.rsplit(".", 1)[0] if frame.lower().endswith(".png") else frame
+        if not stem or stem.isdigit():  # keyed by index (Aseprite and Phaser's layout)
+            stem = frame_name(name, index, len(order))
         pages[page].frames.append(
             FrameRect(
                 index=index,
-                name=stem or frame_name(name, index, len(order)),
+                name=stem,
                 page=page,
                 x=x,
                 y=y,

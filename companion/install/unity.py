@@ -5,20 +5,23 @@ to the right guid then break).
 A .unitypackage is unpacked here rather than by Unity: each guid folder's `pathname`
 says where its asset goes; the paths are re-rooted at the job's target folder below
 their common parent, so the pack lands where the user asked. A guid already used by
-another asset of the project is replaced by a fresh one in the metas and in every
-reference to it. When the pack was asked for and not returned, the sliced texture metas
-and the AnimationClip are built here from the spritesheet and its JSON."""
+another asset of the project is replaced, in the metas and in every reference to it, by
+one derived from the old guid and where the asset lands: installing the same pack to the
+same place again gives the same guids, so references made in between survive. When the
+pack was asked for and not returned, the sliced texture metas and the AnimationClip are
+built here from the spritesheet and its JSON, with guids derived from where they land;
+every other file gets a meta whose guid is derived from its path the same way."""
 
 from __future__ import annotations
 
 import re
-import uuid
 from pathlib import Path, PurePosixPath
 
 from companion.install.archive import ArchiveError, safe_name
 from companion.install.packs import Context, animation_from_sheets, place_outputs, unpack
 from companion.install.sheet_source import Defaults
 from companion.install.tree import InstallError, Staged, Tree, strip_common_top
+from companion.media.formats.common import stable_hex
 from companion.media.formats.unity import animation_clip, clip_meta, texture_meta
 
 PACK = "unity_pack"
@@ -46,10 +49,11 @@ def plan(tree: Tree, outputs: list[Staged], job: Context) -> None:
     packs = place_outputs(tree, outputs, PACK)
     for pack in packs:
         _install_pack(tree, pack, job.scratch)
+    place = asset_path(job.project_root, job.target, "")
     if job.wants_pack and not packs:
-        _build_pack(tree, outputs, job.name, job.defaults)
+        _build_pack(tree, outputs, job.name, job.defaults, place)
     _fresh_guids(tree, job.project_root, job.target)
-    _default_metas(tree)
+    _default_metas(tree, place)
     tree.order = metas_first(tree.order)
     clip = next((r for r in tree.order if r.endswith(".anim")), None)
     if clip is not None:
@@ -102,17 +106,21 @@ def _install_pack(tree: Tree, pack: Staged, scratch: Path) -> None:
     tree.outputs[pack.name] = clip or tree.order[-1]
 
 
-def _build_pack(tree: Tree, outputs: list[Staged], name: str, defaults: Defaults) -> None:
+def _build_pack(
+    tree: Tree, outputs: list[Staged], name: str, defaults: Defaults, place: str
+) -> None:
     animation = animation_from_sheets(tree, outputs, name, defaults, "Unity")
     for page in animation.pages:
         # The clip refers to these guids and sprite ids, so this meta replaces any other.
         relative = page.path.relative_to(tree.root).as_posix()
-        tree.write(relative + ".meta", texture_meta(animation, page))
+        if "/" in relative:
+            raise InstallError(f"{relative}: the spritesheet must sit beside its clip")
+        tree.write(relative + ".meta", texture_meta(animation, page, place))
     clip = f"{name}.anim"
     if tree.has(clip):
         raise InstallError(f"{clip} is already among the outputs")
-    tree.write(clip + ".meta", clip_meta(animation))
-    tree.write(clip, animation_clip(animation))
+    tree.write(clip + ".meta", clip_meta(animation, place))
+    tree.write(clip, animation_clip(animation, place))
 
 
 def project_guids(project_root: Path) -> dict[str, Path]:
@@ -143,7 +151,8 @@ def _fresh_guids(tree: Tree, project_root: Path, target: Path) -> None:
         guid = match.group(1).lower()
         owner = taken.get(guid)
         if guid in mine or (owner is not None and owner.resolve() != (target / relative).resolve()):
-            replace[guid] = uuid.uuid4().hex
+            landing = asset_path(project_root, target, relative[: -len(".meta")])
+            replace[guid] = stable_hex("unity-moved", guid, landing)
         mine.add(guid)
     if not replace:
         return
@@ -165,8 +174,9 @@ IMPORTERS = {
 }
 
 
-def _default_metas(tree: Tree) -> None:
-    """Every other file gets a meta too, so Unity has nothing to invent on import."""
+def _default_metas(tree: Tree, place: str) -> None:
+    """Every other file gets a meta too, so Unity has nothing to invent on import; its
+    guid comes from where the file lands, like the pack's own."""
     present = set(tree.order)
     for relative in list(tree.order):
         if relative.endswith(".meta") or relative + ".meta" in present:
@@ -174,7 +184,8 @@ def _default_metas(tree: Tree) -> None:
         importer = IMPORTERS.get(PurePosixPath(relative).suffix.lower(), "DefaultImporter")
         tree.write(
             relative + ".meta",
-            f"fileFormatVersion: 2\nguid: {uuid.uuid4().hex}\n{importer}:\n"
+            f"fileFormatVersion: 2\nguid: {stable_hex('unity-asset', f'{place}/{relative}')}\n"
+            f"{importer}:\n"
             "  externalObjects: {}\n  userData:\n  assetBundleName:\n  assetBundleVariant:\n",
         )
 

@@ -24,8 +24,8 @@ from companion.media.formats.cocos import write_cocos_pack
 from companion.media.formats.common import PIVOTS, RGBA, Animation
 from companion.media.formats.gif import GifWriter
 from companion.media.formats.godot import write_godot_pack
-from companion.media.formats.pngseq import PngSequenceWriter
-from companion.media.formats.sheet import SheetWriter
+from companion.media.formats.pngseq import PngSequenceWriter, construct3_comment
+from companion.media.formats.sheet import MAX_SHEET_SIDE, MAX_SPACING, SheetWriter, Spacing
 from companion.media.formats.sheet_json import write_sheet_json
 from companion.media.formats.unity import DEFAULT_UNITY_DIR, write_unity_metas, write_unity_package
 from companion.media.formats.unreal import write_unreal_pack
@@ -90,7 +90,7 @@ FILE_SUFFIX: dict[str, str] = {
     "godot_pack": "_godot.zip",
     "unreal_paper2d_pack": "_paper2d.zip",
     "cocos_creator_pack": "_cocos.zip",
-    "construct3_pack": ".zip",
+    "construct3_pack": "_construct3.zip",
     "video_preview": "_preview.png",
 }
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -118,6 +118,10 @@ class ExportSpec:
     name: str = "animation"
     godot_res_dir: str | None = None
     unity_dir: str = DEFAULT_UNITY_DIR
+    # Gaps laid out by the companion itself; the service's options carry none.
+    padding: int = 0
+    extrude: int = 0
+    max_sheet_side: int = MAX_SHEET_SIDE  # smaller for devices with small texture limits
 
 
 @dataclass(frozen=True)
@@ -163,6 +167,15 @@ def check_spec(spec: ExportSpec) -> None:
         raise MediaError(f"unknown pivot {spec.pivot!r}; choose from {', '.join(PIVOTS)}")
     if spec.width < 1 or spec.height < 1:
         raise MediaError("output width and height must be positive")
+    for field_name, value in (("padding", spec.padding), ("extrude", spec.extrude)):
+        if not 0 <= value <= MAX_SPACING:
+            raise MediaError(f"{field_name} must be 0 to {MAX_SPACING} pixels, not {value}")
+    slot = max(spec.width, spec.height) + 2 * spec.extrude + 2 * spec.padding
+    if not slot <= spec.max_sheet_side <= MAX_SHEET_SIDE:
+        raise MediaError(
+            f"max sheet side must be {slot} to {MAX_SHEET_SIDE} pixels (one frame with its "
+            f"padding and extrusion must fit), not {spec.max_sheet_side}"
+        )
 
 
 def export_video(
@@ -233,9 +246,12 @@ def _render(
         closers.append(lambda: [ExportOutput("gif", gif.close())])
     sequences = [f for f in ("frames_zip", "construct3_pack") if f in wanted]
     if sequences:
-        archive_names = {"frames_zip": f"{name}_frames.zip", "construct3_pack": f"{name}.zip"}
+        comment = construct3_comment(plan.fps, plan.durations)
         sequence = PngSequenceWriter(
-            name, plan.count, [folder / archive_names[f] for f in sequences]
+            name,
+            plan.count,
+            [folder / f"{name}{FILE_SUFFIX[f]}" for f in sequences],
+            comments=[comment if f == "construct3_pack" else b"" for f in sequences],
         )
         sinks.append(sequence)
         closers.append(
@@ -243,7 +259,15 @@ def _render(
         )
     sheet: SheetWriter | None = None
     if wanted & SHEET_FORMATS:
-        sheet = SheetWriter(folder, name, plan.durations, w, h)
+        sheet = SheetWriter(
+            folder,
+            name,
+            plan.durations,
+            w,
+            h,
+            Spacing(spec.padding, spec.extrude),
+            spec.max_sheet_side,
+        )
         sinks.append(sheet)
     clip = (
         ClipWriter(
@@ -358,7 +382,10 @@ def _sheet_formats(
             ExportOutput("spritesheet_json", p) for p in write_sheet_json(animation, folder)
         ]
     if "unity_meta" in wanted:
-        outputs += [ExportOutput("unity_meta", p) for p in write_unity_metas(animation, folder)]
+        outputs += [
+            ExportOutput("unity_meta", p)
+            for p in write_unity_metas(animation, folder, spec.unity_dir)
+        ]
     if "unity_pack" in wanted:
         outputs.append(
             ExportOutput("unity_pack", write_unity_package(animation, folder, spec.unity_dir))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from companion.api.schema import ExportOptions, Selection
 from companion.media.export import ExportSpec
+from companion.media.formats.sheet import NO_SPACING, Spacing
 
 
 def export_spec(
@@ -17,7 +18,10 @@ def export_spec(
     key_color: tuple[int, int, int] | None,
     pixel_art: bool = False,
     godot_res_dir: str | None = None,
+    spacing: Spacing = NO_SPACING,
 ) -> ExportSpec:
+    """The service's options carry no sheet spacing, so only the local command sets it;
+    the sandbox lays sheets out as the service does, frame against frame."""
     return ExportSpec(
         formats=tuple(f.value for f in options.formats),
         frame_count=options.frame_count,
@@ -32,4 +36,6 @@ def export_spec(
         pixel_art=pixel_art,
         name=name,
         godot_res_dir=godot_res_dir,
+        padding=spacing.padding,
+        extrude=spacing.extrude,
     )

@@ -1,7 +1,10 @@
 """Frame sequences: frames_zip and the Construct 3 pack share one PNG encode per frame.
 
-Construct 3 makes an animation named after a dropped zip from the images at its root in
-name order, so frames are zero-padded and the zip carries the animation's name."""
+Construct 3 (r252 and later) makes an animation from the images at the root of a zip
+dropped on its Animations panel, in name order, so frames are zero-padded. It reads
+nothing else from the zip: the animation is named after the zip and its Speed stays at
+Construct's default. The Construct pack therefore says the speed in its archive comment
+(shown by zip tools) and the README tells where to set it."""
 
 from __future__ import annotations
 
@@ -16,12 +19,33 @@ from companion.media.formats.common import ARCHIVE_TIME, RGBA, frame_name
 PNG_LEVEL = 3
 
 
+def construct3_comment(fps: float, durations: tuple[float, ...]) -> bytes:
+    """What Construct needs to play the frames at their speed, for the person importing."""
+    text = (
+        "Construct 3: drop this zip on the Animations panel, then set the animation's "
+        f"Speed to {fps:g} and Loop to Yes."
+    )
+    # Construct's per-frame Duration is a multiple of 1/Speed; only odd frames need one.
+    odd = [
+        f"frame {index} Duration {relative:.3g}"
+        for index, relative in enumerate(d * fps for d in durations)
+        if abs(relative - 1.0) > 1e-3
+    ]
+    if odd:
+        text += " Set " + ", ".join(odd) + "."
+    return text.encode()
+
+
 class PngSequenceWriter:
-    def __init__(self, name: str, count: int, archives: list[Path]) -> None:
+    def __init__(
+        self, name: str, count: int, archives: list[Path], comments: list[bytes] | None = None
+    ) -> None:
         self.name = name
         self.count = count
         self.paths = archives
         self._zips = [zipfile.ZipFile(path, "w") for path in archives]
+        for archive, comment in zip(self._zips, comments or [], strict=False):
+            archive.comment = comment
 
     def add(self, index: int, frame: RGBA) -> None:
         buffer = io.BytesIO()

@@ -1,8 +1,11 @@
 """Unity: sliced-sprite texture .meta files, a sprite flipbook AnimationClip, and the
 .unitypackage that carries them (gzip tar, one folder per asset named by its guid).
 
-Ids are derived from the animation's name, so re-exporting the same animation keeps
-every guid, spriteID and internalID and the project's references survive."""
+Guids are derived from where each asset lands in the project (the Unity folder, which
+holds the animation's name, and the file name): re-exporting to the same place keeps every
+guid and the project's references survive, while an animation of the same name in another
+folder gets guids of its own. spriteIDs and internalIDs only need to be unique within
+their texture, so they come from the frame names."""
 
 from __future__ import annotations
 
@@ -30,19 +33,24 @@ ALIGNMENT = {
 DEFAULT_UNITY_DIR = "Assets/Animations"
 
 
-def texture_guid(animation: Animation, page: SheetPage) -> str:
-    return stable_hex("unity-texture", animation.name, str(page.index))
+def default_place(name: str, unity_dir: str = DEFAULT_UNITY_DIR) -> str:
+    """The Unity folder an animation lands in when nothing else is said."""
+    return f"{unity_dir.rstrip('/')}/{name}"
 
 
-def clip_guid(animation: Animation) -> str:
-    return stable_hex("unity-clip", animation.name)
+def texture_guid(place: str, page: SheetPage) -> str:
+    return stable_hex("unity-asset", f"{place.rstrip('/')}/{page.path.name}")
+
+
+def clip_guid(animation: Animation, place: str) -> str:
+    return stable_hex("unity-asset", f"{place.rstrip('/')}/{animation.name}.anim")
 
 
 def sprite_internal_id(animation: Animation, frame_name: str) -> int:
     return stable_int64("unity-sprite", animation.name, frame_name)
 
 
-def texture_meta(animation: Animation, page: SheetPage) -> str:
+def texture_meta(animation: Animation, page: SheetPage, place: str) -> str:
     pivot_x, pivot_y_down = animation.pivot_xy_down
     pivot_y = 1.0 - pivot_y_down  # Unity measures pivots from the bottom
     sprites: list[str] = []
@@ -75,7 +83,7 @@ def texture_meta(animation: Animation, page: SheetPage) -> str:
         )
         table.append(f"      {rect.name}: {internal}")
     return f"""fileFormatVersion: 2
-guid: {texture_guid(animation, page)}
+guid: {texture_guid(place, page)}
 TextureImporter:
   internalIDToNameTable: []
   externalObjects: {{}}
@@ -187,8 +195,8 @@ def _power_of_two(value: int) -> int:
     return size
 
 
-def animation_clip(animation: Animation) -> str:
-    guids = {page.index: texture_guid(animation, page) for page in animation.pages}
+def animation_clip(animation: Animation, place: str) -> str:
+    guids = {page.index: texture_guid(place, page) for page in animation.pages}
     keys: list[str] = []
     mapping: list[str] = []
     time = 0.0
@@ -274,9 +282,9 @@ AnimationClip:
 """
 
 
-def clip_meta(animation: Animation) -> str:
+def clip_meta(animation: Animation, place: str) -> str:
     return f"""fileFormatVersion: 2
-guid: {clip_guid(animation)}
+guid: {clip_guid(animation, place)}
 NativeFormatImporter:
   externalObjects: {{}}
   mainObjectFileID: 7400000
@@ -286,11 +294,14 @@ NativeFormatImporter:
 """
 
 
-def write_unity_metas(animation: Animation, folder: Path) -> list[Path]:
+def write_unity_metas(
+    animation: Animation, folder: Path, unity_dir: str = DEFAULT_UNITY_DIR
+) -> list[Path]:
+    place = default_place(animation.name, unity_dir)
     paths = []
     for page in animation.pages:
         path = folder / f"{page.path.name}.meta"
-        path.write_text(texture_meta(animation, page))
+        path.write_text(texture_meta(animation, page, place))
         paths.append(path)
     return paths
 
@@ -298,20 +309,20 @@ def write_unity_metas(animation: Animation, folder: Path) -> list[Path]:
 def write_unity_package(
     animation: Animation, folder: Path, unity_dir: str = DEFAULT_UNITY_DIR
 ) -> Path:
-    base = f"{unity_dir.rstrip('/')}/{animation.name}"
+    base = default_place(animation.name, unity_dir)
     members: list[tuple[str, bytes | Path]] = []
     for page in animation.pages:
-        guid = texture_guid(animation, page)
+        guid = texture_guid(base, page)
         # The .meta goes in with its asset, so Unity never invents its own guid.
         members += [
             (f"{guid}/asset", page.path),
-            (f"{guid}/asset.meta", texture_meta(animation, page).encode()),
+            (f"{guid}/asset.meta", texture_meta(animation, page, base).encode()),
             (f"{guid}/pathname", f"{base}/{page.path.name}".encode()),
         ]
-    guid = clip_guid(animation)
+    guid = clip_guid(animation, base)
     members += [
-        (f"{guid}/asset", animation_clip(animation).encode()),
-        (f"{guid}/asset.meta", clip_meta(animation).encode()),
+        (f"{guid}/asset", animation_clip(animation, base).encode()),
+        (f"{guid}/asset.meta", clip_meta(animation, base).encode()),
         (f"{guid}/pathname", f"{base}/{animation.name}.anim".encode()),
     ]
     path = folder / f"{animation.name}.unitypackage"

@@ -1,6 +1,9 @@
 """Unreal Paper2D: the hash-layout sheet JSON as .paper2dsprites beside its PNG (one pair
 per page), plus a flipbook manifest. The manifest's extension keeps Unreal's importer
-from taking it for another sprite sheet."""
+from taking it for another sprite sheet.
+
+Paper2D names each sprite after its frame key, with '.' turned into '_', so the keys are
+the bare frame names the flipbook manifest lists (`hero_0000`, not `hero_0000.png`)."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from pathlib import Path
 
 from companion.media.formats.common import Animation, write_zip
 from companion.media.formats.manifest import animation_manifest
-from companion.media.formats.sheet_json import sheet_json
+from companion.media.formats.sheet_json import name_key, sheet_json
 
 
 def write_unreal_pack(animation: Animation, folder: Path) -> Path:
@@ -17,7 +20,7 @@ def write_unreal_pack(animation: Animation, folder: Path) -> Path:
     names = [page.path.with_suffix(".paper2dsprites").name for page in animation.pages]
     for page, own in zip(animation.pages, names, strict=True):
         related = [n for n in names if n != own]
-        document = sheet_json(animation, page, related)
+        document = sheet_json(animation, page, related, key=name_key)
         members.append((page.path.name, page.path))
         members.append((own, (json.dumps(document, indent=1) + "\n").encode()))
     members.append((f"{animation.name}.flipbook", animation_manifest(animation)))

@@ -1,3 +1,4 @@
+using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Threading.Tasks;
@@ -11,6 +12,9 @@ namespace Companion.Animate
     /// quote before anything is spent, progress with Cancel (and Approve when a job is over
     /// budget). When the job is done the daemon has written the sprites, their metas and
     /// the clip under Assets/; the window refreshes the AssetDatabase and selects the clip.
+    /// Size, fps, length and frame count are bounded by the limits the daemon reports, and
+    /// the window says when a frame count is cut to the service's maximum. Every request
+    /// runs through Run, which shows any failure in the window.
     /// </summary>
     public sealed class AnimateWindow : EditorWindow
     {
@@ -32,6 +36,8 @@ namespace Companion.Animate
         bool busy;
         bool awaitingApproval;
         double nextPoll;
+        Limits limits = new Limits();
+        bool limitsReported;
 
         [MenuItem("Window/Companion/Animate")]
         static void OpenEmpty() => Open(null);
@@ -42,7 +48,26 @@ namespace Companion.Animate
             if (texture != null)
                 window.Choose(texture);
             window.Show();
-            _ = window.Refresh();
+            window.Run(window.Refresh);
+        }
+
+        /// <summary>
+        /// Starts a request and shows whatever goes wrong in it: an exception is never left
+        /// in an unobserved task.
+        /// </summary>
+        async void Run(Func<Task> work)
+        {
+            try
+            {
+                await work();
+            }
+            catch (Exception error)
+            {
+                Debug.LogException(error);
+                busy = false;
+                message = $"Something went wrong: {error.Message}";
+                Repaint();
+            }
         }
 
         void Choose(Texture2D texture)
@@ -73,12 +98,29 @@ namespace Companion.Animate
                 video = new VideoBody { duration_seconds = seconds },
                 export = new ExportBody
                 {
-                    frame_count = Mathf.Clamp(Mathf.RoundToInt(fps * seconds), 1, 240),
+                    frame_count = Frames(fps, seconds, limits, out _),
                     output_width = width,
                     output_height = height,
                     output_formats = chosen.ToArray(),
                 },
             };
+        }
+
+        /// <summary>
+        /// fps x seconds frames, cut to the daemon's maximum; `note` says so when it is cut
+        /// (60 fps for 10 s would otherwise play at a quarter of the speed asked for, silently).
+        /// </summary>
+        public static int Frames(float fps, float seconds, Limits limits, out string note)
+        {
+            var wanted = Mathf.Max(1, Mathf.RoundToInt(fps * seconds));
+            note = "";
+            if (!limits.frame_count.HasMax || wanted <= limits.frame_count.max)
+                return wanted;
+            var most = Mathf.FloorToInt(limits.frame_count.max);
+            note = $"{fps:0.##} fps for {seconds:0.##} s is {wanted} frames, but the service " +
+                $"makes at most {most}: the animation will have {most} frames and play at " +
+                $"{most / seconds:0.##} fps. Lower the fps or the length to keep every frame.";
+            return most;
         }
 
         void OnGUI()
@@ -87,7 +129,7 @@ namespace Companion.Animate
             {
                 EditorGUILayout.LabelField(status, EditorStyles.wordWrappedLabel);
                 if (GUILayout.Button("Refresh", GUILayout.Width(70)))
-                    _ = Refresh();
+                    Run(Refresh);
             }
             EditorGUI.BeginChangeCheck();
             var picked = (Texture2D)EditorGUILayout.ObjectField("Image", source, typeof(Texture2D), false);
@@ -101,27 +143,37 @@ namespace Companion.Animate
                 formats.TryGetValue(format, out var on);
                 formats[format] = EditorGUILayout.ToggleLeft(format, on);
             }
-            width = Mathf.Clamp(EditorGUILayout.IntField("Width", width), 64, 2048);
-            height = Mathf.Clamp(EditorGUILayout.IntField("Height", height), 64, 2048);
-            fps = Mathf.Clamp(EditorGUILayout.FloatField("FPS", fps), 1f, 60f);
-            seconds = Mathf.Clamp(EditorGUILayout.FloatField("Seconds", seconds), 1f, 10f);
+            // Bounded by what the daemon says the service takes; unknown bounds are left to
+            // the daemon, which names the field it refuses.
+            width = Mathf.RoundToInt(limits.size.Clamp(Mathf.Max(1, EditorGUILayout.IntField("Width", width))));
+            height = Mathf.RoundToInt(limits.size.Clamp(Mathf.Max(1, EditorGUILayout.IntField("Height", height))));
+            fps = limits.fps.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField("FPS", fps)));
+            seconds = limits.seconds.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField("Seconds", seconds)));
+            Frames(fps, seconds, limits, out var cut);
+            if (cut != "")
+                EditorGUILayout.HelpBox(cut, MessageType.Warning);
+            if (!limitsReported)
+                EditorGUILayout.HelpBox(
+                    "The daemon has not reported the service's limits (not reached yet, or an " +
+                    "older companion): size, fps and length are checked when you press Quote.",
+                    MessageType.None);
 
             using (new EditorGUI.DisabledScope(busy || source == null))
             using (new EditorGUILayout.HorizontalScope())
             {
                 if (GUILayout.Button("Quote"))
-                    _ = Quote();
+                    Run(Quote);
                 using (new EditorGUI.DisabledScope(quotedCredits < 0 || jobId != ""))
                     if (GUILayout.Button(quotedCredits < 0 ? "Animate" : $"Animate ({quotedCredits} credits)"))
-                        _ = Animate();
+                        Run(Animate);
             }
             using (new EditorGUILayout.HorizontalScope())
             {
                 using (new EditorGUI.DisabledScope(jobId == ""))
                     if (GUILayout.Button("Cancel"))
-                        _ = Cancel();
+                        Run(Cancel);
                 if (awaitingApproval && GUILayout.Button("Approve"))
-                    _ = Approve();
+                    Run(Approve);
             }
             var bar = EditorGUILayout.GetControlRect(false, 18);
             EditorGUI.ProgressBar(bar, progress, jobId == "" ? "" : $"{progress * 100f:0}%");
@@ -143,11 +195,33 @@ namespace Companion.Animate
                 var mode = parsed.mode == "sandbox" ? "Sandbox (no credits are spent)" : "Live";
                 var balance = parsed.balance >= 0 ? parsed.balance.ToString() : "?";
                 status = $"{mode} · balance {balance} credits";
+                limits = parsed.limits ?? new Limits();
+                limitsReported = limits.Known;
             }
             Repaint();
         }
 
-        /// <summary>Registers this project once; an existing registration is kept.</summary>
+        /// <summary>
+        /// A path as the daemon may have stored it: full, '/' separators, no trailing
+        /// separator, without macOS's /private prefix, and case-folded where the file system
+        /// usually ignores case (Windows, macOS).
+        /// </summary>
+        public static string SamePlace(string path)
+        {
+            var full = Path.GetFullPath(path).Replace('\\', '/').TrimEnd('/');
+            if (Application.platform == RuntimePlatform.OSXEditor && full.StartsWith("/private/"))
+                full = full.Substring("/private".Length);
+            var folded = Application.platform == RuntimePlatform.WindowsEditor ||
+                Application.platform == RuntimePlatform.OSXEditor;
+            return folded ? full.ToLowerInvariant() : full;
+        }
+
+        /// <summary>
+        /// Registers this project unless the daemon already lists it. The registration names
+        /// only the folder and the engine, so even when the daemon's resolved path differs
+        /// from ours in a way not normalised here (a symlinked folder), registering again
+        /// leaves the project's target, inbox and defaults as they were.
+        /// </summary>
         async Task<bool> EnsureProject()
         {
             var listed = await DaemonClient.Get("/api/v1/projects");
@@ -156,9 +230,9 @@ namespace Companion.Animate
                 message = listed.Message;
                 return false;
             }
-            var root = Path.GetFullPath(ProjectRoot()).TrimEnd('/', '\\');
+            var root = SamePlace(ProjectRoot());
             foreach (var project in JsonUtility.FromJson<ProjectList>(listed.Body).data)
-                if (Path.GetFullPath(project.root).TrimEnd('/', '\\') == root)
+                if (SamePlace(project.root) == root)
                     return true;
             var added = await DaemonClient.Post("/api/v1/projects", new ProjectBody { root = ProjectRoot() });
             if (!added.Ok)
@@ -180,7 +254,10 @@ namespace Companion.Animate
                     return;
                 }
                 quotedCredits = JsonUtility.FromJson<QuoteReply>(reply.Body).credits;
+                Frames(fps, seconds, limits, out var cut);
                 message = $"This will cost {quotedCredits} credits. Press Animate to go ahead.";
+                if (cut != "")
+                    message += "\n" + cut;
             }
             finally
             {
@@ -232,7 +309,8 @@ namespace Companion.Animate
             if (jobId == "" || busy || EditorApplication.timeSinceStartup < nextPoll)
                 return;
             nextPoll = EditorApplication.timeSinceStartup + PollSeconds;
-            _ = Poll();
+            busy = true; // set before the request starts, so the next tick never overlaps it
+            Run(Poll);
         }
 
         async Task Poll()
@@ -289,7 +367,7 @@ namespace Companion.Animate
                 EditorGUIUtility.PingObject(clip);
             }
             message = $"Done: {job.resource}. Drag the clip onto a SpriteRenderer to play it.";
-            _ = Refresh();
+            Run(Refresh);
         }
     }
 }

@@ -1,10 +1,9 @@
 using System;
 using System.IO;
-using System.Net.Http;
-using System.Net.Http.Headers;
 using System.Text;
 using System.Threading.Tasks;
 using UnityEngine;
+using UnityEngine.Networking;
 
 namespace Companion.Animate
 {
@@ -38,10 +37,14 @@ namespace Companion.Animate
     }
 
     /// <summary>
-    /// Talks to the local companion daemon on loopback. It uses .NET's HttpClient, which
-    /// Unity's "insecure HTTP" player setting does not govern (that rule is for
-    /// UnityWebRequest), and awaits on the editor's main-thread context, so the editor never
-    /// blocks. The port and token come from daemon.json in the companion's home folder.
+    /// Talks to the local companion daemon on loopback with UnityWebRequest, which every
+    /// editor from 2021.3 to 6000.x references by default (System.Net.Http is not referenced
+    /// by the editor's .NET Framework profile from 2023.1 on). Requests run on the editor's
+    /// update loop and are awaited on its main thread, so the editor never blocks. Unity
+    /// allows plain http:// to localhost and 127.0.0.1 whatever the project's "Allow
+    /// downloads over HTTP" setting; should an editor refuse it anyway, the reply says which
+    /// setting to change. The port and token come from daemon.json in the companion's home.
+    /// Every failure comes back as a reply with a message; nothing is thrown.
     /// </summary>
     public static class DaemonClient
     {
@@ -49,7 +52,12 @@ namespace Companion.Animate
             "The companion daemon is not running. Start it in a terminal with:\n" +
             "    companion serve\nthen press Refresh.";
 
-        static readonly HttpClient Http = new HttpClient { Timeout = TimeSpan.FromSeconds(30) };
+        public const string InsecureHttpRefused =
+            "This editor refused plain HTTP to the daemon on 127.0.0.1. Set Edit > Project " +
+            "Settings > Player > Other Settings > Configuration > Allow downloads over HTTP " +
+            "to \"Always allowed\", then press Refresh.";
+
+        const int TimeoutSeconds = 30;
 
         /// <summary>COMPANION_HOME, or the platform's user data folder for "companion".</summary>
         public static string HomeFolder()
@@ -92,42 +100,73 @@ namespace Companion.Animate
             }
         }
 
-        public static Task<DaemonReply> Get(string path) => Send(HttpMethod.Get, path, null);
+        public static Task<DaemonReply> Get(string path) => Send(UnityWebRequest.kHttpVerbGET, path, null);
 
         public static Task<DaemonReply> Post(string path, object body) =>
-            Send(HttpMethod.Post, path, body == null ? "{}" : JsonUtility.ToJson(body));
+            Send(UnityWebRequest.kHttpVerbPOST, path, body == null ? "{}" : JsonUtility.ToJson(body));
 
-        static async Task<DaemonReply> Send(HttpMethod method, string path, string json)
+        static Task Completion(UnityWebRequestAsyncOperation operation)
+        {
+            var done = new TaskCompletionSource<bool>();
+            if (operation.isDone)
+                done.TrySetResult(true);
+            else
+                operation.completed += _ => done.TrySetResult(true);
+            return done.Task;
+        }
+
+        static async Task<DaemonReply> Send(string method, string path, string json)
         {
             var daemon = ReadDaemonFile();
             if (daemon == null)
                 return new DaemonReply { Message = NotRunning };
-            using (var request = new HttpRequestMessage(method, $"http://127.0.0.1:{daemon.port}{path}"))
+            var request = new UnityWebRequest($"http://127.0.0.1:{daemon.port}{path}", method);
+            try
             {
-                request.Headers.Authorization = new AuthenticationHeaderValue("Bearer", daemon.token);
-                request.Headers.Accept.Add(new MediaTypeWithQualityHeaderValue("application/json"));
+                request.downloadHandler = new DownloadHandlerBuffer();
                 if (json != null)
-                    request.Content = new StringContent(json, Encoding.UTF8, "application/json");
-                try
                 {
-                    using (var response = await Http.SendAsync(request))
+                    request.uploadHandler = new UploadHandlerRaw(Encoding.UTF8.GetBytes(json))
                     {
-                        var body = await response.Content.ReadAsStringAsync();
-                        var status = (int)response.StatusCode;
-                        var reply = new DaemonReply { Ok = status < 400, Status = status, Body = body };
-                        if (!reply.Ok)
-                            reply.Message = Describe(body, status);
-                        return reply;
-                    }
+                        contentType = "application/json",
+                    };
+                    request.SetRequestHeader("Content-Type", "application/json");
                 }
-                catch (HttpRequestException)
+                request.SetRequestHeader("Authorization", "Bearer " + daemon.token);
+                request.SetRequestHeader("Accept", "application/json");
+                request.timeout = TimeoutSeconds;
+                await Completion(request.SendWebRequest());
+                var status = (int)request.responseCode;
+                if (status == 0)
                 {
-                    return new DaemonReply { Message = NotRunning };
+                    // No HTTP answer at all: refused, unreachable or timed out.
+                    var why = request.error ?? "";
+                    return new DaemonReply
+                    {
+                        Message = why.IndexOf("timeout", StringComparison.OrdinalIgnoreCase) >= 0
+                            ? "The daemon did not answer in time."
+                            : $"{NotRunning}\n({why})",
+                    };
                 }
-                catch (TaskCanceledException)
-                {
-                    return new DaemonReply { Message = "The daemon did not answer in time." };
-                }
+                var body = request.downloadHandler.text ?? "";
+                var reply = new DaemonReply { Ok = status < 400, Status = status, Body = body };
+                if (!reply.Ok)
+                    reply.Message = Describe(body, status);
+                return reply;
+            }
+            catch (InvalidOperationException error) when (error.Message.IndexOf(
+                "insecure", StringComparison.OrdinalIgnoreCase) >= 0)
+            {
+                return new DaemonReply { Message = InsecureHttpRefused };
+            }
+            catch (Exception error)
+            {
+                Debug.LogException(error);
+                return new DaemonReply { Message = $"Talking to the daemon failed: {error.Message}" };
+            }
+            finally
+            {
+                request.Dispose();
             }
         }
 

@@ -4,6 +4,41 @@ namespace Companion.Animate
 {
     // The daemon's JSON, as JsonUtility reads and writes it: field names are the wire names.
 
+    /// <summary>One bound pair from the daemon; -1 where the daemon gives none.</summary>
+    [Serializable]
+    public sealed class LimitRange
+    {
+        public float min = -1f;
+        public float max = -1f;
+
+        public bool HasMin => min >= 0f;
+        public bool HasMax => max > 0f;
+
+        public float Clamp(float value)
+        {
+            if (HasMin && value < min)
+                value = min;
+            if (HasMax && value > max)
+                value = max;
+            return value;
+        }
+    }
+
+    /// <summary>
+    /// The service's limits as the daemon states them in GET /api/v1/status, so the window
+    /// never carries its own copy. JsonUtility leaves the -1 defaults where a field is absent.
+    /// </summary>
+    [Serializable]
+    public sealed class Limits
+    {
+        public LimitRange size = new LimitRange();
+        public LimitRange frame_count = new LimitRange();
+        public LimitRange fps = new LimitRange();
+        public LimitRange seconds = new LimitRange();
+
+        public bool Known => size.HasMax && frame_count.HasMax;
+    }
+
     [Serializable]
     public sealed class StatusReply
     {
@@ -11,14 +46,18 @@ namespace Companion.Animate
         public string service = "";
         public string tier = "";
         public int balance = -1;
+        public Limits limits = new Limits();
     }
 
+    /// <summary>
+    /// A registration names only the folder and the engine: a project the daemon already
+    /// knows keeps its target, inbox and defaults.
+    /// </summary>
     [Serializable]
     public sealed class ProjectBody
     {
         public string root = "";
         public string engine = "unity";
-        public string target = "Assets/Animations";
     }
 
     [Serializable]
