@@ -12,14 +12,22 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from companion import __version__
-from companion.cli.errors import EXIT_INTERRUPTED, CliError, fail
+from companion.cli.errors import EXIT_INTERRUPTED, EXIT_USAGE, CliError, fail, say
 from companion.cli.options import add_export_options, add_generation_options
 
 # Handlers are named, not imported: `companion --help` loads no command's code.
 Handler = str | Callable[[argparse.Namespace], int]
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Option errors in one line, like every other failure, with exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        say(f"companion: error: {message} (see: {self.prog} --help)")
+        raise SystemExit(EXIT_USAGE)
 
 
 def _command(commands: Any, name: str, handler: str, **kw: Any) -> argparse.ArgumentParser:
@@ -244,7 +252,7 @@ def _add_local(commands: Any) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="companion",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
