@@ -60,6 +60,7 @@ def work(tmp_path: Path) -> Path:
 
 
 ANIMATE = ["animate", "cat.png", "--prompt", "x"]
+EXPORT_GODOT = ["export", "cat.png", "--formats", "godot_pack"]
 
 
 @pytest.mark.parametrize(
@@ -72,7 +73,7 @@ ANIMATE = ["animate", "cat.png", "--prompt", "x"]
         ([*ANIMATE, "--formats", "gif,mp4", "--out", "o"], 2, "'mp4' is not a format"),
         (["animate", "adir", "--prompt", "x", "--formats", "gif", "--out", "o"], 1, "is a folder"),
         (
-            [*ANIMATE, "--formats", "godot_pack", "--godot-res-dir", "/abs", "--out", "o"],
+            [*EXPORT_GODOT, "--godot-res-dir", "/abs", "--out", "o"],
             2,
             "--godot-res-dir /abs",
         ),

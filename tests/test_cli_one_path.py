@@ -118,9 +118,12 @@ def test_credits_count_animate_demo_jobs_and_daemon(make_sandbox, tmp_path: Path
     draw_character(64).save(tmp_path / "hero.png")
     animate = companion(
         base, home, "animate", str(tmp_path / "hero.png"), "--prompt", "walk",
-        "--formats", "gif", *SMALL, *SHORT, "--out", str(tmp_path / "a"),
+        "--formats", "gif", *SMALL, *SHORT, "--out", str(tmp_path / "a"), "--json",
     )  # fmt: skip
     assert animate.returncode == 0, animate.stderr
+    summary = json.loads(animate.stdout)  # the one JSON line, nothing else on stdout
+    assert summary["state"] == "done" and summary["credits"] > 0
+    assert [Path(o["path"]).name for o in summary["outputs"]] == ["hero.gif"]
     demo = companion(base, home, "demo", "--out", str(tmp_path / "demo"))
     assert demo.returncode == 0, demo.stderr
     added = companion(

@@ -10,12 +10,13 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from companion.api.client import Client
-from companion.api.schema import ExportOptions, Selection, VideoOptions
+from companion.api.schema import ExportOptions, Selection, Task, VideoOptions
 from companion.cli import checks
 from companion.cli.errors import InputFailure, ServiceRefused, UsageError, say
 from companion.cli.options import FORMAT_NAMES
@@ -137,6 +138,7 @@ def run_plan(plan: Plan) -> int:
                 budget=Budget(settings.budget_per_job, settings.budget_per_day),
                 timeout=plan.timeout or settings.timeout_seconds,
                 on_change=lambda j: _tell(j, endpoint),
+                on_progress=_progress if sys.stderr.isatty() else None,
             )
             earlier = unfinished(store, request[FINGERPRINT])
             if earlier is not None:
@@ -154,15 +156,19 @@ def run_plan(plan: Plan) -> int:
         finally:
             store.close()
 
-    try:
-        finished = with_service(job)
-    except KeyboardInterrupt:
-        say("companion: interrupted; run the same command again to resume (nothing is paid twice)")
-        raise
-    return _report(finished, plan.as_json)
+    return _report(with_service(job), plan.as_json)
+
+
+def _progress(job: Job, task: Task) -> None:
+    """On a terminal only: one line rewritten in place."""
+    line = f"  {task.status} {task.stage} {float(task.progress):4.0%}"
+    sys.stderr.write("\r" + line.ljust(60))
+    sys.stderr.flush()
 
 
 def _tell(job: Job, endpoint: Endpoint) -> None:
+    if job.state == State.DOWNLOADING and sys.stderr.isatty():
+        sys.stderr.write("\n")
     if job.state == State.QUOTED:
         say(f"quote: {job.quote} credits on {endpoint.label}")
     else:

@@ -92,7 +92,7 @@ def godot_res_dir(value: str | None) -> str | None:
 def export_options(args: argparse.Namespace) -> tuple[ExportOptions, Selection]:
     """The export flags, checked with the service's own rules."""
     key_colour(args)
-    godot_res_dir(args.godot_res_dir)
+    godot_res_dir(getattr(args, "godot_res_dir", None))
     formats = formats_from(args.formats, args.transparent)
     for flag, value in (("--start", args.start), ("--duration", args.duration)):
         if value is not None and value < 0:

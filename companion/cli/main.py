@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -46,7 +45,7 @@ def _add_export(commands: Any) -> None:
         "--out. An output never replaces the video itself.",
     )
     export.add_argument("video", type=Path, help="a video file (mp4, webm, mov, ...)")
-    add_export_options(export, out_help="folder for the outputs (made if missing)")
+    add_export_options(export, out_help="folder for the outputs (made if missing)", local=True)
 
 
 def _add_animate(commands: Any) -> None:
@@ -282,5 +281,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as exc:
         return fail(exc)
     except KeyboardInterrupt:
-        print("companion: interrupted", file=sys.stderr)
+        say("companion: interrupted; run the same command again to go on (nothing is paid twice)")
         return EXIT_INTERRUPTED

@@ -38,8 +38,11 @@ PIVOTS = (
 DEFAULT_KEY_COLOUR = "#00ff00"
 
 
-def add_export_options(parser: argparse.ArgumentParser, *, out_help: str | None) -> None:
-    """Export flags; `out_help` None leaves --out to the command."""
+def add_export_options(
+    parser: argparse.ArgumentParser, *, out_help: str | None, local: bool = False
+) -> None:
+    """Export flags; `out_help` None leaves --out to the command; `local` adds the flags
+    only the local exporter honours (the service takes no such options)."""
     parser.add_argument(
         "--formats",
         required=True,
@@ -101,18 +104,20 @@ def add_export_options(parser: argparse.ArgumentParser, *, out_help: str | None)
         metavar="N",
         help="sprite pixels per world unit for Unity packs (default 100)",
     )
-    parser.add_argument(
-        "--pixel-art", action="store_true", help="nearest-neighbour scaling and no dithering"
-    )
+    if local:
+        parser.add_argument(
+            "--pixel-art", action="store_true", help="nearest-neighbour scaling and no dithering"
+        )
     parser.add_argument(
         "--name",
         help="base name of the output files, letters, digits, - and _ (default: the input's name)",
     )
-    parser.add_argument(
-        "--godot-res-dir",
-        metavar="RES_PATH",
-        help="res:// folder the Godot pack will live in, e.g. res://art/hero",
-    )
+    if local:
+        parser.add_argument(
+            "--godot-res-dir",
+            metavar="RES_PATH",
+            help="res:// folder the Godot pack will live in (default res://animations/NAME)",
+        )
     parser.add_argument(
         "--json",
         action="store_true",
