@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -153,3 +154,26 @@ def test_wrong_key_is_one_line_for_serve_and_jobs_run(make_sandbox, tmp_path: Pa
         assert result.returncode == 3, result.stderr
         last = result.stderr.strip().splitlines()[-1]
         assert "Traceback" not in result.stderr and "check COMPANION_API_KEY" in last
+
+
+@pytest.mark.slow
+def test_unreachable_service_is_one_line_for_serve_and_jobs_run(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}
+    env.update(
+        COMPANION_HOME=str(tmp_path / "home"),
+        COMPANION_BASE_URL=f"http://127.0.0.1:{port}/v1",
+        COMPANION_API_KEY="sk-anything",
+    )
+    command = [sys.executable, "-m", "companion"]
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, "env": env}
+    running = [
+        subprocess.Popen([*command, *args], **pipes)  # type: ignore[call-overload]
+        for args in (["jobs", "run"], ["serve", "--port", "0"])
+    ]
+    for process in running:  # both retry with backoff before giving up, side by side
+        _, err = process.communicate(timeout=150)
+        assert process.returncode == 1, err
+        assert err.count("\n") == 1 and "cannot reach" in err and "COMPANION_BASE_URL" in err

@@ -9,7 +9,8 @@ import json
 import sys
 
 from companion.cli.errors import InputFailure, UsageError
-from companion.cli.session import explain, settings
+from companion.cli.session import explain, settings, with_service
+from companion.settings.config import Settings
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -33,6 +34,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from companion.settings.config import ConfigError
 
     current = settings()
+    if current.api_key is not None:
+        _preflight(current)  # before logging is on: a bad key or address is one line
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     try:
         return run_forever(current, args.port)
@@ -45,6 +48,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 "(see: companion status) or give --port 0 for any free port"
             ) from exc
         raise InputFailure(f"the daemon cannot start: {exc}") from exc
+
+
+def _preflight(current: Settings) -> None:
+    """One look at the account: the key and the address work, or one line says why."""
+    from companion.api.client import Client
+    from companion.settings.endpoint import Endpoint
+
+    async def look(client: Client, endpoint: Endpoint, chosen: Settings) -> None:
+        await client.get_account()
+
+    with_service(look, current)
 
 
 def cmd_openapi(args: argparse.Namespace) -> int:
