@@ -89,6 +89,7 @@ EXPORT_GODOT = ["export", "cat.png", "--formats", "godot_pack"]
             "would replace the input",
         ),
         ([*ANIMATE, "--formats", "gif", "--resolution", "4k", "--out", "o"], 2, "--resolution 4k"),
+        ([*ANIMATE, "--formats", "spritesheet", "--fps", "12", "--out", "o"], 2, "--fps:"),
         ([*ANIMATE, "--formats", "gif", "--model", "nosuch", "--out", "o"], 2, "--model nosuch"),
         ([*ANIMATE, "--formats", "gif", "--seconds", "20", "--out", "o"], 2, "--seconds 20"),
     ],

@@ -68,8 +68,10 @@ def _read_image(path: Path, flag: str) -> LocalImage:
 
 def plan_from_args(args: argparse.Namespace) -> Plan:
     """Every check that needs no service, in the order a user fixes them."""
+    checks.frame_count_only(args)
     options, selection = checks.export_options(args)
     video = checks.video_options(args)
+    checks.one_click(options, video, args.prompt)
     image = checks.input_file(args.image, "image")
     last = checks.input_file(args.last_frame, "--last-frame") if args.last_frame else None
     refs = [checks.input_file(p, "--ref") for p in args.ref]

@@ -9,13 +9,21 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from companion.api.schema import ExportOptions, ModelsResponse, Selection, VideoOptions
+from companion.api.schema import (
+    AnimationCreate,
+    ExportOptions,
+    ModelsResponse,
+    Selection,
+    VideoOptions,
+)
 from companion.api.schema.base import first_error
 from companion.cli.errors import InputFailure, UsageError
 from companion.cli.options import ALPHA_ONLY_FORMATS, DEFAULT_KEY_COLOUR, FORMAT_NAMES
 from companion.media.errors import MediaError
 
 MAX_SECONDS = 30  # the spec's bound on a generated video
+# Checks the rest of a one-click body before the real images are read.
+STAND_IN_IMAGE = {"type": "base64", "media_type": "image/png", "data": "AAAA"}
 
 # Schema fields as the user typed them on the command line.
 FLAG_OF_FIELD = {
@@ -161,10 +169,36 @@ def video_options(args: argparse.Namespace) -> VideoOptions:
         raise UsageError(prefix) from exc
 
 
-def input_file(path: Path, flag: str) -> Path:
+def frame_count_only(args: argparse.Namespace) -> None:
+    """A one-click animation samples a frame count; fps is for exports of a video."""
+    if args.fps is not None:
+        raise UsageError(
+            "--fps: a one-click animation samples a frame count; give --frame-count "
+            "(--fps is for companion export of a video)"
+        )
+
+
+def one_click(options: ExportOptions, video: VideoOptions, prompt: str) -> None:
+    """What a one-click animation takes beyond each part's own rules."""
+    try:
+        AnimationCreate.model_validate(
+            {
+                "input": {
+                    "first_frame": {"type": "base64", "media_type": "image/png", "data": "AAAA"}
+                },
+                "prompt": prompt,
+                "export": options.model_dump(mode="json"),
+                "video": video.model_dump(mode="json"),
+            }
+        )
+    except ValidationError as exc:
+        raise UsageError(_where(exc, {"prompt": "--prompt", **FLAG_OF_FIELD})) from exc
+
+
+def input_file(path: Path, flag: str, kind: str = "an image file (PNG, JPEG, WebP)") -> Path:
     """An input named on the command line: a readable file (exit 1 if not)."""
     if path.is_dir():
-        raise InputFailure(f"{flag} {path}: is a folder; give an image file (PNG, JPEG, WebP)")
+        raise InputFailure(f"{flag} {path}: is a folder; give {kind}")
     if not path.exists():
         raise InputFailure(f"{flag} {path}: no such file")
     if not os.access(path, os.R_OK):

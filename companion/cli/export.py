@@ -38,7 +38,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     options, selection = checks.export_options(args)
     key = checks.key_colour(args)
     res_dir = checks.godot_res_dir(args.godot_res_dir)
-    video = checks.input_file(args.video, "video")
+    video = checks.input_file(args.video, "video", "a video file")
     name = checks.base_name(args.name, video)
     out = checks.output_folder(args.out)
     formats = [f.value for f in options.formats]

@@ -75,8 +75,10 @@ def _find(store: Store, prefix: str) -> Job:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
+    checks.frame_count_only(args)
     options, selection = checks.export_options(args)
     video = checks.video_options(args)
+    checks.one_click(options, video, args.prompt)
     image = checks.input_file(args.image, "image")
     last = checks.input_file(args.last_frame, "--last-frame") if args.last_frame else None
     refs = [checks.input_file(p, "--ref") for p in args.ref]
