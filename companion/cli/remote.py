@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 from companion.api.client import Client
 from companion.api.schema import PreviewRequest, VideoGenerationQuote
 from companion.api.schema.base import first_error
-from companion.cli.errors import UsageError
+from companion.cli.errors import UsageError, say
 from companion.cli.session import with_service
 from companion.settings.config import Settings
 from companion.settings.endpoint import Endpoint
@@ -96,6 +96,8 @@ def cmd_asset_get(args: argparse.Namespace) -> int:
 def _writable_file(path: Path, flag: str) -> None:
     if path.is_dir():
         raise UsageError(f"{flag} {path}: is a folder; give a file name to write")
+    if path.exists():
+        say(f"companion: will replace {path}")
 
 
 def cmd_asset_download(args: argparse.Namespace) -> int:
