@@ -104,3 +104,23 @@ def test_no_import_circle_in_the_command_line() -> None:
 
     circles = [c for m in graph if m.startswith("companion.cli") if (c := circle_from(m))]
     assert circles == []
+
+
+def test_every_module_stands_in_a_layer() -> None:
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert top == ["__init__.py", "__main__.py"]
+
+
+def test_readme_is_self_contained_and_tells_the_sandbox_motion() -> None:
+    from companion.media.synth import KEYWORDS
+
+    root = PACKAGE.parent
+    readme = (root / "README.md").read_text()
+    assert "../shared" not in readme and "shared/spec" not in readme
+    for linked in ("docs/service.md", "docs/openapi.json"):
+        assert linked in readme and (root / linked).exists()
+    motion = readme[readme.index("**Motion.**") : readme.index("**Models and inputs.**")]
+    assert "whole input picture" in motion
+    for words in KEYWORDS.values():
+        for word in words:
+            assert f"`{word}`" in motion, word
