@@ -71,6 +71,20 @@ def test_kill_during_animate_then_the_same_command_pays_once(
     assert spent == remote[0]["credits"]["charged"] > 0
 
 
+def test_a_failed_export_still_installs_the_paid_video(make_sandbox, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    sandbox = make_sandbox()
+    draw_character(64).save(tmp_path / "hero.png")
+    out = tmp_path / "out"
+    failed = companion(
+        sandbox.base_url, tmp_path / "home", "animate", str(tmp_path / "hero.png"),
+        "--prompt", "idle sandbox:export-fail", "--formats", "gif", *SMALL, *SHORT,
+        "--out", str(out),
+    )  # fmt: skip
+    assert failed.returncode == 1 and "EXPORT_FAILED" in failed.stderr.splitlines()[-1]
+    assert "Traceback" not in failed.stderr
+    assert (out / "hero.mp4").stat().st_size > 0
+
+
 def wait_daemon_job(daemon: DaemonThread, job_id: str) -> dict[str, Any]:
     headers = {"Authorization": f"Bearer {daemon.info['token']}"}
     deadline = time.monotonic() + 60

@@ -257,7 +257,7 @@ class Engine:
 
         progressed(task)  # the first read may already be the last
         task = await self.client.wait_for_task(task, timeout=self.timeout, on_progress=progressed)
-        outputs = wanted(task.outputs, job.request)
+        outputs = wanted(task.outputs, job.request, task.status == "succeeded")
         names = output_names(outputs, job.name)
         self.store.add_assets(
             job.id,
