@@ -25,9 +25,9 @@ def fingerprint(request: dict[str, Any], image_hashes: list[str], name: str, tar
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def unfinished(store: Store, print_: str) -> Job | None:
+def unfinished(store: Store, digest: str) -> Job | None:
     """The unfinished job with this fingerprint, if an earlier run left one."""
     for job in store.jobs():
-        if job.state not in FINAL and job.request.get(FINGERPRINT) == print_:
+        if job.state not in FINAL and job.request.get(FINGERPRINT) == digest:
             return job
     return None
