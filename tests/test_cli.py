@@ -60,7 +60,7 @@ def test_export_json_summary(index_video: Path, tmp_path: Path) -> None:
         (["--formats", "gif", "--transparent", "--key-color", "green"], "hex colour"),
         (["--formats", "gif", "--transparent", "--key-color", "#808080"], "grey"),
         (["--formats", "gif", "--pivot", "middle"], "--pivot"),
-        (["--formats", "gif", "--start", "5"], "starts at"),
+        (["--formats", "gif", "--start", "5"], "--start 5"),
         (["--formats", "gif", "--name", "../evil"], "name"),
     ],
 )

@@ -28,13 +28,13 @@ from companion.api.schema import (
     PreviewRequest,
     VideoGenerationCreate,
     VideoGenerationQuote,
-    VideoOptions,
 )
-from companion.jobs.animate import AnimateRequest, animate
+from companion.jobs.engine import Engine
 from companion.media.demo_art import draw_character
 from companion.sandbox import Limits
 from companion.sandbox.faults import PROFILES
 from companion.sandbox.journal import Entry
+from companion.store import Store
 from tests.conftest import TEST_KEY
 from tests.http_helpers import png_bytes
 from tests.sandbox_helpers import generation_body
@@ -106,12 +106,15 @@ def test_animate_under_every_fault_profile(
     image = tmp_path / "hero.png"
     draw_character(96).save(image)
     formats = ["gif", "spritesheet", "spritesheet_json", "webm_alpha", "unity_pack"]
-    request = AnimateRequest(
-        image=image,
-        prompt="idle breathing",
-        name="hero",
-        out=tmp_path / "out",
-        export=ExportOptions.model_validate(
+    request = {
+        "image": str(image),
+        "prompt": "idle breathing",
+        "video": {
+            "duration_seconds": 1,
+            "resolution": "360p",
+            "transparency": {"mode": "alpha_key"},
+        },
+        "export": ExportOptions.model_validate(
             {
                 "frame_count": 6,
                 "output_formats": formats,
@@ -119,27 +122,24 @@ def test_animate_under_every_fault_profile(
                 "output_height": 64,
                 "transparent": True,
             }
-        ),
-        video=VideoOptions.model_validate(
-            {"duration_seconds": 1, "resolution": "360p", "transparency": {"mode": "alpha_key"}}
-        ),
-        timeout=120,
-    )
+        ).model_dump(mode="json"),
+    }
+    store = Store(tmp_path / "companion.db")
 
     async def go() -> Any:
         async with Client(sandbox.base_url, TEST_KEY) as client:
-            return await animate(client, request)
+            engine = Engine(store, client, sandbox.base_url, timeout=120)
+            job = engine.submit(request, name="hero", target_dir=tmp_path / "out")
+            return await engine.run(job.id)
 
-    result = run(go())
-    task = result.task
-    assert task.status == "succeeded", task.error
-    assert sorted(o.format for o in result.outputs) == sorted([*formats, "clip_video"])
-    for output, asset in zip(
-        sorted(result.outputs, key=lambda o: o.format),
-        sorted(task.outputs, key=lambda a: a.format),
-        strict=True,
-    ):
-        assert output.path.stat().st_size == asset.byte_size
+    job = run(go())
+    assert job.state == "done", job.error
+    outputs = store.assets(job.id)
+    store.close()
+    assert sorted(o.format for o in outputs) == sorted([*formats, "clip_video"])
+    for output in outputs:
+        assert output.installed_path
+        assert Path(output.installed_path).stat().st_size == output.byte_size
     sheet = json.loads((tmp_path / "out" / "hero.json").read_text())
     assert len(sheet["frames"]) == 6
     assert not [p for p in tmp_path.iterdir() if ".partial-" in p.name]

@@ -1,342 +1,217 @@
-"""The `companion` command line: thin adapters over the engine, one clear line on error."""
+"""companion: turn still images into game-ready animations.
+
+Exit codes: 0 done; 1 the work failed (an input file, a video, a task, the daemon or
+the network); 2 the command line is wrong (nothing was spent); 3 the service refused
+(key, credits, limits, or the request); 130 interrupted (run the same command again
+to resume)."""
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from collections.abc import Sequence
-from dataclasses import replace
+import importlib
+from collections.abc import Callable, Sequence
 from pathlib import Path
-
-from pydantic import ValidationError
+from typing import Any, NoReturn
 
 from companion import __version__
-from companion.api.schema import ExportOptions, Selection
-from companion.api.schema.base import first_error
-from companion.media import FORMATS, ExportResult, ExportSpec, MediaError, export_video
-from companion.media.chroma import parse_hex_colour
-from companion.media.export import safe_name
-from companion.media.formats.sheet import (
-    DEFAULT_SPACING,
-    MAX_SHEET_SIDE,
-    MAX_SPACING,
-    NO_SPACING,
-    Spacing,
-)
-from companion.media.from_schema import export_spec
+from companion.cli.errors import EXIT_INTERRUPTED, EXIT_USAGE, CliError, fail, say
+from companion.cli.options import add_export_options, add_generation_options
 
-DEFAULT_KEY_COLOUR = "#00ff00"
+# Handlers are named, not imported: `companion --help` loads no command's code.
+Handler = str | Callable[[argparse.Namespace], int]
 
 
-class UsageError(Exception):
-    """Options that contradict each other or the spec's bounds."""
+class OneLineParser(argparse.ArgumentParser):
+    """Option errors in one line, like every other failure, with exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        say(f"companion: error: {message} (see: {self.prog} --help)")
+        raise SystemExit(EXIT_USAGE)
 
 
-# Schema fields as the user typed them on the command line.
-FLAG_OF_FIELD = {
-    "fps": "--fps",
-    "frame_count": "--frame-count",
-    "output_formats": "--formats",
-    "output_width": "--width",
-    "output_height": "--height",
-    "unity.pivot": "--pivot",
-    "unity.pixels_per_unit": "--pixels-per-unit",
-    "start_seconds": "--start",
-    "duration_seconds": "--duration",
-}
+def _command(commands: Any, name: str, handler: str, **kw: Any) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = commands.add_parser(name, **kw)
+    parser.set_defaults(handler=handler)
+    return parser
 
 
-def _first_error(exc: ValidationError) -> str:
-    param, message = first_error(exc)
-    where = ".".join(p for p in (param or "").split(".") if not p.isdigit())
-    where = FLAG_OF_FIELD.get(where, where)
-    return f"{where}: {message}" if where else message
-
-
-def _add_export_options(
-    parser: argparse.ArgumentParser, with_out: bool = True, local: bool = False
-) -> None:
-    parser.add_argument(
-        "--formats", required=True, help=f"comma-separated, from: {','.join(FORMATS)}"
+def _add_export(commands: Any) -> None:
+    export = _command(
+        commands,
+        "export",
+        "companion.cli.export:cmd_export",
+        help="convert a local video into engine-ready formats (no service, no credits)",
+        description="Sample frames from a video and write the formats asked for into "
+        "--out. An output never replaces the video itself.",
     )
-    if with_out:
-        parser.add_argument("--out", required=True, type=Path, help="folder for the outputs")
-    sampling = parser.add_mutually_exclusive_group()
-    sampling.add_argument("--frame-count", type=int, help="frames spread evenly (default 24)")
-    sampling.add_argument("--fps", type=float, help="sample at source speed, this many a second")
-    parser.add_argument("--width", type=int, default=512, help="frame width, 64 to 1024")
-    parser.add_argument("--height", type=int, default=512, help="frame height, 64 to 1024")
-    parser.add_argument("--start", type=float, help="selection start in seconds")
-    parser.add_argument("--duration", type=float, help="selection length in seconds")
-    parser.add_argument("--transparent", action="store_true", help="key out the key colour")
-    parser.add_argument("--key-color", help=f"hex key colour (default {DEFAULT_KEY_COLOUR})")
-    parser.add_argument("--pivot", default="bottom_center", help="sprite pivot")
-    parser.add_argument("--pixels-per-unit", type=float, default=100.0)
-    parser.add_argument(
-        "--pixel-art", action="store_true", help="nearest-neighbour scaling and no dithering"
-    )
-    if local:
-        _add_spacing_options(parser)
-    parser.add_argument("--name", help="base name of the files (default: the video's name)")
-    parser.add_argument("--godot-res-dir", help="res:// folder the Godot pack will live in")
-    parser.add_argument("--json", action="store_true", help="print one JSON summary")
+    export.add_argument("video", type=Path, help="a video file (mp4, webm, mov, ...)")
+    add_export_options(export, out_help="folder for the outputs (made if missing)", local=True)
 
 
-def _add_spacing_options(parser: argparse.ArgumentParser) -> None:
-    """Only where the companion lays the sheet out itself: the service's export options
-    have no such field."""
-    parser.add_argument(
-        "--padding",
-        type=int,
-        help="transparent pixels between spritesheet frames and around the sheet "
-        f"(0 to {MAX_SPACING}; default {DEFAULT_SPACING.padding}, 0 with --pixel-art)",
+def _add_animate(commands: Any) -> None:
+    animate = _command(
+        commands,
+        "animate",
+        "companion.cli.animate:cmd_animate",
+        help="animate an image end to end (one click), resumable",
+        description="Checks every option, quotes, creates one task, waits, and installs "
+        "the formats asked for into --out. Run the same command again after a crash or "
+        "Ctrl-C and it resumes the same job: nothing is paid twice.",
     )
-    parser.add_argument(
-        "--extrude",
-        type=int,
-        help="repeat each frame's edge pixels outwards this far, so linear filtering "
-        f"never samples a neighbour (0 to {MAX_SPACING}; default {DEFAULT_SPACING.extrude}, "
-        "0 with --pixel-art)",
+    animate.add_argument("image", type=Path, help="the first frame: PNG, JPEG or WebP")
+    add_generation_options(animate)
+    animate.add_argument(
+        "--timeout",
+        type=float,
+        metavar="S",
+        help="stop waiting after this many seconds; the task goes on, run again to collect "
+        "it (default: timeout_seconds in config.yaml, 900)",
     )
-    parser.add_argument(
-        "--max-sheet-side",
-        type=int,
-        default=MAX_SHEET_SIDE,
-        help=f"largest spritesheet page side in pixels; more frames go to further pages "
-        f"(default {MAX_SHEET_SIDE})",
+    add_export_options(animate, out_help="folder for the outputs (made if missing)")
+
+    demo = _command(
+        commands,
+        "demo",
+        "companion.cli.animate:cmd_demo",
+        help="draw a character and animate it into every format (the first thing to try)",
+    )
+    demo.add_argument(
+        "--out",
+        type=Path,
+        default=Path("out/demo"),
+        metavar="FOLDER",
+        help="folder for hero.png and animation/ (default out/demo)",
     )
 
 
-def export_options_from_args(args: argparse.Namespace) -> tuple[ExportOptions, Selection]:
-    """Validate export options with the service's own rules."""
-    if args.key_color and not args.transparent:
-        raise UsageError("--key-color needs --transparent")
-    if args.key_color:
-        try:
-            parse_hex_colour(args.key_color)
-        except MediaError as exc:
-            raise UsageError(str(exc)) from exc
-    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
-    try:
-        options = ExportOptions(
-            fps=args.fps,
-            frame_count=args.frame_count,
-            output_formats=formats,
-            output_width=args.width,
-            output_height=args.height,
-            transparent=args.transparent,
-            unity={"pivot": args.pivot, "pixels_per_unit": args.pixels_per_unit},
-        )
-        ranged = args.start is not None or args.duration is not None
-        selection = Selection(
-            mode="range" if ranged else "full",
-            start_seconds=args.start or 0.0,
-            duration_seconds=args.duration,
-        )
-    except ValidationError as exc:
-        raise UsageError(_first_error(exc)) from exc
-    return options, selection
-
-
-def spacing_from_args(args: argparse.Namespace) -> Spacing:
-    """Gaps between sheet frames: on by default, off for pixel art, where nearest
-    filtering never reaches a neighbour and the gaps would only waste texture."""
-    default = NO_SPACING if args.pixel_art else DEFAULT_SPACING
-    padding = default.padding if args.padding is None else args.padding
-    extrude = default.extrude if args.extrude is None else args.extrude
-    for flag, value in (("--padding", padding), ("--extrude", extrude)):
-        if not 0 <= value <= MAX_SPACING:
-            raise UsageError(f"{flag}: must be 0 to {MAX_SPACING} pixels, not {value}")
-    return Spacing(padding, extrude)
-
-
-def export_spec_from_args(args: argparse.Namespace, default_name: str) -> ExportSpec:
-    """Validate with the service's own rules, then describe the job for the engine."""
-    options, selection = export_options_from_args(args)
-    spacing = spacing_from_args(args)
-    key = None
-    if options.transparent.enabled:
-        key = parse_hex_colour(args.key_color or DEFAULT_KEY_COLOUR)
-    return export_spec(
-        options,
-        selection,
-        name=args.name or default_name,
-        key_color=key,
-        pixel_art=args.pixel_art,
-        godot_res_dir=args.godot_res_dir,
-        spacing=spacing,
+def _add_service_commands(commands: Any) -> None:
+    credits = _command(
+        commands,
+        "credits",
+        "companion.cli.remote:cmd_credits",
+        help="available credits, and what this machine spent (today, this month, per job)",
     )
-
-
-def _report(result: ExportResult, as_json: bool) -> None:
-    for warning in result.warnings:
-        print(f"companion: warning: {warning}", file=sys.stderr)
-    if as_json:
-        summary = {
-            "frames": result.plan.count,
-            "fps": result.plan.fps,
-            "outputs": [
-                {"format": o.format, "path": str(o.path), "bytes": o.path.stat().st_size}
-                for o in result.outputs
-            ],
-        }
-        print(json.dumps(summary))
-        return
-    print(
-        f"{result.plan.count} frames at {result.plan.fps:.4g} fps from "
-        f"{result.plan.start:.3f}-{result.plan.end:.3f} s"
+    credits.add_argument("--json", action="store_true", help="print one JSON object")
+    _command(
+        commands,
+        "account",
+        "companion.cli.remote:cmd_account",
+        help="account, tier, key identity and limits",
     )
-    for output in result.outputs:
-        print(f"  {output.format:<20} {output.path}  ({output.path.stat().st_size:,} bytes)")
-
-
-def cmd_export(args: argparse.Namespace) -> int:
-    spec = replace(
-        export_spec_from_args(args, safe_name(args.video.stem)),
-        max_sheet_side=args.max_sheet_side,
+    _command(commands, "models", "companion.cli.remote:cmd_models", help="live model capabilities")
+    quote = _command(
+        commands, "quote", "companion.cli.remote:cmd_quote", help="price of a video generation"
     )
-    _report(export_video(args.video, args.out, spec), args.json)
-    return 0
-
-
-def cmd_openapi(args: argparse.Namespace) -> int:
-    from companion.api.openapi import render_openapi
-
-    text = render_openapi()
-    if args.out is None:
-        sys.stdout.write(text)
-    else:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text)
-        print(f"wrote {args.out}")
-    return 0
-
-
-def cmd_demo(args: argparse.Namespace) -> int:
-    """The main job on a fresh machine: draw a character and animate it in one click,
-    against the configured service or, with no key, the embedded sandbox."""
-    from companion.cli.remote import run_demo
-    from companion.media.demo_art import draw_character
-
-    out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
-    image = out / "hero.png"
-    draw_character().save(image)
-    print(f"drew {image}")
-    return run_demo(image, out / "animation")
-
-
-def cmd_status(args: argparse.Namespace) -> int:
-    import json as json_module
-
-    from companion.cli.remote import RemoteError
-    from companion.settings.config import ConfigError, load_settings
-
-    try:
-        settings = load_settings()
-    except ConfigError as exc:
-        raise RemoteError(str(exc), 2) from exc
-    path = settings.home / "daemon.json"
-    if not path.exists():
-        raise RemoteError("the daemon is not running; start it with: companion serve")
-    info = json_module.loads(path.read_text())
-    print(f"daemon {info['version']} (pid {info['pid']}) on http://127.0.0.1:{info['port']}")
-    print(
-        f"status page (keep this link to yourself): "
-        f"http://127.0.0.1:{info['port']}/?token={info['token']}"
+    quote.add_argument("--seconds", type=float, metavar="S", help="video length (default 3)")
+    quote.add_argument("--resolution", help="e.g. 480p (default: the model's)")
+    quote.add_argument("--last-frame", action="store_true", help="price it with a last frame")
+    quote.add_argument(
+        "--refs", type=int, default=0, metavar="N", help="reference images (default 0)"
     )
-    return 0
+    quote.add_argument("--transparent", action="store_true", help="price it with a key colour")
 
-
-def cmd_serve(args: argparse.Namespace) -> int:
-    import logging
-
-    from companion.cli.remote import RemoteError
-    from companion.daemon.server import run_forever
-    from companion.settings.config import ConfigError, load_settings
-
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    try:
-        settings = load_settings()
-    except ConfigError as exc:
-        raise RemoteError(str(exc), 2) from exc
-    return run_forever(settings, args.port)
-
-
-def cmd_sandbox(args: argparse.Namespace) -> int:
-    import asyncio
-
-    from companion.sandbox import Limits, Sandbox, SandboxConfig, serve_forever
-    from companion.sandbox.faults import Faults
-
-    try:
-        Faults(args.faults)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from exc
-    limits = None
-    if args.limits:
-        try:
-            limits = Limits(*(int(v) for v in args.limits.split(",")))
-        except (TypeError, ValueError) as exc:
-            raise UsageError(
-                "--limits takes CONCURRENCY,QUEUE,CREATES,OTHERS (per minute)"
-            ) from exc
-    config = SandboxConfig(
-        api_keys=args.api_key or ["sk-sandbox"],
-        read_only_keys=args.read_only_key or [],
-        paused_keys=args.paused_key or [],
-        ineligible_keys=args.ineligible_key or [],
-        disabled_keys=args.disabled_key or [],
-        credits=args.credits,
-        task_seconds=args.task_seconds,
-        tier=args.tier,
-        faults=args.faults,
-        state=args.state,
-        url_seconds=args.url_seconds,
-        limits=limits,
+    assets = commands.add_parser("assets", help="look up or download an asset")
+    verbs = assets.add_subparsers(dest="verb", required=True, metavar="VERB")
+    get = _command(
+        verbs, "get", "companion.cli.remote:cmd_asset_get", help="an asset's record (no URL)"
     )
-    asyncio.run(serve_forever(Sandbox(config, args.host, args.port, args.storage_port)))
-    return 0
+    get.add_argument("asset_id", help="the asset's id")
+    download = _command(
+        verbs, "download", "companion.cli.remote:cmd_asset_download", help="download an asset"
+    )
+    download.add_argument("asset_id", help="the asset's id")
+    download.add_argument("--out", type=Path, required=True, metavar="FILE", help="file to write")
+
+    preview = _command(
+        commands,
+        "preview",
+        "companion.cli.remote:cmd_preview",
+        help="labelled contact sheet of a video asset",
+    )
+    preview.add_argument("asset_id", help="a clip_video asset's id")
+    preview.add_argument(
+        "--at",
+        type=float,
+        action="append",
+        required=True,
+        metavar="S",
+        help="a timestamp in seconds; repeat, 1 to 12 of them",
+    )
+    preview.add_argument(
+        "--max-frame-size", type=int, default=256, metavar="PX", help="cell size (default 256)"
+    )
+    preview.add_argument("--out", type=Path, metavar="FILE", help="also download the sheet here")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="companion", description=__doc__)
-    parser.add_argument("--version", action="version", version=f"companion {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
+def _add_jobs(commands: Any) -> None:
+    jobs = commands.add_parser("jobs", help="the local job queue: add, run, list, show, control")
+    verbs = jobs.add_subparsers(dest="verb", required=True, metavar="VERB")
+    add = _command(
+        verbs,
+        "add",
+        "companion.cli.jobs:cmd_add",
+        help="queue a one-click animation for a project folder",
+    )
+    add.add_argument("image", type=Path, help="the first frame: PNG, JPEG or WebP")
+    add_generation_options(add)
+    add.add_argument(
+        "--target", type=Path, required=True, metavar="FOLDER", help="folder the outputs go into"
+    )
+    add.add_argument(
+        "--priority",
+        choices=["editor", "folder"],
+        default="folder",
+        help="editor jobs run before folder batches (default folder)",
+    )
+    add_export_options(add, out_help=None)
+    _command(
+        verbs,
+        "run",
+        "companion.cli.jobs:cmd_run",
+        help="run every unfinished job (resumes after a crash)",
+    )
+    _command(verbs, "list", "companion.cli.jobs:cmd_list", help="every job and its state")
+    for verb, text, handler in (
+        ("show", "a job, its ledger and outputs", "cmd_show"),
+        ("cancel", "cancel a job (remotely too)", "cmd_control"),
+        ("retry", "retry a job that never reached the service", "cmd_control"),
+        ("approve", "approve a job held by a budget", "cmd_control"),
+    ):
+        parser = _command(verbs, verb, f"companion.cli.jobs:{handler}", help=text)
+        parser.add_argument("job", help="a job id or its first characters")
 
-    export = commands.add_parser("export", help="convert a video into engine-ready formats")
-    export.add_argument("video", type=Path)
-    _add_export_options(export, local=True)
-    export.set_defaults(handler=cmd_export)
 
-    from companion.cli.remote import add_animate, add_small_commands
+def _add_local(commands: Any) -> None:
+    _command(
+        commands,
+        "status",
+        "companion.cli.local:cmd_status",
+        help="the running daemon, and its status page link",
+    )
+    serve = _command(
+        commands, "serve", "companion.cli.local:cmd_serve", help="run the daemon for editor plugins"
+    )
+    serve.add_argument(
+        "--port", type=int, default=8791, help="localhost port (default 8791; 0: any free)"
+    )
+    openapi = _command(
+        commands,
+        "openapi",
+        "companion.cli.local:cmd_openapi",
+        help="print the remote API's OpenAPI document",
+    )
+    openapi.add_argument("--out", type=Path, metavar="FILE", help="write it to this file")
 
-    add_animate(commands, _add_export_options)
-    add_small_commands(commands)
-    from companion.cli.jobs import add_jobs_commands
-
-    add_jobs_commands(commands, lambda p: _add_export_options(p, with_out=False))
-
-    status = commands.add_parser("status", help="the running daemon, and its status page link")
-    status.set_defaults(handler=cmd_status)
-
-    serve = commands.add_parser("serve", help="run the daemon for editor plugins")
-    serve.add_argument("--port", type=int, default=8791, help="localhost port (0: any free)")
-    serve.set_defaults(handler=cmd_serve)
-
-    openapi = commands.add_parser("openapi", help="print the remote API's OpenAPI document")
-    openapi.add_argument("--out", type=Path)
-    openapi.set_defaults(handler=cmd_openapi)
-
-    sandbox = commands.add_parser(
+    sandbox = _command(
+        commands,
         "sandbox",
+        "companion.cli.local:cmd_sandbox",
         help="run the local emulator of the remote service",
         description="Serves all operations under /v1 and prints the base URL once it "
         "accepts connections. Keys may name an account as ACCOUNT:KEY.",
     )
-    sandbox.add_argument("--host", default="127.0.0.1")
-    sandbox.add_argument("--port", type=int, default=8790)
+    sandbox.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+    sandbox.add_argument("--port", type=int, default=8790, help="port (default 8790; 0: any)")
     sandbox.add_argument(
         "--storage-port",
         type=int,
@@ -352,39 +227,59 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox.add_argument(
         "--disabled-key", action="append", help="a key whose account has API access disabled"
     )
-    sandbox.add_argument("--credits", type=int, default=1000, help="starting credits per account")
-    sandbox.add_argument("--task-seconds", type=float, default=2.0, help="least time a task takes")
     sandbox.add_argument(
-        "--tier", default="registered", choices=["registered", "basic", "expert", "ultra"]
+        "--credits", type=int, default=1000, help="starting credits per account (default 1000)"
+    )
+    sandbox.add_argument(
+        "--task-seconds", type=float, default=2.0, help="least time a task takes (default 2)"
+    )
+    sandbox.add_argument(
+        "--tier",
+        default="registered",
+        choices=["registered", "basic", "expert", "ultra"],
+        help="account tier and its limits (default registered)",
     )
     sandbox.add_argument("--limits", help="override the tier: CONCURRENCY,QUEUE,CREATES,OTHERS")
     sandbox.add_argument("--faults", default="none", help="PROFILE[:SEED], see README")
     sandbox.add_argument("--state", type=Path, help="keep state across restarts in this file")
     sandbox.add_argument(
-        "--url-seconds", type=int, default=300, help="lifetime of signed download URLs"
+        "--url-seconds",
+        type=int,
+        default=300,
+        help="lifetime of signed download URLs (default 300)",
     )
-    sandbox.set_defaults(handler=cmd_sandbox)
 
-    demo = commands.add_parser("demo", help="synthesize a sample animation and export it")
-    demo.add_argument("--out", type=Path, default=Path("out/demo"))
-    demo.set_defaults(handler=cmd_demo)
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(
+        prog="companion",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"companion {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_export(commands)
+    _add_animate(commands)
+    _add_service_commands(commands)
+    _add_jobs(commands)
+    _add_local(commands)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from companion.cli.remote import RemoteError, fail
+def resolve(handler: Handler) -> Callable[[argparse.Namespace], int]:
+    if callable(handler):
+        return handler
+    module, _, function = handler.partition(":")
+    found: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(module), function)
+    return found
 
-    parser = build_parser()
-    args = parser.parse_args(argv)
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     try:
-        return int(args.handler(args))
-    except UsageError as exc:
-        print(f"companion: error: {exc}", file=sys.stderr)
-        return 2
-    except MediaError as exc:
-        print(f"companion: error: {exc}", file=sys.stderr)
-        return 1
-    except RemoteError as exc:
+        return int(resolve(args.handler)(args))
+    except CliError as exc:
         return fail(exc)
     except KeyboardInterrupt:
-        return 130
+        say("companion: interrupted; run the same command again to go on (nothing is paid twice)")
+        return EXIT_INTERRUPTED

@@ -49,13 +49,14 @@ from companion.jobs.animate import output_names
 from companion.jobs.crash import crash_point
 from companion.jobs.inputs import ImageReadError, LocalImage
 from companion.jobs.lifecycle import FINAL, State, check
+from companion.jobs.staging import STAGING, job_folder, release_if_unused
+from companion.jobs.wanted import wanted
 from companion.store import Job, Store
 
 log = logging.getLogger("companion.jobs")
 
 INLINE_LIMIT = 256 * 1024  # below this an image travels inline; above, upload once, reuse
 INLINE_FALLBACK_LIMIT = 10 * 2**20  # the spec's per-image inline limit
-STAGING = ".companion-staging~"  # hidden from Unity ("~") and, with .gdignore, from Godot
 RECENT_TASKS = 100
 
 
@@ -256,13 +257,11 @@ class Engine:
 
         progressed(task)  # the first read may already be the last
         task = await self.client.wait_for_task(task, timeout=self.timeout, on_progress=progressed)
-        names = output_names(task.outputs, job.name)
+        outputs = wanted(task.outputs, job.request, task.status == "succeeded")
+        names = output_names(outputs, job.name)
         self.store.add_assets(
             job.id,
-            [
-                (str(a.id), a.format, n, a.byte_size)
-                for a, n in zip(task.outputs, names, strict=True)
-            ],
+            [(str(a.id), a.format, n, a.byte_size) for a, n in zip(outputs, names, strict=True)],
         )
         credits = task.credits
         self.store.settle(job.id, credits.charged, credits.refunded, credits.released)
@@ -276,10 +275,7 @@ class Engine:
 
     def _staging(self, job: Job) -> Path:
         assert job.target_dir
-        folder = Path(job.target_dir) / STAGING / job.id
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder.parent / ".gdignore").touch()
-        return folder
+        return job_folder(Path(job.target_dir), job.id)
 
     async def _download(self, job: Job) -> Job:
         staging = self._staging(job)
@@ -345,6 +341,7 @@ class Engine:
                 where = target / tree.outputs.get(row.file_name, row.file_name)
                 self.store.asset_installed(row.id, str(where))
         shutil.rmtree(target / STAGING / job.id, ignore_errors=True)
+        release_if_unused(target)
         if tree.resource:
             job = self.store.update_job(job.id, request={**job.request, "resource": tree.resource})
         return self._finish(job)
@@ -368,6 +365,7 @@ class Engine:
             self.store.asset_installed(row.id, str(final))
             crash_point("mid_install")
         shutil.rmtree(Path(target) / STAGING / job.id, ignore_errors=True)
+        release_if_unused(target)
 
     def _finish(self, job: Job) -> Job:
         status = job.request.get("remote_status")

@@ -1,0 +1,266 @@
+"""`companion animate` and `companion demo`: one job through the job engine, exactly as
+the daemon and watched folders run theirs.
+
+Every local check runs first (nothing is spent before they pass); the live models are
+checked before the quote; the job's key and body are on disk before the create; and the
+same command again after a crash or Ctrl-C resumes that job instead of paying again."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from companion.api.client import Client
+from companion.api.schema import ExportOptions, Selection, Task, VideoOptions
+from companion.cli import checks
+from companion.cli.errors import InputFailure, ServiceRefused, UsageError, say
+from companion.cli.options import FORMAT_NAMES
+from companion.cli.session import with_service
+from companion.jobs.engine import Budget, Engine
+from companion.jobs.inputs import ImageReadError, LocalImage
+from companion.jobs.lifecycle import State
+from companion.jobs.models_cache import live_models
+from companion.jobs.resume import FINGERPRINT, fingerprint, unfinished
+from companion.jobs.wanted import INSTALL_FORMATS
+from companion.settings.config import Settings
+from companion.settings.endpoint import Endpoint
+from companion.store import Job, Store
+
+REFUSED = "the service refused"  # how the engine words a refusal in a job's error
+
+
+@dataclass
+class Plan:
+    """A checked one-click animation: what to send, where its files go."""
+
+    image: Path
+    prompt: str
+    export: ExportOptions
+    selection: Selection
+    video: VideoOptions
+    out: Path
+    name: str
+    last_frame: Path | None = None
+    references: list[Path] = field(default_factory=list)
+    as_json: bool = False
+    timeout: float | None = None
+
+    @property
+    def formats(self) -> list[str]:
+        return [f.value for f in self.export.formats]
+
+    def inputs(self) -> list[Path]:
+        return [self.image, *([self.last_frame] if self.last_frame else []), *self.references]
+
+
+def _read_image(path: Path, flag: str) -> LocalImage:
+    checks.input_file(path, flag)
+    try:
+        return LocalImage.read(path)
+    except ImageReadError as exc:
+        raise InputFailure(f"{flag} {exc}") from exc
+
+
+def plan_from_args(args: argparse.Namespace) -> Plan:
+    """Every check that needs no service, in the order a user fixes them."""
+    checks.frame_count_only(args)
+    options, selection = checks.export_options(args)
+    video = checks.video_options(args)
+    checks.one_click(options, video, args.prompt)
+    image = checks.input_file(args.image, "image")
+    last = checks.input_file(args.last_frame, "--last-frame") if args.last_frame else None
+    refs = [checks.input_file(p, "--ref") for p in args.ref]
+    if args.seconds is not None and (args.start is not None or args.duration is not None):
+        checks.selection_fits(args, args.seconds, "the video (--seconds)")
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError(f"--timeout {args.timeout:g}: give seconds above 0")
+    return Plan(
+        image=image,
+        prompt=args.prompt,
+        export=options,
+        selection=selection,
+        video=video,
+        out=checks.output_folder(args.out),
+        name=checks.base_name(args.name, image),
+        last_frame=last,
+        references=refs,
+        as_json=args.json,
+        timeout=args.timeout,
+    )
+
+
+def _request(plan: Plan, hashes: list[str]) -> dict[str, Any]:
+    request: dict[str, Any] = {
+        "origin": "cli",
+        "image": str(plan.image),
+        "prompt": plan.prompt,
+        "last_frame": str(plan.last_frame) if plan.last_frame else None,
+        "references": [str(p) for p in plan.references],
+        "video": plan.video.model_dump(mode="json", exclude_none=True),
+        "export": plan.export.model_dump(mode="json"),
+        "selection": plan.selection.model_dump(mode="json"),
+        INSTALL_FORMATS: plan.formats,
+    }
+    request[FINGERPRINT] = fingerprint(request, hashes, plan.name, str(plan.out))
+    return request
+
+
+def run_plan(plan: Plan) -> int:
+    """Check the files, then hand the job to the engine (or resume the earlier one)."""
+    images = [_read_image(plan.image, "image")]
+    if plan.last_frame:
+        images.append(_read_image(plan.last_frame, "--last-frame"))
+    images += [_read_image(p, "--ref") for p in plan.references]
+    planned = checks.output_paths(plan.out, plan.name, plan.formats)
+    checks.never_over_a_source(planned, plan.inputs())
+    replaced = checks.existing_outputs(planned)
+    request = _request(plan, [i.sha256 for i in images])
+
+    async def job(client: Client, endpoint: Endpoint, settings: Settings) -> Job:
+        store = Store(settings.database)
+        try:
+            service = "sandbox" if endpoint.sandbox else endpoint.base_url
+            models = await live_models(client, settings.home / "cache", service)
+            checks.against_models(
+                plan.video,
+                models,
+                has_last_frame=plan.last_frame is not None,
+                references=len(plan.references),
+                prompt=plan.prompt,
+            )
+            engine = Engine(
+                store,
+                client,
+                endpoint.base_url,
+                budget=Budget(settings.budget_per_job, settings.budget_per_day),
+                timeout=plan.timeout or settings.timeout_seconds,
+                on_change=lambda j: _tell(j, endpoint),
+                on_progress=_progress if sys.stderr.isatty() else None,
+            )
+            earlier = unfinished(store, request[FINGERPRINT])
+            if earlier is not None:
+                say(
+                    f"companion: resuming job {earlier.id[:8]} ({earlier.state}) from an "
+                    "earlier run of this command; nothing is paid twice"
+                )
+                current = earlier
+            else:
+                for path in replaced:
+                    say(f"companion: will replace {path}")
+                current = engine.submit(request, name=plan.name, target_dir=plan.out)
+            say(f"companion: job {current.id[:8]} on {endpoint.label}")
+            return await engine.run(current.id)
+        finally:
+            store.close()
+
+    return _report(with_service(job), plan.as_json)
+
+
+def _progress(job: Job, task: Task) -> None:
+    """On a terminal only: one line rewritten in place."""
+    line = f"  {task.status} {task.stage} {float(task.progress):4.0%}"
+    sys.stderr.write("\r" + line.ljust(60))
+    sys.stderr.flush()
+
+
+def _tell(job: Job, endpoint: Endpoint) -> None:
+    if job.state == State.DOWNLOADING and sys.stderr.isatty():
+        sys.stderr.write("\n")
+    if job.state == State.QUOTED:
+        say(f"quote: {job.quote} credits on {endpoint.label}")
+    else:
+        say(f"job {job.id[:8]} {job.state}")
+
+
+def _report(job: Job, as_json: bool) -> int:
+    from companion.settings.config import load_settings
+
+    store = Store(load_settings().database)
+    try:
+        assets = store.assets(job.id)
+        charged = store.charged(job.id)
+    finally:
+        store.close()
+    if job.state == State.AWAITING_APPROVAL:
+        raise InputFailure(
+            f"job {job.id[:8]} costs {job.quote} credits, over the budget in config.yaml; "
+            f"approve it with: companion jobs approve {job.id[:8]}"
+        )
+    outputs = [
+        {"format": a.format, "path": a.installed_path, "bytes": a.byte_size}
+        for a in assets
+        if a.installed_path
+    ]
+    if as_json:
+        summary = {
+            "job": job.id,
+            "state": job.state,
+            "task_id": job.remote_id,
+            "credits": charged,
+            "error": job.error,
+            "outputs": outputs,
+        }
+        print(json.dumps(summary))
+    else:
+        if job.remote_id:
+            say(f"task {job.remote_id}: {job.state}; charged {charged} credits")
+        for output in outputs:
+            print(f"  {output['format']:<20} {output['path']}  ({output['bytes']:,} bytes)")
+    if job.state == State.DONE:
+        return 0
+    error = job.error or job.state
+    if REFUSED in error:
+        raise ServiceRefused(error)
+    raise InputFailure(f"job {job.id[:8]} {job.state}: {error}")
+
+
+def cmd_animate(args: argparse.Namespace) -> int:
+    return run_plan(plan_from_args(args))
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """The main job on a fresh machine: draw a character and animate it in one click,
+    against the configured service or, with no key, the embedded sandbox."""
+    from companion.media.demo_art import draw_character
+
+    out = checks.output_folder(args.out)
+    image = out / "hero.png"
+    if image.is_dir():
+        raise UsageError(f"--out {args.out}: hero.png in it is a folder; choose another --out")
+    animation = out / "animation"
+    if animation.exists() and not animation.is_dir():
+        raise UsageError(f"--out {args.out}: 'animation' in it is a file; choose another --out")
+    drawn = io.BytesIO()
+    draw_character().save(drawn, format="PNG")  # the same bytes every time: a re-run resumes
+    if image.exists() and image.read_bytes() != drawn.getvalue():
+        raise UsageError(
+            f"--out {args.out}: it holds a hero.png the demo did not draw; choose another --out"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    image.write_bytes(drawn.getvalue())
+    say(f"drew {image}")
+    plan = Plan(
+        image=image,
+        prompt="idle breathing",
+        name="hero",
+        out=animation,
+        export=ExportOptions.model_validate(
+            {
+                "frame_count": 12,
+                "output_width": 256,
+                "output_height": 256,
+                "transparent": True,
+                "output_formats": list(FORMAT_NAMES),
+            }
+        ),
+        selection=Selection(),
+        video=VideoOptions.model_validate(
+            {"duration_seconds": 2, "resolution": "480p", "transparency": {"mode": "alpha_key"}}
+        ),
+    )
+    return run_plan(plan)

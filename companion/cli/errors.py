@@ -1,0 +1,59 @@
+"""How a command fails: one line on stderr and an exit code that says whose move it is.
+
+    0  done
+    1  the work failed: an input file or video cannot be used, a task failed, the
+       daemon is not running
+    2  the command line is wrong: an option, its value, or a combination of options
+       (nothing was spent)
+    3  the service refused: key, credits, limits, or a request it would not take
+  130  interrupted (Ctrl-C); the same command again resumes where it stopped
+
+This module is imported on every start, so it imports nothing heavy."""
+
+from __future__ import annotations
+
+import sys
+
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_REFUSED = 3
+EXIT_INTERRUPTED = 130
+
+
+class CliError(Exception):
+    """A failure shown to the user as one line; the exit code rides along."""
+
+    code = EXIT_FAILED
+
+    def __init__(self, message: str, code: int | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+
+class UsageError(CliError):
+    """Options that contradict each other, the spec's bounds or the live models."""
+
+    code = EXIT_USAGE
+
+
+class InputFailure(CliError):
+    """An input file, a video or a task that cannot be used as it is."""
+
+    code = EXIT_FAILED
+
+
+class ServiceRefused(CliError):
+    """The service (or the sandbox) said no: key, credits, limits, or the request."""
+
+    code = EXIT_REFUSED
+
+
+def say(message: str) -> None:
+    """One line for the user on stderr, never wrapped and never on stdout."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def fail(exc: CliError) -> int:
+    say(f"companion: error: {exc}")
+    return exc.code

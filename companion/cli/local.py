@@ -1,0 +1,112 @@
+"""Commands about this machine: the daemon (`serve`, `status`), the emulator
+(`sandbox`) and the OpenAPI document."""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import json
+import sys
+
+from companion.cli.errors import InputFailure, UsageError
+from companion.cli.session import explain, settings, with_service
+from companion.settings.config import Settings
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    path = settings().home / "daemon.json"
+    if not path.exists():
+        raise InputFailure("the daemon is not running; start it with: companion serve")
+    info = json.loads(path.read_text())
+    print(f"daemon {info['version']} (pid {info['pid']}) on http://127.0.0.1:{info['port']}")
+    print(
+        f"status page (keep this link to yourself): "
+        f"http://127.0.0.1:{info['port']}/?token={info['token']}"
+    )
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import logging
+
+    from companion.api.errors import CompanionApiError
+    from companion.daemon.server import run_forever
+    from companion.settings.config import ConfigError
+
+    current = settings()
+    if current.api_key is not None:
+        _preflight(current)  # before logging is on: a bad key or address is one line
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    try:
+        return run_forever(current, args.port)
+    except (ConfigError, CompanionApiError) as exc:
+        raise explain(exc, current.base_url or "the service") from exc
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise UsageError(
+                f"--port {args.port}: already in use; stop the other daemon "
+                "(see: companion status) or give --port 0 for any free port"
+            ) from exc
+        raise InputFailure(f"the daemon cannot start: {exc}") from exc
+
+
+def _preflight(current: Settings) -> None:
+    """One look at the account: the key and the address work, or one line says why."""
+    from companion.api.client import Client
+    from companion.settings.endpoint import Endpoint
+
+    async def look(client: Client, endpoint: Endpoint, chosen: Settings) -> None:
+        await client.get_account()
+
+    with_service(look, current)
+
+
+def cmd_openapi(args: argparse.Namespace) -> int:
+    from companion.api.openapi import render_openapi
+
+    text = render_openapi()
+    if args.out is None:
+        sys.stdout.write(text)
+        return 0
+    if args.out.is_dir():
+        raise UsageError(f"--out {args.out}: is a folder; give a file name")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+    print(f"wrote {args.out}")
+    return 0
+
+
+def cmd_sandbox(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from companion.sandbox import Limits, Sandbox, SandboxConfig, serve_forever
+    from companion.sandbox.faults import Faults
+
+    try:
+        Faults(args.faults)
+    except ValueError as exc:
+        raise UsageError(f"--faults: {exc}") from exc
+    limits = None
+    if args.limits:
+        try:
+            limits = Limits(*(int(v) for v in args.limits.split(",")))
+        except (TypeError, ValueError) as exc:
+            raise UsageError(
+                "--limits takes CONCURRENCY,QUEUE,CREATES,OTHERS (per minute)"
+            ) from exc
+    config = SandboxConfig(
+        api_keys=args.api_key or ["sk-sandbox"],
+        read_only_keys=args.read_only_key or [],
+        paused_keys=args.paused_key or [],
+        ineligible_keys=args.ineligible_key or [],
+        disabled_keys=args.disabled_key or [],
+        credits=args.credits,
+        task_seconds=args.task_seconds,
+        tier=args.tier,
+        faults=args.faults,
+        state=args.state,
+        url_seconds=args.url_seconds,
+        limits=limits,
+    )
+    asyncio.run(serve_forever(Sandbox(config, args.host, args.port, args.storage_port)))
+    return 0

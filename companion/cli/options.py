@@ -1,0 +1,198 @@
+"""The flags several commands share, with their help texts, values and defaults.
+
+Imported on every start (help must be quick), so the value lists are plain tuples here;
+a test holds them equal to the schema's enums."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+FORMAT_NAMES = (
+    "clip_video",
+    "webm_alpha",
+    "prores_4444",
+    "gif",
+    "frames_zip",
+    "spritesheet",
+    "spritesheet_json",
+    "unity_meta",
+    "unity_pack",
+    "godot_pack",
+    "unreal_paper2d_pack",
+    "cocos_creator_pack",
+    "construct3_pack",
+)
+ALPHA_ONLY_FORMATS = ("webm_alpha", "prores_4444")
+PIVOTS = (
+    "bottom_center",
+    "center",
+    "top_left",
+    "top_center",
+    "top_right",
+    "left_center",
+    "right_center",
+    "bottom_left",
+    "bottom_right",
+)
+DEFAULT_KEY_COLOUR = "#00ff00"
+
+
+def add_export_options(
+    parser: argparse.ArgumentParser, *, out_help: str | None, local: bool = False
+) -> None:
+    """Export flags; `out_help` None leaves --out to the command; `local` adds the flags
+    only the local exporter honours (the service takes no such options)."""
+    parser.add_argument(
+        "--formats",
+        required=True,
+        metavar="LIST",
+        help="comma-separated output formats, from: "
+        + ", ".join(FORMAT_NAMES)
+        + f" ({' and '.join(ALPHA_ONLY_FORMATS)} need --transparent)",
+    )
+    if out_help is not None:
+        parser.add_argument("--out", required=True, type=Path, metavar="FOLDER", help=out_help)
+    sampling = parser.add_mutually_exclusive_group()
+    sampling.add_argument(
+        "--frame-count", type=int, metavar="N", help="frames spread evenly, 1 to 240 (default 24)"
+    )
+    sampling.add_argument(
+        "--fps",
+        type=float,
+        help="sample at source speed, this many frames a second (needs spritesheet_json)",
+    )
+    parser.add_argument(
+        "--width", type=int, default=512, metavar="PX", help="frame width, 64 to 1024 (default 512)"
+    )
+    parser.add_argument(
+        "--height",
+        type=int,
+        default=512,
+        metavar="PX",
+        help="frame height, 64 to 1024 (default 512)",
+    )
+    parser.add_argument(
+        "--start", type=float, metavar="S", help="selection start in seconds (default 0)"
+    )
+    parser.add_argument(
+        "--duration",
+        type=float,
+        metavar="S",
+        help="selection length in seconds (default: to the end of the video)",
+    )
+    parser.add_argument(
+        "--transparent", action="store_true", help="key out the background colour (alpha)"
+    )
+    parser.add_argument(
+        "--key-color",
+        metavar="HEX",
+        help=f"background colour to key out, as #rrggbb; needs --transparent "
+        f"(default {DEFAULT_KEY_COLOUR})",
+    )
+    parser.add_argument(
+        "--pivot",
+        default="bottom_center",
+        choices=PIVOTS,
+        metavar="PIVOT",
+        help="sprite pivot for engine packs: " + ", ".join(PIVOTS) + " (default bottom_center)",
+    )
+    parser.add_argument(
+        "--pixels-per-unit",
+        type=float,
+        default=100.0,
+        metavar="N",
+        help="sprite pixels per world unit for Unity packs (default 100)",
+    )
+    if local:
+        parser.add_argument(
+            "--pixel-art", action="store_true", help="nearest-neighbour scaling and no dithering"
+        )
+    if local:
+        _add_sheet_layout_options(parser)
+    parser.add_argument(
+        "--name",
+        help="base name of the output files, letters, digits, - and _ (default: the input's name)",
+    )
+    if local:
+        parser.add_argument(
+            "--godot-res-dir",
+            metavar="RES_PATH",
+            help="res:// folder the Godot pack will live in (default res://animations/NAME)",
+        )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON summary on stdout and nothing else there",
+    )
+
+
+# Plain numbers so help needs no media code; a test holds them equal to
+# companion.media.formats.sheet's DEFAULT_SPACING, MAX_SPACING and MAX_SHEET_SIDE.
+DEFAULT_PADDING, DEFAULT_EXTRUDE, MAX_SPACING, MAX_SHEET_SIDE = 2, 1, 16, 8192
+
+
+def _add_sheet_layout_options(parser: argparse.ArgumentParser) -> None:
+    """Only where the companion lays the sheet out itself: the service's export options
+    have no such field."""
+    parser.add_argument(
+        "--padding",
+        type=int,
+        metavar="PX",
+        help="transparent pixels between spritesheet frames and around the sheet "
+        f"(0 to {MAX_SPACING}; default {DEFAULT_PADDING}, 0 with --pixel-art)",
+    )
+    parser.add_argument(
+        "--extrude",
+        type=int,
+        metavar="PX",
+        help="repeat each frame's edge pixels outwards this far, so linear filtering "
+        f"never samples a neighbour (0 to {MAX_SPACING}; default {DEFAULT_EXTRUDE}, "
+        "0 with --pixel-art)",
+    )
+    parser.add_argument(
+        "--max-sheet-side",
+        type=int,
+        default=MAX_SHEET_SIDE,
+        metavar="PX",
+        help="largest spritesheet page side in pixels; more frames go to further pages "
+        f"(default {MAX_SHEET_SIDE})",
+    )
+
+
+def add_generation_options(parser: argparse.ArgumentParser) -> None:
+    """Flags of the video the service generates from the image."""
+    parser.add_argument(
+        "--prompt",
+        required=True,
+        help="what should move. The sandbox moves the whole picture with one motion "
+        "chosen from words in it: idle/breath, walk/run/jump, sway/wave/dance, "
+        "float/hover/fly, pulse/glow (see README)",
+    )
+    parser.add_argument(
+        "--last-frame", type=Path, metavar="IMAGE", help="an image the video should end on"
+    )
+    parser.add_argument(
+        "--ref",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="IMAGE",
+        help="a reference image; repeat for more (up to what the model takes, 8 here)",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        metavar="S",
+        help="video length in seconds, one the model offers (default 3; see: companion models)",
+    )
+    parser.add_argument(
+        "--resolution",
+        help="video resolution the model offers, e.g. 480p or 720p (see: companion models)",
+    )
+    parser.add_argument(
+        "--seed", type=int, help="0 to 4294967295; the same seed repeats the same motion"
+    )
+    parser.add_argument(
+        "--model", help="model id from `companion models` (default: the service's default)"
+    )

@@ -1,0 +1,82 @@
+"""A command's time with the service: settings, the endpoint (the configured service
+or, with no key, the embedded sandbox), one client, and every expected failure turned
+into one line with its exit code."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from companion.api.client import Client
+from companion.api.errors import (
+    ApiStatusError,
+    CompanionApiError,
+    DeadlineExceededError,
+    TransportError,
+    WaitTimeoutError,
+)
+from companion.cli.errors import CliError, InputFailure, ServiceRefused, UsageError, say
+from companion.settings.config import ConfigError, Settings, load_settings
+from companion.settings.endpoint import Endpoint, open_endpoint
+
+T = TypeVar("T")
+
+BANNER = (
+    "companion: no API key configured; using the embedded sandbox "
+    "(set COMPANION_API_KEY and COMPANION_BASE_URL for the service)"
+)
+HINTS = {
+    401: "check COMPANION_API_KEY (or api_key in config.yaml)",
+    402: "add credits to the account",
+    403: "the key or the account may not do this; see: companion account",
+    429: "the account's limits were reached; try again later",
+    500: "the service failed; try again later",
+    503: "the service is unavailable; try again later",
+}
+
+
+def settings() -> Settings:
+    try:
+        return load_settings()
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def explain(exc: BaseException, where: str = "the service") -> CliError:
+    """One line for an expected failure of the service or the way to it."""
+    if isinstance(exc, ConfigError):
+        return UsageError(str(exc))
+    if isinstance(exc, ApiStatusError):
+        hint = HINTS.get(exc.status, "")
+        return ServiceRefused(f"{exc}" + (f"; {hint}" if hint else ""))
+    if isinstance(exc, WaitTimeoutError):
+        return InputFailure(f"{exc}; run the same command again to go on waiting")
+    if isinstance(exc, TransportError | DeadlineExceededError):
+        return InputFailure(
+            f"cannot reach {where} ({exc}); check COMPANION_BASE_URL and the network, "
+            "then run the same command again"
+        )
+    if isinstance(exc, CompanionApiError):
+        return InputFailure(str(exc))
+    raise exc
+
+
+def with_service(
+    job: Callable[[Client, Endpoint, Settings], Awaitable[T]], current: Settings | None = None
+) -> T:
+    """Run `job` against the endpoint; service failures become CliErrors."""
+    chosen = current or settings()
+    label = chosen.base_url or "the service"
+
+    async def main() -> T:
+        async with open_endpoint(chosen) as endpoint:
+            if endpoint.sandbox:
+                say(BANNER)
+            async with Client(endpoint.base_url, endpoint.api_key) as client:
+                return await job(client, endpoint, chosen)
+
+    try:
+        return asyncio.run(main())
+    except (ConfigError, CompanionApiError) as exc:
+        raise explain(exc, label) from exc

@@ -1,0 +1,180 @@
+"""Mistakes on the command line cost nothing: each is refused before any quote or
+write, in one line naming the flag, with its documented exit code (2 options, 1 files
+and media, 3 the service). Against the embedded sandbox, no key configured."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion.media.demo_art import draw_character
+from companion.store import Store
+
+BANNER = (
+    "companion: no API key configured; using the embedded sandbox "
+    "(set COMPANION_API_KEY and COMPANION_BASE_URL for the service)"
+)
+
+
+def companion(home: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}
+    env.update(COMPANION_HOME=str(home), COLUMNS="80")
+    return subprocess.run(
+        [sys.executable, "-m", "companion", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=cwd,
+    )
+
+
+def one_error(result: subprocess.CompletedProcess[str]) -> str:
+    lines = [line for line in result.stderr.splitlines() if line != BANNER]
+    assert len(lines) == 1 and lines[0].startswith("companion: error: "), result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    return lines[0]
+
+
+def nothing_spent(home: Path) -> None:
+    database = home / "companion.db"
+    if database.exists():
+        store = Store(database)
+        try:
+            assert store.jobs() == [] and store.ledger() == []
+        finally:
+            store.close()
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    draw_character(64).save(tmp_path / "cat.png")
+    (tmp_path / "afile").write_text("mine")
+    (tmp_path / "adir").mkdir()
+    return tmp_path
+
+
+ANIMATE = ["animate", "cat.png", "--prompt", "x"]
+EXPORT_GODOT = ["export", "cat.png", "--formats", "godot_pack"]
+
+
+@pytest.mark.parametrize(
+    "args,code,flag",
+    [
+        ([*ANIMATE, "--formats", "gif", "--out", "afile"], 2, "--out afile: is a file"),
+        (["demo", "--out", "afile"], 2, "--out afile: is a file"),
+        ([*ANIMATE, "--formats", "webm_alpha", "--out", "o"], 2, "add --transparent"),
+        ([*ANIMATE, "--formats", "gif", "--seconds", "100", "--out", "o"], 2, "--seconds 100"),
+        ([*ANIMATE, "--formats", "gif,mp4", "--out", "o"], 2, "'mp4' is not a format"),
+        (["animate", "adir", "--prompt", "x", "--formats", "gif", "--out", "o"], 1, "is a folder"),
+        (
+            [*EXPORT_GODOT, "--godot-res-dir", "/abs", "--out", "o"],
+            2,
+            "--godot-res-dir /abs",
+        ),
+        (
+            [*ANIMATE, "--formats", "gif", "--transparent", "--key-color", "#000000", "--out", "o"],
+            2,
+            "--key-color #000000",
+        ),
+        (
+            [*ANIMATE, "--formats", "spritesheet", "--out", "."],
+            2,
+            "would replace the input",
+        ),
+        ([*ANIMATE, "--formats", "gif", "--resolution", "4k", "--out", "o"], 2, "--resolution 4k"),
+        ([*ANIMATE, "--formats", "spritesheet", "--fps", "12", "--out", "o"], 2, "--fps:"),
+        ([*ANIMATE, "--formats", "gif", "--model", "nosuch", "--out", "o"], 2, "--model nosuch"),
+        ([*ANIMATE, "--formats", "gif", "--seconds", "20", "--out", "o"], 2, "--seconds 20"),
+    ],
+)
+def test_refused_before_anything_is_spent(
+    work: Path, args: list[str], code: int, flag: str
+) -> None:
+    result = companion(work / "home", *args, cwd=work)
+    assert result.returncode == code, result.stderr
+    assert flag in one_error(result)
+    nothing_spent(work / "home")
+    assert not (work / "o").exists() and (work / "afile").read_text() == "mine"
+
+
+def test_export_never_replaces_its_source(index_video: Path, tmp_path: Path) -> None:
+    video = tmp_path / "testsrc2.mp4"
+    video.write_bytes(index_video.read_bytes())
+    result = companion(
+        tmp_path / "home", "export", video.name, "--formats", "clip_video,gif", "--out", ".",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 2 and "would replace the input" in one_error(result)
+    assert video.read_bytes() == index_video.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["testsrc2.mp4"]
+
+
+def test_export_refuses_a_selection_past_the_end(index_video: Path, tmp_path: Path) -> None:
+    result = companion(
+        tmp_path / "home", "export", str(index_video), "--formats", "gif",
+        "--start", "1.5", "--duration", "2", "--out", str(tmp_path / "o"),
+    )  # fmt: skip
+    assert result.returncode == 2 and "--duration 0.5 or less" in one_error(result)
+    assert not (tmp_path / "o").exists()
+
+
+def test_export_out_file_and_replacements(index_video: Path, tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("mine")
+    common = ["export", str(index_video), "--formats", "gif", "--frame-count", "2"]
+    common += ["--width", "64", "--height", "64", "--name", "clip"]
+    refused = companion(tmp_path / "home", *common, "--out", str(tmp_path / "afile"))
+    assert refused.returncode == 2 and "is a file" in one_error(refused)
+    assert (tmp_path / "afile").read_text() == "mine"
+    out = tmp_path / "o"
+    assert companion(tmp_path / "home", *common, "--out", str(out)).returncode == 0
+    again = companion(tmp_path / "home", *common, "--out", str(out), "--json")
+    assert again.returncode == 0 and f"replacing {out / 'clip.gif'}" in again.stderr
+    assert json.loads(again.stdout)["outputs"][0]["path"] == str(out / "clip.gif")
+
+
+def test_wrong_key_is_one_line_for_serve_and_jobs_run(make_sandbox, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    sandbox = make_sandbox()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}
+    env.update(
+        COMPANION_HOME=str(tmp_path / "home"),
+        COMPANION_BASE_URL=sandbox.base_url,
+        COMPANION_API_KEY="sk-wrong",
+    )
+    for args in (["jobs", "run"], ["serve", "--port", "0"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "companion", *args],
+            capture_output=True, text=True, timeout=60, env=env,
+        )  # fmt: skip
+        assert result.returncode == 3, result.stderr
+        last = result.stderr.strip().splitlines()[-1]
+        assert "Traceback" not in result.stderr and "check COMPANION_API_KEY" in last
+
+
+@pytest.mark.slow
+def test_unreachable_service_is_one_line_for_serve_and_jobs_run(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}
+    env.update(
+        COMPANION_HOME=str(tmp_path / "home"),
+        COMPANION_BASE_URL=f"http://127.0.0.1:{port}/v1",
+        COMPANION_API_KEY="sk-anything",
+    )
+    command = [sys.executable, "-m", "companion"]
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, "env": env}
+    running = [
+        subprocess.Popen([*command, *args], **pipes)  # type: ignore[call-overload]
+        for args in (["jobs", "run"], ["serve", "--port", "0"])
+    ]
+    for process in running:  # both retry with backoff before giving up, side by side
+        _, err = process.communicate(timeout=150)
+        assert process.returncode == 1, err
+        assert err.count("\n") == 1 and "cannot reach" in err and "COMPANION_BASE_URL" in err

@@ -1,0 +1,130 @@
+"""The command line as a package: every flag helped, help that loads no command code,
+and module-level imports without a circle."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from companion.api.schema import ExportFormat
+from companion.api.schema.export import Pivot
+from companion.cli import options
+from companion.cli.main import build_parser
+from companion.cli.options import DEFAULT_EXTRUDE, DEFAULT_PADDING, FORMAT_NAMES, PIVOTS
+from companion.media.formats.sheet import DEFAULT_SPACING, MAX_SHEET_SIDE, MAX_SPACING
+
+PACKAGE = Path(__file__).resolve().parents[1] / "companion"
+
+
+def parsers(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser]]:
+    found = [(parser.prog, parser)]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                found += parsers(child)
+    return found
+
+
+def test_every_flag_and_command_has_help() -> None:
+    missing = []
+    for prog, parser in parsers(build_parser()):
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction | argparse._VersionAction):
+                continue
+            if isinstance(action, argparse._SubParsersAction):
+                missing += [f"{prog} {c.dest}" for c in action._choices_actions if not c.help]
+                continue
+            if not action.help:
+                missing.append(f"{prog} {'/'.join(action.option_strings) or action.dest}")
+    assert missing == []
+
+
+def test_value_lists_match_the_schema_and_show_whole_in_help() -> None:
+    assert list(FORMAT_NAMES) == [f.value for f in ExportFormat]
+    assert set(PIVOTS) == {p.value for p in Pivot}
+    assert (DEFAULT_SPACING.padding, DEFAULT_SPACING.extrude) == (DEFAULT_PADDING, DEFAULT_EXTRUDE)
+    assert (options.MAX_SPACING, options.MAX_SHEET_SIDE) == (MAX_SPACING, MAX_SHEET_SIDE)
+    env = {**os.environ, "COLUMNS": "80"}
+    shown = subprocess.run(
+        [sys.executable, "-m", "companion", "animate", "--help"],
+        capture_output=True, text=True, timeout=60, env=env,
+    ).stdout  # fmt: skip
+    words = set(shown.replace(",", " ").replace("(", " ").replace(")", " ").split())
+    assert set(FORMAT_NAMES) <= words and set(PIVOTS) <= words
+    for flag in ("--prompt", "--seed", "--model", "--pixels-per-unit", "--pivot"):
+        assert flag in shown
+
+
+def test_help_imports_no_command_code() -> None:
+    probe = (
+        "import sys\n"
+        "from companion.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "heavy = ('pydantic', 'aiohttp', 'av', 'numpy', 'PIL', 'rich', 'yaml',\n"
+        "         'companion.api', 'companion.media', 'companion.jobs', 'companion.store')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy or\n"
+        "      any(m.startswith(h) for h in heavy if '.' in h)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60
+    )
+    assert result.stdout.strip().splitlines()[-1] == "[]", result.stderr
+
+
+def module_imports(path: Path) -> set[str]:
+    """Modules a file imports, at load time or later inside its functions."""
+    tree = ast.parse(path.read_text())
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found |= {f"{node.module}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+    return {m for m in found if m.startswith("companion")}
+
+
+def test_no_import_circle_in_the_command_line() -> None:
+    modules = {
+        ".".join(p.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__"): p
+        for p in PACKAGE.rglob("*.py")
+    }
+    graph = {name: module_imports(path) & modules.keys() for name, path in modules.items()}
+
+    def circle_from(start: str) -> list[str] | None:
+        stack = [(start, [start])]
+        while stack:
+            node, path = stack.pop()
+            for nxt in graph.get(node, ()):
+                if nxt == start:
+                    return [*path, nxt]
+                if nxt not in path and nxt.startswith("companion.cli"):
+                    stack.append((nxt, [*path, nxt]))
+        return None
+
+    circles = [c for m in graph if m.startswith("companion.cli") if (c := circle_from(m))]
+    assert circles == []
+
+
+def test_every_module_stands_in_a_layer() -> None:
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert top == ["__init__.py", "__main__.py"]
+
+
+def test_readme_is_self_contained_and_tells_the_sandbox_motion() -> None:
+    from companion.media.synth import KEYWORDS
+
+    root = PACKAGE.parent
+    readme = (root / "README.md").read_text()
+    assert "../shared" not in readme and "shared/spec" not in readme
+    for linked in ("docs/service.md", "docs/openapi.json"):
+        assert linked in readme and (root / linked).exists()
+    motion = readme[readme.index("**Motion.**") : readme.index("**Models and inputs.**")]
+    assert "whole input picture" in motion
+    for words in KEYWORDS.values():
+        for word in words:
+            assert f"`{word}`" in motion, word
