@@ -63,8 +63,11 @@ class ScriptedPlugin:
         root = str(self.project_root.resolve())
         if any(str(Path(p["root"]).resolve()) == root for p in listed.json["data"]):
             return
-        target = "Assets/Animations" if self.engine == "unity" else "animations"
-        body = {"root": str(self.project_root), "engine": self.engine, "target": target}
+        if self.engine == "unity":
+            target = "Assets/Animations"
+            body = {"root": str(self.project_root), "engine": self.engine, "target": target}
+        else:  # the dock sends only what it knows, so nothing set elsewhere is reset
+            body = {"root": str(self.project_root), "engine": self.engine}
         added = self._call("POST", "/api/v1/projects", body)
         assert added.status == 201, added.body
 
