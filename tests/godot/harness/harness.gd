@@ -25,6 +25,11 @@ func _run() -> void:
 		_done("no Animate dock in the editor")
 		return
 	dock.finished.connect(func(job: Dictionary) -> void: finishes.append(job))
+	# Right after the dock asks for its scan, a change signal arrives that is not that
+	# scan's (as an import or another plugin's scan would send): it must not be taken for
+	# the new file being there.
+	var filesystem := EditorInterface.get_resource_filesystem()
+	dock._scan_timer.timeout.connect(func() -> void: filesystem.filesystem_changed.emit())
 	await _until(func() -> bool: return dock._status_label.text != "", 20)
 	await _until(func() -> bool: return dock._width.editable, 10)
 	out["status_label"] = dock._status_label.text
