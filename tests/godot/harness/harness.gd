@@ -116,6 +116,7 @@ func _job(approve: bool, burst: bool) -> Dictionary:
 		if seen["messages"].is_empty() or seen["messages"][-1] != dock._message.text:
 			seen["messages"].append(dock._message.text)
 		await get_tree().process_frame
+	seen["progress"].append(dock._progress.value)  # as the job ended
 	await _settle()
 	seen["job"] = finishes[-1] if ended.call() else {}
 	seen["message"] = dock._message.text
