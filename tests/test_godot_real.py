@@ -69,6 +69,7 @@ def play(godot: Godot, project: Path, home: Path, resources: list[str]) -> dict[
 
 def assert_plays(found: dict[str, Any], frames: int, fps: float, size: list[int]) -> None:
     assert found["loaded"], found
+    assert found["dependencies"] and all(exists for _, exists in found["dependencies"]), found
     assert found["count"] == frames and found["speed"] == pytest.approx(fps), found
     assert found["missing"] == 0 and found["sizes"] == [size], found
     assert found["filter_clip"] and found["playing"] and found["loop"], found

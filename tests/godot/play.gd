@@ -20,6 +20,14 @@ func _run() -> void:
 		if frames == null or not frames.has_animation("default"):
 			continue
 		found["loaded"] = true
+		# What the editor's missing-dependency dialog checks: every dependency exists.
+		var deps := []
+		for dependency in ResourceLoader.get_dependencies(path):
+			var dep_path: String = dependency.get_slice("::", dependency.get_slice_count("::") - 1)
+			if not dep_path.begins_with("res://"):
+				dep_path = dependency.get_slice("::", 0)
+			deps.append([dep_path, ResourceLoader.exists(dep_path)])
+		found["dependencies"] = deps
 		found["count"] = frames.get_frame_count("default")
 		found["speed"] = frames.get_animation_speed("default")
 		found["loop"] = frames.get_animation_loop("default")
