@@ -65,9 +65,8 @@ class ScriptedPlugin:
         root = str(self.project_root.resolve())
         if any(str(Path(p["root"]).resolve()) == root for p in listed.json["data"]):
             return
+        # Both plugins send only what they know, so nothing set elsewhere is reset.
         body: dict[str, Any] = {"root": str(self.project_root), "engine": self.engine}
-        if self.engine != "unity":  # the Unity window names only the folder and the engine
-            body["target"] = "animations"
         added = self._call("POST", "/api/v1/projects", body)
         assert added.status == 201, added.body
 

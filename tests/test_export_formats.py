@@ -221,9 +221,10 @@ def test_godot_pack_sprite_frames(exported: ExportResult) -> None:
     assert tres.startswith('[gd_resource type="SpriteFrames" load_steps=')
     assert "format=3]" in tres.splitlines()[0]
     ext = TRES_EXT.findall(tres)
-    assert ext == [("res://animations/hero/hero.png", "1_sheet")]
+    assert ext == [("hero.png", "1_sheet")]  # beside the .tres, wherever it is extracted
     subs = TRES_SUB.findall(tres)
     assert len(subs) == COUNT and all(s[1] == "1_sheet" for s in subs)
+    assert tres.count("filter_clip = true") == COUNT
     doc = json.loads(one(exported, "spritesheet_json").read_text())
     rects = [tuple(map(int, s[2:])) for s in subs]
     assert rects == [

@@ -108,15 +108,18 @@ def test_godot_pack_is_rewritten_for_where_it_lands(exported: ExportResult, tmp_
     assert tree.outputs["hero_godot.zip"] == "hero.tres"
 
 
+# A pack's .tres may name its sheet by res:// path or, as Godot also reads, relative to
+# the .tres's own folder.
+@pytest.mark.parametrize("reference", ["res://exports/sprites/walk.png", "sprites/walk.png"])
 def test_a_foreign_godot_pack_is_unwrapped_and_its_uids_dropped(
-    exported: ExportResult, tmp_path: Path
+    reference: str, exported: ExportResult, tmp_path: Path
 ) -> None:
     project = godot_project(tmp_path / "game")
     sheet = exported.paths("spritesheet")[0].read_bytes()
     width, height = Image.open(io.BytesIO(sheet)).size
     tres = (
         '[gd_resource type="SpriteFrames" load_steps=3 format=3 uid="uid://b4k2x"]\n\n'
-        '[ext_resource type="Texture2D" uid="uid://c1x9" path="res://exports/sprites/walk.png"'
+        f'[ext_resource type="Texture2D" uid="uid://c1x9" path="{reference}"'
         ' id="1_tex"]\n\n'
         '[sub_resource type="AtlasTexture" id="A_0"]\n'
         'atlas = ExtResource("1_tex")\n'
@@ -144,7 +147,7 @@ def test_references_outside_the_pack_are_left_alone() -> None:
         '[ext_resource type="Texture2D" path="res://icon.svg" id="1"]\n'
         '[ext_resource type="Texture2D" path="res://old/place/hero.png" id="2"]\n'
     )
-    out = rewrite(text, {PurePosixPath("hero.png"): "res://new/hero.png"})
+    out = rewrite(text, {PurePosixPath("hero.png"): "res://new/hero.png"}, PurePosixPath("."))
     assert 'path="res://icon.svg"' in out and 'path="res://new/hero.png"' in out
     assert "uid=" not in out
 

@@ -21,6 +21,7 @@ from companion.api.errors import ApiStatusError, CompanionApiError
 from companion.api.schema.base import first_error
 from companion.api.schema.images import sniff_image_type
 from companion.daemon.events import CLOSED, Broker
+from companion.daemon.limits import request_limits
 from companion.daemon.openapi import daemon_openapi
 from companion.daemon.page import TOKEN, page, preview_gif
 from companion.daemon.schema import (
@@ -257,6 +258,7 @@ class Daemon:
             mode="sandbox" if self.sandbox else "live",
             service=self.service_label,
             jobs=counts,
+            limits=request_limits(),
             **cached[1],
         )
         return web.json_response(out.model_dump(mode="json"))

@@ -103,6 +103,36 @@ class JobList(Reply):
     data: list[JobOut]
 
 
+class IntRange(Reply):
+    min: int
+    max: int
+
+
+class NumberRange(Reply):
+    min: float
+    max: float
+
+
+class Ceiling(Reply):
+    max: float
+
+
+class RequestLimits(Reply):
+    """What a request may ask for, from the models that check it: plugins set their
+    fields from this instead of keeping their own numbers."""
+
+    size: IntRange = Field(description="output_width and output_height, in pixels")
+    frame_count: IntRange = Field(description="frames of a one-click animation")
+    fps: Ceiling = Field(
+        description="frames per second; a plugin asking for fps x seconds "
+        "frames gets at most frame_count.max of them"
+    )
+    seconds: NumberRange = Field(
+        description="video duration; it must be above min, and the "
+        "model in use may allow less than max"
+    )
+
+
 class StatusOut(Reply):
     version: str
     api: str = API_VERSION
@@ -111,6 +141,7 @@ class StatusOut(Reply):
     tier: str | None = None
     balance: int | None = None
     jobs: dict[str, int] = Field(default_factory=dict)
+    limits: RequestLimits
 
 
 class ErrorOut(Reply):

@@ -10,6 +10,7 @@ its JSON."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from pathlib import Path, PurePosixPath
 
@@ -22,7 +23,7 @@ PACK = "godot_pack"
 TEXT_RESOURCES = frozenset({".tres", ".tscn"})
 LEFT_OUT = frozenset({".import", ".uid"})
 HEADER = re.compile(r"^\[(gd_resource|gd_scene|ext_resource)\b[^\n]*\]", re.MULTILINE)
-PATH_ATTR = re.compile(r'\bpath="(res://[^"]*)"')
+PATH_ATTR = re.compile(r'\bpath="([^"]*)"')
 UID_ATTR = re.compile(r'\s+uid="uid://[^"]*"')
 SPRITE_FRAMES = re.compile(r'^\[gd_resource\s+type="SpriteFrames"', re.MULTILINE)
 
@@ -33,11 +34,18 @@ def res_path(project_root: Path, target: Path, relative: str = "") -> str:
     return "res://" if inside == "." else f"res://{inside}"
 
 
-def rewrite(text: str, moved: dict[PurePosixPath, str]) -> str:
-    """References to the pack's own files point at their final res:// paths."""
+def rewrite(text: str, moved: dict[PurePosixPath, str], here: PurePosixPath) -> str:
+    """References to the pack's own files point at their final res:// paths; a relative
+    one is read, as Godot does, from the folder `here` of the resource inside the pack."""
 
     def one_path(match: re.Match[str]) -> str:
-        inner = match.group(1)[len("res://") :]
+        value = match.group(1)
+        if value.startswith("res://"):
+            inner = value[len("res://") :]
+        elif "://" in value or value.startswith("/"):
+            return match.group(0)
+        else:
+            inner = posixpath.normpath((here / value).as_posix())
         best: PurePosixPath | None = None
         for packed in moved:
             whole = packed.as_posix()
@@ -86,7 +94,7 @@ def _install_pack(
             text = files[original].read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
             raise InstallError(f"{pack.name}: {original} is not a text resource") from exc
-        tree.write(final[original], rewrite(text, moved))
+        tree.write(final[original], rewrite(text, moved, short[original].parent))
         if main is None and SPRITE_FRAMES.search(text):
             main = final[original]
     main = main or (final[texts[0]] if texts else final[packed[0]])

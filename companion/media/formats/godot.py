@@ -1,7 +1,9 @@
 """Godot 4: a SpriteFrames text resource (.tres) with one AtlasTexture per frame.
 
-The .tres names its sheets by res:// path, so the pack is written for where it will land
-(default res://animations/<name>); the installer rewrites the folder when it differs.
+In the pack the .tres names its sheets by file name alone, a path Godot resolves against
+the .tres's own folder, so the pack works wherever it is extracted in a project. Given a
+res:// folder instead (the daemon's install, `--godot-res-dir`), it names them there.
+Every AtlasTexture clips filtering to its region so neighbouring frames never bleed in.
 No .import files are shipped: Godot writes its own when the editor scans."""
 
 from __future__ import annotations
@@ -11,12 +13,9 @@ from pathlib import Path
 from companion.media.formats.common import Animation, write_zip
 
 
-def default_res_dir(name: str) -> str:
-    return f"res://animations/{name}"
-
-
-def sprite_frames(animation: Animation, res_dir: str) -> str:
-    prefix = res_dir if res_dir.endswith("/") else res_dir + "/"
+def sprite_frames(animation: Animation, res_dir: str | None = None) -> str:
+    """The .tres text; sheets named under `res_dir`, or beside the .tres without one."""
+    prefix = "" if res_dir is None else (res_dir if res_dir.endswith("/") else res_dir + "/")
     pages = animation.pages
     steps = len(pages) + animation.count + 1  # resources + 1
     lines = [
@@ -34,6 +33,7 @@ def sprite_frames(animation: Animation, res_dir: str) -> str:
             f'[sub_resource type="AtlasTexture" id="AtlasTexture_{rect.index}"]',
             f'atlas = ExtResource("{rect.page + 1}_sheet")',
             f"region = Rect2({rect.x}, {rect.y}, {rect.width}, {rect.height})",
+            "filter_clip = true",
             "",
         ]
     # Frame durations are multiples of 1/speed; only a short final frame differs from 1.
@@ -64,7 +64,7 @@ def _real(value: float) -> str:
 
 
 def write_godot_pack(animation: Animation, folder: Path, res_dir: str | None = None) -> Path:
-    tres = sprite_frames(animation, res_dir or default_res_dir(animation.name))
+    tres = sprite_frames(animation, res_dir)
     members: list[tuple[str, bytes | Path]] = [
         (page.path.name, page.path) for page in animation.pages
     ]

@@ -2,6 +2,10 @@
 extends VBoxContainer
 ## The Animate dock: daemon status and balance, the request's settings, a quote before
 ## anything is spent, progress with Cancel, and the new SpriteFrames selected at the end.
+## The limits of size, frames and seconds come from the daemon's status, never from here.
+
+## Emitted once per job, when it reaches done, failed or cancelled.
+signal finished(job: Dictionary)
 
 const DaemonClient := preload("res://addons/companion/daemon_client.gd")
 const IMAGE_EXTENSIONS := ["png", "jpg", "jpeg", "webp"]
@@ -15,6 +19,11 @@ var image_path := ""
 var job_id := ""
 var quoted_credits := -1
 var pending_resource := ""
+## Filesystem scans this dock asked the editor for.
+var scans := 0
+## The most frames a one-click animation may have (status limits.frame_count.max).
+var max_frames := 0
+var _polling := false
 
 var _status_label := Label.new()
 var _image_label := Label.new()
@@ -24,6 +33,7 @@ var _width := SpinBox.new()
 var _height := SpinBox.new()
 var _fps := SpinBox.new()
 var _seconds := SpinBox.new()
+var _frames_label := Label.new()
 var _quote_button: Button
 var _animate_button: Button
 var _cancel_button: Button
@@ -77,16 +87,21 @@ func _build() -> void:
 
 	var size_row := HBoxContainer.new()
 	size_row.add_child(_caption("Size"))
-	size_row.add_child(_spin(_width, 64, 2048, 256))
+	size_row.add_child(_spin(_width, 256))
 	size_row.add_child(_caption("x"))
-	size_row.add_child(_spin(_height, 64, 2048, 256))
+	size_row.add_child(_spin(_height, 256))
 	add_child(size_row)
 	var timing_row := HBoxContainer.new()
 	timing_row.add_child(_caption("FPS"))
-	timing_row.add_child(_spin(_fps, 1, 60, 12))
+	timing_row.add_child(_spin(_fps, 12))
 	timing_row.add_child(_caption("Seconds"))
-	timing_row.add_child(_spin(_seconds, 1, 10, 2))
+	_seconds.step = 0.5
+	timing_row.add_child(_spin(_seconds, 2))
 	add_child(timing_row)
+	_frames_label.autowrap_mode = TextServer.AUTOWRAP_WORD_SMART
+	add_child(_frames_label)
+	_fps.value_changed.connect(_show_frames)
+	_seconds.value_changed.connect(_show_frames)
 
 	var actions := HBoxContainer.new()
 	_quote_button = _button("Quote", quote)
@@ -128,11 +143,61 @@ func _caption(text: String) -> Label:
 	return label
 
 
-func _spin(spin: SpinBox, low: float, high: float, value: float) -> SpinBox:
-	spin.min_value = low
-	spin.max_value = high
+## Until the daemon gives its limits, a box holds only its default value.
+func _spin(spin: SpinBox, value: float) -> SpinBox:
+	spin.min_value = value
+	spin.max_value = value
 	spin.value = value
+	spin.editable = false
 	return spin
+
+
+func _limit(spin: SpinBox, low: Variant, high: Variant) -> void:
+	var value := spin.value
+	if low != null:
+		spin.min_value = float(low)
+	if high != null:
+		spin.max_value = float(high)
+	spin.value = clampf(value, spin.min_value, spin.max_value)
+	spin.editable = true
+
+
+## Sets every box from the daemon's limits (GET /api/v1/status, "limits").
+func apply_limits(limits: Dictionary) -> void:
+	var size: Dictionary = limits.get("size", {})
+	_limit(_width, size.get("min"), size.get("max"))
+	_limit(_height, size.get("min"), size.get("max"))
+	_fps.min_value = 1
+	_limit(_fps, null, limits.get("fps", {}).get("max"))
+	var seconds: Dictionary = limits.get("seconds", {})
+	# The minimum duration is exclusive: the shortest offered is one step above it.
+	var shortest: Variant = seconds.get("min")
+	_limit(_seconds, null if shortest == null else float(shortest) + _seconds.step,
+		seconds.get("max"))
+	max_frames = int(limits.get("frame_count", {}).get("max", 0))
+	_show_frames()
+
+
+## frames = fps x seconds, capped at the daemon's maximum; {frames, asked, fps}.
+func frame_plan() -> Dictionary:
+	var asked := maxi(1, roundi(_fps.value * _seconds.value))
+	var frames := asked if max_frames <= 0 else mini(asked, max_frames)
+	return {"frames": frames, "asked": asked, "fps": frames / _seconds.value}
+
+
+## Empty when the frames asked for fit; otherwise what the cap does to the animation.
+func frames_note() -> String:
+	var plan := frame_plan()
+	if plan["frames"] == plan["asked"]:
+		return ""
+	return "%d fps x %s s is %d frames, more than the %d the daemon allows: the animation " \
+		% [int(_fps.value), str(_seconds.value), plan["asked"], plan["frames"]] \
+		+ "gets %d frames and plays at %.1f fps." % [plan["frames"], plan["fps"]]
+
+
+func _show_frames(_value: float = 0.0) -> void:
+	var note := frames_note()
+	_frames_label.text = note if note != "" else "%d frames" % frame_plan()["frames"]
 
 
 func _say(text: String) -> void:
@@ -151,7 +216,10 @@ func refresh() -> void:
 	var balance: Variant = status.get("balance")
 	var credits := "?" if balance == null else str(int(balance))
 	_status_label.text = "%s · balance %s credits" % [mode, credits]
-	_say("")
+	if typeof(status.get("limits")) == TYPE_DICTIONARY:
+		apply_limits(status["limits"])
+	if _message.text == DaemonClient.NOT_RUNNING:
+		_say("")  # only the daemon's absence is over; a job's last word stays
 
 
 func is_image(path: String) -> bool:
@@ -192,7 +260,7 @@ func request_body() -> Dictionary:
 		"prompt": _prompt.text.strip_edges(),
 		"video": {"duration_seconds": _seconds.value},
 		"export": {
-			"frame_count": clampi(roundi(_fps.value * _seconds.value), 1, 240),
+			"frame_count": frame_plan()["frames"],
 			"output_width": int(_width.value),
 			"output_height": int(_height.value),
 			"output_formats": formats,
@@ -200,17 +268,53 @@ func request_body() -> Dictionary:
 	}
 
 
-## Registers this project with the daemon once; an existing registration is kept.
+## The folder a path names with every link followed, so two spellings of one folder
+## (a linked folder, /tmp and /private/tmp on macOS) compare equal.
+static func real_path(path: String) -> String:
+	var parts := path.simplify_path().split("/")
+	var done := parts[0]  # "" for "/", or a drive such as "C:"
+	var hops := 0
+	var i := 1
+	while i < parts.size():
+		if parts[i] == "":
+			i += 1
+			continue
+		var folder := DirAccess.open(done + "/")
+		if folder != null and folder.is_link(parts[i]) and hops < 40:
+			hops += 1
+			var link := folder.read_link(parts[i])
+			var rest := "/".join(parts.slice(i + 1))
+			var joined := link if link.is_absolute_path() else (done + "/" + link)
+			parts = (joined.path_join(rest) if rest != "" else joined).simplify_path().split("/")
+			done = parts[0]
+			i = 1
+			continue
+		done += "/" + parts[i]
+		i += 1
+	return done if done != "" else "/"
+
+
+## Whether two paths name the same folder (case-insensitively on Windows).
+static func same_folder(a: String, b: String) -> bool:
+	var left := real_path(a)
+	var right := real_path(b)
+	if OS.get_name() == "Windows":
+		return left.to_lower() == right.to_lower()
+	return left == right
+
+
+## Registers this project with the daemon once. A registration found under any spelling
+## of this folder is kept as it is; a new one sends only the root and the engine, so it
+## never resets a target, inbox or defaults set elsewhere.
 func ensure_project() -> bool:
 	var listed: Dictionary = await client.call_api(HTTPClient.METHOD_GET, "/api/v1/projects")
 	if not listed["ok"]:
 		_say(listed["message"])
 		return false
-	var root := project_root().simplify_path()
 	for project in listed["data"].get("data", []):
-		if String(project.get("root", "")).simplify_path() == root:
+		if same_folder(String(project.get("root", "")), project_root()):
 			return true
-	var body := {"root": project_root(), "engine": "godot", "target": "animations"}
+	var body := {"root": project_root(), "engine": "godot"}
 	var added: Dictionary = await client.call_api(
 		HTTPClient.METHOD_POST, "/api/v1/projects", body
 	)
@@ -236,7 +340,9 @@ func quote() -> void:
 	quoted_credits = int(reply["data"].get("credits", 0))
 	_animate_button.disabled = false
 	_animate_button.text = "Animate (%d credits)" % quoted_credits
-	_say("This will cost %d credits. Press Animate to go ahead." % quoted_credits)
+	var note := frames_note()
+	_say("This will cost %d credits. Press Animate to go ahead.%s"
+		% [quoted_credits, "" if note == "" else "\n" + note])
 
 
 ## Starts the job the quote priced.
@@ -276,12 +382,21 @@ func approve() -> void:
 	_say("Approved; animating..." if reply["ok"] else reply["message"])
 
 
+## One request at a time: a tick while the last is in flight does nothing, and a reply
+## for a job that has meanwhile finished is dropped.
 func _poll_job() -> void:
 	if job_id == "":
 		_poll_timer.stop()
 		return
-	var path := "/api/v1/jobs/%s" % job_id
+	if _polling:
+		return
+	_polling = true
+	var polled := job_id
+	var path := "/api/v1/jobs/%s" % polled
 	var reply: Dictionary = await client.call_api(HTTPClient.METHOD_GET, path)
+	_polling = false
+	if polled != job_id:
+		return
 	if not reply["ok"]:
 		_say(reply["message"])
 		return
@@ -298,6 +413,9 @@ func _poll_job() -> void:
 
 
 func _finish(job: Dictionary) -> void:
+	if job_id == "" or String(job.get("id", job_id)) != job_id:
+		return
+	job_id = ""
 	_poll_timer.stop()
 	_cancel_button.disabled = true
 	_animate_button.disabled = false
@@ -311,7 +429,7 @@ func _finish(job: Dictionary) -> void:
 		_scan_timer.start()
 	else:
 		_say("The job %s: %s" % [state, job.get("error", "")])
-	job_id = ""
+	finished.emit(job)
 	refresh()
 
 
@@ -321,14 +439,23 @@ func _scan_now() -> void:
 	if filesystem.is_scanning():
 		_scan_timer.start()
 		return
-	if not filesystem.filesystem_changed.is_connected(_select_result):
-		filesystem.filesystem_changed.connect(_select_result, CONNECT_ONE_SHOT)
+	if pending_resource != "" and not filesystem.filesystem_changed.is_connected(_select_result):
+		filesystem.filesystem_changed.connect(_select_result)
+	scans += 1
 	filesystem.scan()
 
 
+## Selects the new resource once the editor's filesystem really lists it: a change
+## signal that comes before (another scan, an import) leaves it waiting for the next.
 func _select_result() -> void:
-	if pending_resource == "" or not ResourceLoader.exists(pending_resource):
+	var filesystem := EditorInterface.get_resource_filesystem()
+	if pending_resource == "":
+		filesystem.filesystem_changed.disconnect(_select_result)
 		return
-	EditorInterface.select_file(pending_resource)
-	EditorInterface.edit_resource(load(pending_resource))
+	if filesystem.get_file_type(pending_resource) == "" or filesystem.is_scanning():
+		return
+	filesystem.filesystem_changed.disconnect(_select_result)
+	var resource := pending_resource
 	pending_resource = ""
+	EditorInterface.select_file(resource)
+	EditorInterface.edit_resource(load(resource))

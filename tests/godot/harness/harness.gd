@@ -1,0 +1,168 @@
+@tool
+extends EditorPlugin
+## Drives the Animate dock the way a user would (fields set, buttons pressed) inside a
+## real editor, records what the dock shows, writes it as JSON and quits the editor.
+## The plan (a JSON file named by COMPANION_TEST_PLAN) gives the result file, a linked
+## spelling of the project folder and the two handshake files for stopping the daemon.
+
+var plan := {}
+var out := {"steps": []}
+var dock: Node
+var finishes: Array = []
+
+
+func _enter_tree() -> void:
+	var plan_file := OS.get_environment("COMPANION_TEST_PLAN")
+	if plan_file == "":
+		return
+	plan = JSON.parse_string(FileAccess.get_file_as_string(plan_file))
+	_run.call_deferred()
+
+
+func _run() -> void:
+	dock = await _find_dock()
+	if dock == null:
+		_done("no Animate dock in the editor")
+		return
+	dock.finished.connect(func(job: Dictionary) -> void: finishes.append(job))
+	# Right after the dock asks for its scan, a change signal arrives that is not that
+	# scan's (as an import or another plugin's scan would send): it must not be taken for
+	# the new file being there.
+	var filesystem := EditorInterface.get_resource_filesystem()
+	dock._scan_timer.timeout.connect(func() -> void: filesystem.filesystem_changed.emit())
+	await _until(func() -> bool: return dock._status_label.text != "", 20)
+	await _until(func() -> bool: return dock._width.editable, 10)
+	out["status_label"] = dock._status_label.text
+	out["limits"] = {
+		"width": [dock._width.min_value, dock._width.max_value],
+		"height": [dock._height.min_value, dock._height.max_value],
+		"fps_max": dock._fps.max_value,
+		"seconds": [dock._seconds.min_value, dock._seconds.max_value],
+		"max_frames": dock.max_frames,
+	}
+	out["same_folder"] = dock.same_folder(plan["link"], dock.project_root())
+	out["other_folder"] = dock.same_folder(plan["link"].get_base_dir(), dock.project_root())
+
+	# 60 fps for 10 s is more frames than allowed: the dock says so with the quote.
+	dock.set_image(plan["image"])
+	dock._fps.value = 60
+	dock._seconds.value = 10
+	await _quote()
+	out["clamped_quote"] = dock._message.text
+	out["clamped_frames"] = dock.request_body()["export"]["frame_count"]
+
+	# The main job: quote, animate, over budget so approve, done, scan and selection.
+	dock._prompt.text = "idle breathing"
+	dock._width.value = 128
+	dock._height.value = 128
+	dock._fps.value = 8
+	dock._seconds.value = 2
+	await _quote()
+	out["quote_message"] = dock._message.text
+	out["animate_text"] = dock._animate_button.text
+	var main := await _job(true, true)
+	out["main"] = main
+	await _until(func() -> bool: return dock.pending_resource == "", 30)
+	await _settle()
+	out["selected"] = EditorInterface.get_current_path()
+	var edited := EditorInterface.get_inspector().get_edited_object()
+	out["edited"] = edited.resource_path if edited is Resource else ""
+	out["scans"] = dock.scans
+
+	# Cancel while the job waits for approval.
+	dock._prompt.text = "walk cycle"
+	await _quote()
+	out["cancelled"] = await _job(false, false)
+
+	# A job the service fails.
+	dock._prompt.text = "sandbox:reject this"
+	await _quote()
+	out["failed"] = await _job(true, false)
+	out["finishes"] = finishes.map(func(job: Dictionary) -> String: return job["state"])
+	out["scans_at_end"] = dock.scans
+
+	# The daemon stops; Refresh tells the user how to start it.
+	FileAccess.open(plan["down_ready"], FileAccess.WRITE).store_string("ready")
+	await _until(func() -> bool: return FileAccess.file_exists(plan["down_go"]), 30)
+	for button in dock.find_children("", "Button", true, false):
+		if button.text == "Refresh":
+			_press(button)
+	await _until(func() -> bool: return dock._status_label.text.contains("not running"), 20)
+	out["down_status"] = dock._status_label.text
+	out["down_message"] = dock._message.text
+	_done("")
+
+
+## Presses Animate, approves when asked (or cancels), overlaps poll ticks as a slow
+## daemon would, and returns what the dock showed until the job ended.
+func _job(approve: bool, burst: bool) -> Dictionary:
+	var seen := {"progress": [], "messages": []}
+	var before := finishes.size()
+	_press(dock._animate_button)
+	var ended := func() -> bool: return finishes.size() > before
+	var deadline := Time.get_ticks_msec() + 60000
+	var acted := false
+	while not ended.call() and Time.get_ticks_msec() < deadline:
+		if dock._approve_button.visible and not acted:
+			acted = true
+			seen["approval_message"] = dock._message.text
+			_press(dock._approve_button if approve else dock._cancel_button)
+		if burst and dock.job_id != "":
+			for tick in 3:
+				dock._poll_timer.timeout.emit()
+		var value: float = dock._progress.value
+		if seen["progress"].is_empty() or seen["progress"][-1] != value:
+			seen["progress"].append(value)
+		if seen["messages"].is_empty() or seen["messages"][-1] != dock._message.text:
+			seen["messages"].append(dock._message.text)
+		await get_tree().process_frame
+	seen["progress"].append(dock._progress.value)  # as the job ended
+	await _settle()
+	seen["job"] = finishes[-1] if ended.call() else {}
+	seen["message"] = dock._message.text
+	seen["finishes"] = finishes.size() - before
+	return seen
+
+
+func _quote() -> void:
+	dock._message.text = ""
+	_press(dock._quote_button)
+	await _until(func() -> bool: return dock._message.text != "", 20)
+
+
+func _press(button: Button) -> void:
+	button.pressed.emit()
+
+
+## A little time for anything late (a second finish, a stray poll) to show itself.
+func _settle() -> void:
+	var until := Time.get_ticks_msec() + 1500
+	while Time.get_ticks_msec() < until:
+		await get_tree().process_frame
+
+
+func _until(condition: Callable, seconds: float) -> bool:
+	var deadline := Time.get_ticks_msec() + int(seconds * 1000)
+	while not condition.call():
+		if Time.get_ticks_msec() > deadline:
+			return false
+		await get_tree().process_frame
+	return true
+
+
+func _find_dock() -> Node:
+	for attempt in 600:
+		var found := EditorInterface.get_base_control().find_children("Animate", "", true, false)
+		for node in found:
+			if node.has_method("quote"):
+				return node
+		await get_tree().process_frame
+	return null
+
+
+func _done(failure: String) -> void:
+	out["failure"] = failure
+	var file := FileAccess.open(plan["results"], FileAccess.WRITE)
+	file.store_string(JSON.stringify(out, "  "))
+	file.close()
+	get_tree().quit(0 if failure == "" else 1)

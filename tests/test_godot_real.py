@@ -1,0 +1,250 @@
+"""The Godot addon and the Godot files, held to a real headless Godot 4.
+
+One editor run drives the Animate dock against a real daemon and sandbox (harness in
+tests/godot/harness); one game run (tests/godot/play.gd) loads what landed and plays it
+in an AnimatedSprite2D."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.api.schema import ExportOptions, Selection
+from companion.media import export_video
+from companion.media.from_schema import export_spec
+from companion.sandbox import SandboxThread
+from tests.conftest import TEST_KEY
+from tests.daemon_helpers import DaemonThread
+from tests.plugin_script import FINAL, ScriptedPlugin
+from tests.real_godot import Godot, real_godot  # noqa: F401  (the fixture)
+
+pytestmark = [pytest.mark.godot, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[1]
+HARNESS = REPO / "tests" / "godot" / "harness"
+PLAY = REPO / "tests" / "godot" / "play.gd"
+ADDON_LINE = 'enabled=PackedStringArray("res://addons/companion/plugin.cfg")'
+
+
+def game(folder: Path, harness: bool) -> Path:
+    """The sample project with the addon copied in (and the test harness, if asked)."""
+    shutil.copytree(REPO / "samples" / "godot", folder, symlinks=False)
+    shutil.copy(PLAY, folder / "play.gd")
+    # Godot stores imported textures as lossless WebP by default, which takes most of a
+    # minute for an 8192 px page on a busy machine; PNG is as lossless and much faster.
+    with (folder / "project.godot").open("a") as settings:
+        settings.write("textures/lossless_compression/force_png=true\n")
+    if harness:
+        shutil.copytree(HARNESS, folder / "addons" / "companion_test_harness")
+        settings = folder / "project.godot"
+        both = ADDON_LINE.replace(
+            '.cfg")', '.cfg", "res://addons/companion_test_harness/plugin.cfg")'
+        )
+        settings.write_text(settings.read_text().replace(ADDON_LINE, both))
+    return folder
+
+
+def play(godot: Godot, project: Path, home: Path, resources: list[str]) -> dict[str, Any]:
+    """Imports what the project holds, then plays each SpriteFrames in the game."""
+    imported = godot.run(home, "--headless", "--import", "--path", str(project))
+    assert imported.returncode == 0, imported.stderr[-2000:]
+    result = project.parent / "played.json"
+    ran = godot.run(
+        home, "--headless", "--path", str(project), "-s", "res://play.gd", "--",
+        str(result), *resources,
+    )  # fmt: skip
+    assert ran.returncode == 0 and result.is_file(), ran.stdout[-2000:] + ran.stderr[-2000:]
+    errors = [line for line in ran.stderr.splitlines() if "ERROR" in line]
+    assert not errors, "\n".join(errors)
+    return dict(json.loads(result.read_text()))
+
+
+def assert_plays(found: dict[str, Any], frames: int, fps: float, size: list[int]) -> None:
+    assert found["loaded"], found
+    assert found["dependencies"] and all(exists for _, exists in found["dependencies"]), found
+    assert found["count"] == frames and found["speed"] == pytest.approx(fps), found
+    assert found["missing"] == 0 and found["sizes"] == [size], found
+    assert found["filter_clip"] and found["playing"] and found["loop"], found
+    assert len(found["shown"]) >= 3, f"the sprite did not advance: {found['shown']}"
+
+
+def run_job(plugin: ScriptedPlugin, body: dict[str, Any]) -> dict[str, Any]:
+    """Quote, animate, approve when the budget asks, and wait for the end."""
+    plugin.quote(body)
+    job_id = plugin.animate(body)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        job = dict(plugin._call("GET", f"/api/v1/jobs/{job_id}").json)
+        if job["state"] == "awaiting_approval":
+            plugin.approve(job_id)
+        elif job["state"] in FINAL:
+            return job
+        time.sleep(0.2)
+    raise AssertionError(f"job {job_id} did not finish")
+
+
+@pytest.fixture
+def over_budget_daemon(
+    make_sandbox: Callable[..., SandboxThread], tmp_path: Path
+) -> Callable[[], DaemonThread]:
+    """A daemon whose per-job budget (1 credit) every job is over, so each asks approval."""
+    sandbox = make_sandbox(task_seconds=0.3)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.yaml").write_text("budgets:\n  per_job: 1\n")
+    return lambda: DaemonThread(home, sandbox.base_url, TEST_KEY).start()
+
+
+def test_the_dock_does_its_job_in_a_real_editor(
+    real_godot: Godot,  # noqa: F811
+    over_budget_daemon: Callable[[], DaemonThread],
+    tmp_path: Path,
+) -> None:
+    daemon = over_budget_daemon()
+    project = game(tmp_path / "game", harness=True)
+    (project / "drop").mkdir()
+    link = tmp_path / "linked-game"
+    link.symlink_to(project)
+    plugin = ScriptedPlugin(daemon.home, "godot", project)
+    kept = {"root": str(link), "engine": "godot", "inbox": "drop", "defaults": {"prompt": "x"}}
+    assert plugin._call("POST", "/api/v1/projects", kept).status == 201
+    before = plugin._call("GET", "/api/v1/projects").json["data"]
+    plan = {
+        "results": str(tmp_path / "editor.json"),
+        "link": str(link),
+        "image": "res://art/hero.png",
+        "down_ready": str(tmp_path / "down-ready"),
+        "down_go": str(tmp_path / "down-go"),
+    }
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    godot_home = tmp_path / "godot-home"
+    editor = subprocess.Popen(
+        real_godot.argv("--headless", "--editor", "--path", str(project)),
+        env=real_godot.env(
+            godot_home,
+            COMPANION_HOME=str(daemon.home),
+            COMPANION_TEST_PLAN=str(tmp_path / "plan.json"),
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    running = True
+    try:
+        deadline = time.monotonic() + 120
+        while not Path(plan["down_ready"]).exists() and editor.poll() is None:
+            assert time.monotonic() < deadline, "the harness never got to the daemon-down step"
+            time.sleep(0.2)
+        after = plugin._call("GET", "/api/v1/projects").json["data"]
+        daemon.stop()
+        running = False
+        Path(plan["down_go"]).write_text("go")
+        output, _ = editor.communicate(timeout=60)
+    finally:
+        if editor.poll() is None:
+            editor.kill()
+        if running:
+            daemon.stop()
+    (tmp_path / "editor.log").write_text(output)  # for a look after a failure
+    assert Path(plan["results"]).is_file(), output[-3000:]
+    seen = json.loads(Path(plan["results"]).read_text())
+    assert seen["failure"] == "", seen
+    errors = [line for line in output.splitlines() if "ERROR" in line]
+    assert not errors, output[-3000:]
+
+    # Status and limits, from the daemon.
+    assert seen["status_label"].startswith("Live · balance"), seen  # a keyed sandbox
+    assert seen["limits"] == {
+        "width": [64, 1024],
+        "height": [64, 1024],
+        "fps_max": 60,
+        "seconds": [0.5, 30],
+        "max_frames": 240,
+    }
+    # Registration: the linked spelling is the same folder, so nothing was re-registered.
+    assert seen["same_folder"] and not seen["other_folder"]
+    assert after == before, "the dock's registration changed the project's settings"
+    # 60 fps x 10 s: the dock says the frames are capped, and asks for the cap.
+    assert "240" in seen["clamped_quote"] and "24.0 fps" in seen["clamped_quote"], seen
+    assert seen["clamped_frames"] == 240
+    # Quote, animate, approve, done: one finish, one scan, the resource selected.
+    assert "credits" in seen["quote_message"] and seen["animate_text"].startswith("Animate (")
+    main = seen["main"]
+    assert "over your budget" in main["approval_message"], main
+    assert main["job"]["state"] == "done" and main["finishes"] == 1, main
+    assert any(m.startswith("Animating") for m in main["messages"]), main
+    assert main["progress"][-1] == pytest.approx(1.0), main
+    resource = main["job"]["resource"]
+    assert resource == "res://animations/hero.tres" and main["message"] == f"Done: {resource}"
+    assert seen["selected"] == resource and seen["edited"] == resource, seen
+    assert seen["scans"] == 1 and seen["scans_at_end"] == 1, seen
+    # Cancel while it waits for approval; a job the service rejects.
+    cancelled, failed = seen["cancelled"], seen["failed"]
+    assert cancelled["job"]["state"] == "cancelled" and cancelled["finishes"] == 1, cancelled
+    assert cancelled["message"].startswith("The job cancelled"), cancelled
+    assert failed["job"]["state"] == "failed" and failed["finishes"] == 1, failed
+    assert failed["message"].startswith("The job failed:") and len(failed["message"]) > 20
+    assert seen["finishes"] == ["done", "cancelled", "failed"]
+    # The daemon stopped: the dock says so and how to start it.
+    assert seen["down_status"] == "Daemon: not running"
+    assert "companion serve" in seen["down_message"], seen
+
+    # The game plays what the dock made.
+    frames = len(json.loads((project / "animations" / "hero.json").read_text())["frames"])
+    played = play(real_godot, project, godot_home, [resource])
+    assert_plays(played[resource], frames, 8.0, [128, 128])
+
+
+def test_real_godot_plays_every_shape_of_output(
+    real_godot: Godot,  # noqa: F811
+    over_budget_daemon: Callable[[], DaemonThread],
+    index_video: Path,
+    tmp_path: Path,
+) -> None:
+    daemon = over_budget_daemon()
+    project = game(tmp_path / "game", harness=False)
+    plugin = ScriptedPlugin(daemon.home, "godot", project)
+    try:
+        # Past 8192 px: 66 frames of 1024 px make a full 8x8 page and a second one.
+        two_pages = plugin.body("art/slime.png", "bounce", ["godot_pack"], 1024, 33, 2)
+        big = run_job(plugin, two_pages)
+        # Into a nested folder, named by the request.
+        nested_body = plugin.body("art/coin.png", "spin", ["godot_pack"], 64, 10)
+        nested = run_job(plugin, {**nested_body, "target_folder": "animations/chars/hero"})
+    finally:
+        daemon.stop()
+    assert big["state"] == "done" and nested["state"] == "done", (big, nested)
+    assert nested["resource"] == "res://animations/chars/hero/coin.tres"
+    # A pixel-art export's godot_pack, unzipped by hand somewhere else in the project.
+    options = ExportOptions(
+        frame_count=12, output_width=64, output_height=64, output_formats=["godot_pack"]
+    )
+    spec = export_spec(options, Selection(), name="pixel", key_color=None, pixel_art=True)
+    pack = next(o.path for o in export_video(index_video, tmp_path, spec).outputs)
+    by_hand = project / "somewhere" / "else"
+    with zipfile.ZipFile(pack) as archive:
+        archive.extractall(by_hand)
+    played = play(
+        real_godot,
+        project,
+        tmp_path / "godot-home",
+        [big["resource"], nested["resource"], "res://somewhere/else/pixel.tres"],
+    )
+    slime = played[big["resource"]]
+    assert_plays(slime, 66, 33.0, [1024, 1024])
+    assert slime["atlases"] == {
+        "res://animations/slime_p0.png": [8192, 8192],  # a full page of 8 x 8
+        "res://animations/slime_p1.png": [2048, 1024],
+    }
+    assert_plays(played[nested["resource"]], 20, 10.0, [64, 64])
+    pixel = played["res://somewhere/else/pixel.tres"]
+    assert_plays(pixel, 12, 6.0, [64, 64])
+    assert list(pixel["atlases"]) == ["res://somewhere/else/pixel.png"]
