@@ -51,6 +51,7 @@ class Pacer:
         self._locks: dict[str, asyncio.Lock] = {}
         self.headroom = headroom
         self.shared: SharedWindows | None = None
+        self._limits: AccountLimits | None = None
         self._pending: set[asyncio.Task[Any]] = set()
         if limits is not None:
             self.configure(limits)
@@ -58,15 +59,19 @@ class Pacer:
     def configure(self, limits: AccountLimits) -> None:
         """Adopt the account's limits; `headroom` keeps a share of `other` free for
         interactive calls when a background scheduler shares this pacer."""
+        self._limits = limits
         other = max(1, int(limits.other_per_minute * (1 - self.headroom)))
         for kind, limit in (("create", limits.create_per_minute), ("other", other)):
             self._window(kind).limit = max(1, limit)
         if self.shared is not None:
             self.shared.configure(limits, self.window)
 
-    def share(self, windows: SharedWindows) -> None:
-        """From now on, room in the windows is taken from `windows` (a team's)."""
+    def share(self, windows: SharedWindows | None) -> None:
+        """From now on, room in the windows is taken from `windows` (a team's); None
+        returns to this pacer's own windows."""
         self.shared = windows
+        if windows is not None and self._limits is not None:
+            windows.configure(self._limits, self.window)
 
     def _window(self, kind: str) -> _Window:
         return self._windows.setdefault(kind, _Window(None, deque()))

@@ -12,9 +12,11 @@ from typing import Any
 
 from companion.api.client import Client
 from companion.jobs.engine import Budget, Engine, JobFailed
+from companion.jobs.team import open_account
 from companion.settings.config import ConfigError, Settings, load_settings
 from companion.settings.endpoint import open_endpoint
 from companion.store import Job, Store
+from companion.store.account import TeamUnavailable
 
 
 def _settings() -> Settings:
@@ -41,7 +43,10 @@ def _with_engine(args: argparse.Namespace, action: Callable[[Engine], Any]) -> A
         async with open_endpoint(settings) as endpoint:
             if endpoint.sandbox:
                 stderr.print("companion: no API key configured; using the embedded sandbox")
-            async with Client(endpoint.base_url, endpoint.api_key) as client:
+            async with (
+                Client(endpoint.base_url, endpoint.api_key) as client,
+                open_account(settings, store, endpoint.base_url, client.pacer) as account,
+            ):
                 engine = Engine(
                     store,
                     client,
@@ -49,12 +54,13 @@ def _with_engine(args: argparse.Namespace, action: Callable[[Engine], Any]) -> A
                     budget=budget,
                     timeout=settings.timeout_seconds,
                     on_change=lambda j: stderr.print(f"job {j.id[:8]} {j.state}"),
+                    account=account,
                 )
                 return await action(engine)
 
     try:
         return asyncio.run(main())
-    except JobFailed as exc:
+    except (JobFailed, TeamUnavailable) as exc:
         raise RemoteError(str(exc)) from exc
     finally:
         store.close()

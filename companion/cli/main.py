@@ -263,6 +263,9 @@ def build_parser() -> argparse.ArgumentParser:
     from companion.cli.jobs import add_jobs_commands
 
     add_jobs_commands(commands, lambda p: _add_export_options(p, with_out=False))
+    from companion.cli.team import add_team_commands
+
+    add_team_commands(commands)
 
     status = commands.add_parser("status", help="the running daemon, and its status page link")
     status.set_defaults(handler=cmd_status)

@@ -88,7 +88,8 @@ class PostgresAccount:
 
     # -- lifecycle -----------------------------------------------------------------------
 
-    async def open(self) -> PostgresAccount:
+    async def open(self, *, join: bool = True) -> PostgresAccount:
+        """Connect and migrate; `join` makes this companion a member (heartbeats)."""
         try:
             await self._pool.open(wait=True, timeout=self._pool.timeout)
             async with self._pool.connection() as conn:
@@ -99,6 +100,8 @@ class PostgresAccount:
                 f"cannot open {self.where} for team mode ({_reason(exc)}); check team.database "
                 "in config.yaml or COMPANION_TEAM_DATABASE"
             ) from exc
+        if not join:
+            return self
         await self._run("heartbeat", member=self.member, lease=self.lease)
         self._beat = asyncio.create_task(self._heartbeat(), name="companion-team-heartbeat")
         log.info("team mode: member %s on %s", self.member, self.where)
