@@ -42,6 +42,7 @@ from companion.jobs.engine import Engine
 from companion.jobs.lifecycle import FINAL, State
 from companion.media.export import safe_name
 from companion.store import Job
+from companion.store.account import TeamUnavailable
 
 log = logging.getLogger("companion.daemon")
 Model = TypeVar("Model", bound=BaseModel)
@@ -181,6 +182,7 @@ class Daemon:
         routes = [
             ("GET", "/api/v1/health", self.health),
             ("GET", "/api/v1/status", self.status),
+            ("GET", "/api/v1/team", self.team),
             ("GET", "/api/v1/models", self.models),
             ("GET", "/api/v1/openapi.json", self.openapi),
             ("GET", "/api/v1/projects", self.list_projects),
@@ -236,6 +238,14 @@ class Daemon:
 
     async def health(self, request: web.Request) -> web.Response:
         return web.json_response({"ok": True, "version": __version__})
+
+    async def team(self, request: web.Request) -> web.Response:
+        """Team mode's shared state (members, slots, windows, spend, drift), or
+        {"team": false} for a companion alone."""
+        try:
+            return web.json_response(await self.engine.account.status())
+        except TeamUnavailable as exc:
+            raise _Bad(503, "TEAM_UNAVAILABLE", str(exc)) from exc
 
     async def status(self, request: web.Request) -> web.Response:
         cached = self._status

@@ -202,7 +202,7 @@ class PostgresAccount:
     # -- slots ---------------------------------------------------------------------------
 
     async def acquire_slot(self, job_id: str, priority: int, *, present: bool = False) -> None:
-        if self.capacity is None:
+        if self.capacity is None and not present:
             raise TeamUnavailable("the account's limits are not known yet; read them first")
         try:
             while not await self._value(
@@ -210,7 +210,7 @@ class PostgresAccount:
                 member=self.member,
                 job=job_id,
                 priority=priority,
-                capacity=self.capacity,
+                capacity=self.capacity or 0,
                 lease=self.lease,
                 present=present,
             ):
