@@ -167,11 +167,6 @@ def figures(
     # monotonic one) to the last job done: the account's share, without interpreter start.
     first = entries[0].arrived + (time.time() - time.monotonic()) if entries else 0.0
     busy = max(1e-9, finished - first)
-    if os.environ.get("TEAM_BENCH_TRACE"):
-        t0 = entries[0].arrived
-        for e in entries:
-            if e.method == "POST" or e.status != 200:
-                print(f"{e.arrived - t0:7.2f} {e.method} {e.path[:40]} {e.status} {e.error_code}")
     return {
         "done": done,
         "elapsed": elapsed,
@@ -253,6 +248,8 @@ def main() -> None:
                         else solo_drift(homes, before, after)
                     )
                     results[mode]["budget"] = budget
+                    if dsn is not None:
+                        results[mode]["database"] = database_cost(dsn)
                 finally:
                     box.stop()
         finally:
@@ -266,6 +263,23 @@ async def team_budget(dsn: str, box: SandboxThread, work: Path, budget: int) -> 
     async with PostgresAccount(dsn, store=store, service=box.base_url, member="bench") as admin:
         await admin.set_budget("*", budget, None)
     store.close()
+
+
+def database_cost(dsn: str) -> dict[str, int]:
+    """Calls of each team function and transactions in all, as the server counted them."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        calls = dict(
+            conn.execute(
+                b"SELECT funcname, calls FROM pg_stat_user_functions WHERE schemaname = 'companion'"
+            ).fetchall()
+        )
+        row = conn.execute(
+            b"SELECT xact_commit + xact_rollback FROM pg_stat_database "
+            b"WHERE datname = current_database()"
+        ).fetchone()
+    return {**calls, "transactions": int(row[0]) if row else 0}
 
 
 def report(results: dict[str, dict[str, Any]], args: argparse.Namespace, total: float) -> None:
@@ -295,6 +309,17 @@ def report(results: dict[str, dict[str, Any]], args: argparse.Namespace, total: 
             fmt.format(results[m][key]) if m in results else "-" for m in ("team", "alone")
         )
         print(f"  {label:<26} {team:>10} {alone:>10}   {goal}")
+    if "team" in results and "database" in results["team"]:
+        cost, done = results["team"]["database"], max(1, results["team"]["done"])
+        parts = ", ".join(
+            f"{name} {calls / done:.1f}"
+            for name, calls in sorted(cost.items())
+            if name != "transactions"
+        )
+        print(
+            f"  team database per job done: {cost['transactions'] / done:.1f} transactions "
+            f"(function calls: {parts})"
+        )
     print(f"  whole bench: {total:.0f} s")
 
 

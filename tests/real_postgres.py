@@ -88,7 +88,8 @@ class RealPostgres:
     def start(self) -> None:
         options = (
             f"-p {self.port} -k {self.sockets} -c listen_addresses=127.0.0.1 "
-            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+            "-c track_functions=pl"
         )
         self._run("pg_ctl", "start", "-w", "-t", "60", "-D", str(self.data),
                   "-l", str(self.log), "-o", options)  # fmt: skip

@@ -220,6 +220,8 @@ class Daemon:
             return error(502, "SERVICE_ERROR", f"the service failed: {exc}")
         except CompanionApiError as exc:
             return error(502, "SERVICE_UNREACHABLE", f"the service did not answer: {exc}")
+        except TeamUnavailable as exc:  # team mode: nothing is sent without the team's room
+            return error(503, "TEAM_UNAVAILABLE", f"{exc}; try again shortly")
 
     async def _body(self, request: web.Request, model: type[Model]) -> Model:
         if request.content_type != "application/json":
@@ -242,10 +244,7 @@ class Daemon:
     async def team(self, request: web.Request) -> web.Response:
         """Team mode's shared state (members, slots, windows, spend, drift), or
         {"team": false} for a companion alone."""
-        try:
-            return web.json_response(await self.engine.account.status())
-        except TeamUnavailable as exc:
-            raise _Bad(503, "TEAM_UNAVAILABLE", str(exc)) from exc
+        return web.json_response(await self.engine.account.status())
 
     async def status(self, request: web.Request) -> web.Response:
         cached = self._status
