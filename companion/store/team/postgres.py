@@ -72,6 +72,7 @@ class PostgresAccount:
         self.poll = poll
         self.where = describe(dsn)
         self.capacity: int | None = None
+        self._dsn = dsn
         self._pool = AsyncConnectionPool(
             dsn,
             min_size=1,
@@ -91,9 +92,12 @@ class PostgresAccount:
     async def open(self, *, join: bool = True) -> PostgresAccount:
         """Connect and migrate; `join` makes this companion a member (heartbeats)."""
         try:
-            await self._pool.open(wait=True, timeout=self._pool.timeout)
-            async with self._pool.connection() as conn:
+            # One direct connection first: it fails fast, with the server's reason.
+            async with await psycopg.AsyncConnection.connect(
+                self._dsn, autocommit=True, connect_timeout=max(1, int(self._pool.timeout))
+            ) as conn:
                 await migrate(conn)
+            await self._pool.open(wait=True, timeout=self._pool.timeout)
         except (psycopg.Error, PoolTimeout) as exc:
             await self._pool.close()
             raise TeamUnavailable(
