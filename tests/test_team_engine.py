@@ -184,3 +184,42 @@ def _running(server: RealPostgres) -> bool:
     except psycopg.OperationalError:
         return False
     return True
+
+
+def test_no_create_goes_out_once_its_reservation_is_gone_and_the_budget_full(
+    team_db: str, tmp_path: Path
+):
+    picture = big_picture(tmp_path / "hero.png")
+    sandbox = sandbox_for(1)
+    try:
+
+        async def scenario() -> str:
+            store = Store(tmp_path / "companion.db")
+            service = sandbox.base_url
+            async with (
+                Client(service, "sk-member0", pacer=Pacer(window=WINDOW)) as client,
+                PostgresAccount(
+                    team_db, store=store, service=service, member="ana@desk", lease=5.0
+                ) as account,
+            ):
+                client.pacer.share(account)
+                engine = Engine(store, client, service, account=account)
+                job = engine.submit(animation_request(picture), name="j", target_dir=tmp_path)
+                job = await engine._step(job)  # quoted
+                job = await engine._step(job)  # creating: reserved, key and body on disk
+                assert job.state == "creating"
+                # The companion was away past its lease, and the team spent the budget.
+                with psycopg.connect(team_db, autocommit=True) as conn:
+                    conn.execute(b"DELETE FROM companion.reservations")
+                await account.set_budget("*", 0, None)
+                job = await engine.run(job.id)
+            store.close()
+            return f"{job.state}: {job.error}"
+
+        outcome = asyncio.run(scenario())
+    finally:
+        sandbox.stop()
+    assert (
+        outcome == "failed: no room left in the team's per-day budget; retry the job when there is"
+    )
+    assert creates(sandbox) == 0

@@ -238,6 +238,11 @@ class Engine:
         # Once a send may have happened, the original is looked for before any resend.
         original = await self._find_original(job) if job.request.get("sent") else None
         if original is None:
+            # The reservation made at quote time is renewed (or, if its lease ran out while
+            # this companion was away, made again) before anything is sent.
+            refused = await self.account.reserve(job.id, job.quote or 0, approved=job.approved)
+            if refused is not None:
+                raise JobFailed(f"no room left in {refused}; retry the job when there is")
             await self.account.acquire_slot(job.id, job.priority)
             if not job.request.get("sent"):
                 job = self.store.update_job(job.id, request={**job.request, "sent": True})
