@@ -107,9 +107,9 @@ class Pacer:
 
     async def acquire(self, kind: str) -> float:
         """Wait for a slot and take it; returns how long it waited."""
-        waited = 0.0
         if self.shared is not None:
-            return await self._acquire_shared(kind)
+            return await self._acquire_shared(self.shared, kind)
+        waited = 0.0
         async with self._locks.setdefault(kind, asyncio.Lock()):
             while True:
                 now = time.monotonic()
@@ -120,13 +120,12 @@ class Pacer:
                 await asyncio.sleep(wait)
                 waited += wait
 
-    async def _acquire_shared(self, kind: str) -> float:
+    async def _acquire_shared(self, shared: SharedWindows, kind: str) -> float:
         waited = 0.0
         while True:
             wait = max(0.0, self._not_before - time.monotonic())
             if wait <= 0:
-                limit = self._window(kind).limit
-                wait = await self.shared.take_window(kind, limit, self.window)  # type: ignore[union-attr]
+                wait = await shared.take_window(kind, self._window(kind).limit, self.window)
                 if wait <= 0:
                     return waited
             await asyncio.sleep(wait)
