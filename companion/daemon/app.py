@@ -284,7 +284,10 @@ class Daemon:
             project = await self._body(request, ProjectIn)
         except _Bad as bad:
             return bad.response()
-        root = Path(project.root).expanduser()
+        try:
+            root = Path(project.root).expanduser()
+        except RuntimeError:  # "~someone" for a user this machine does not know
+            root = Path(project.root)
         if not root.is_absolute() or not root.is_dir():
             return error(400, "INVALID", "root: must be an existing absolute folder")
         project.target = project.target or default_target(project.engine)
