@@ -71,7 +71,10 @@ def test_migrations_apply_once_even_when_members_start_together(team_db: str, tm
             pass
 
     run(scenario())
-    assert query(team_db, "SELECT version, name FROM companion.migrations") == [(1, "team")]
+    assert query(team_db, "SELECT version, name FROM companion.migrations ORDER BY 1") == [
+        (1, "team"),
+        (2, "slot_wakeups"),
+    ]
 
 
 def test_two_members_racing_for_the_last_room_in_the_budget(team_db: str, tmp_path: Path):

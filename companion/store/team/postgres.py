@@ -30,7 +30,8 @@ from companion.store.team.sql import queries
 log = logging.getLogger("companion.team")
 
 LEASE = 60.0  # seconds a slot, reservation or upload claim outlives its member's silence
-POLL = 0.5  # seconds between two asks for a slot or for another member's upload
+POLL = 0.5  # seconds between two asks for another member's upload
+RECHECK = 5.0  # seconds a waiting job re-asks for a slot even unwoken (expired leases)
 MARGIN = 0.25  # seconds added to every window wait, for transit jitter
 RECENT = 300.0  # members seen within this many seconds are listed by status
 
@@ -63,6 +64,7 @@ class PostgresAccount:
         member: str | None = None,
         lease: float = LEASE,
         poll: float = POLL,
+        recheck: float = RECHECK,
         connect_timeout: float = 5.0,
     ) -> None:
         self.member = member or default_member()
@@ -70,6 +72,7 @@ class PostgresAccount:
         self.local = LocalAccount(store, service, self.member)
         self.lease = lease
         self.poll = poll
+        self.recheck = recheck
         self.where = describe(dsn)
         self.capacity: int | None = None
         self._dsn = dsn
@@ -83,6 +86,8 @@ class PostgresAccount:
             name="companion-team",
         )
         self._beat: asyncio.Task[None] | None = None
+        self._listener: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()  # set when this member's job heads the slot queue
         self._pending: set[asyncio.Task[Any]] = set()
         self._down = False
         self._uploading: dict[str, asyncio.Event] = {}  # pictures this companion uploads
@@ -108,14 +113,16 @@ class PostgresAccount:
             return self
         await self._run("heartbeat", member=self.member, lease=self.lease)
         self._beat = asyncio.create_task(self._heartbeat(), name="companion-team-heartbeat")
+        self._listener = asyncio.create_task(self._listen(), name="companion-team-listener")
         log.info("team mode: member %s on %s", self.member, self.where)
         return self
 
     async def close(self) -> None:
-        if self._beat is not None:
-            self._beat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._beat
+        for task in (self._beat, self._listener):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         for task in list(self._pending):
             with contextlib.suppress(Exception):
                 await task
@@ -132,6 +139,26 @@ class PostgresAccount:
             await asyncio.sleep(self.lease / 3)
             with contextlib.suppress(TeamUnavailable):
                 await self._run("heartbeat", member=self.member, lease=self.lease)
+
+    async def _listen(self) -> None:
+        """Wake this member's waiting jobs when the database says one heads the queue."""
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(
+                    self._dsn, autocommit=True, connect_timeout=5
+                ) as conn:
+                    await conn.execute("LISTEN companion_slots")
+                    self._wake_waiters()  # anything missed while not listening
+                    async for note in conn.notifies():
+                        if note.payload == self.member:
+                            self._wake_waiters()
+            except psycopg.Error:
+                pass  # the database is away; waiters re-ask on their own meanwhile
+            await asyncio.sleep(1.0)
+
+    def _wake_waiters(self) -> None:
+        self._wake.set()
+        self._wake = asyncio.Event()
 
     # -- one round trip each -------------------------------------------------------------
 
@@ -209,19 +236,23 @@ class PostgresAccount:
         if self.capacity is None and not present:
             raise TeamUnavailable("the account's limits are not known yet; read them first")
         try:
-            while not await self._value(
-                "acquire_slot",
-                member=self.member,
-                job=job_id,
-                priority=priority,
-                capacity=self.capacity or 0,
-                lease=self.lease,
-                present=present,
-            ):
-                await asyncio.sleep(self.poll)
+            while True:
+                wake = self._wake  # taken before asking: a wake-up in between is kept
+                if await self._value(
+                    "acquire_slot",
+                    member=self.member,
+                    job=job_id,
+                    priority=priority,
+                    capacity=self.capacity or 0,
+                    lease=self.lease,
+                    present=present,
+                ):
+                    return
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), self.recheck)
         except asyncio.CancelledError:
             with contextlib.suppress(RuntimeError):
-                self._later("leave_wait", member=self.member, job=job_id)
+                self._later("release_slot", member=self.member, job=job_id)
             raise
 
     async def release_slot(self, job_id: str) -> None:

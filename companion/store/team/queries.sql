@@ -26,24 +26,16 @@ SELECT companion.acquire_slot(%(member)s, %(job)s, %(priority)s, %(capacity)s, %
     %(present)s);
 
 -- name: release_slot
-WITH gone AS (
-    DELETE FROM companion.slot_waiters WHERE member = %(member)s AND job_id = %(job)s
-)
-DELETE FROM companion.slots WHERE member = %(member)s AND job_id = %(job)s;
-
--- name: leave_wait
-DELETE FROM companion.slot_waiters WHERE member = %(member)s AND job_id = %(job)s;
+SELECT companion.release_slot(%(member)s, %(job)s);
 
 -- name: reserve
 SELECT companion.reserve(%(member)s, %(job)s, %(credits)s, %(lease)s, %(forced)s);
 
 -- name: forget
-WITH gone_slot AS (
-    DELETE FROM companion.slots WHERE member = %(member)s AND job_id = %(job)s
-), gone_wait AS (
-    DELETE FROM companion.slot_waiters WHERE member = %(member)s AND job_id = %(job)s
+WITH gone AS (
+    DELETE FROM companion.reservations WHERE member = %(member)s AND job_id = %(job)s
 )
-DELETE FROM companion.reservations WHERE member = %(member)s AND job_id = %(job)s;
+SELECT companion.release_slot(%(member)s, %(job)s);
 
 -- name: record
 SELECT companion.record(%(member)s, %(job)s, %(entry)s, %(credits)s);
