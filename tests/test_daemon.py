@@ -245,3 +245,11 @@ def test_stops_promptly_with_an_event_stream_open(make_sandbox, tmp_path: Path) 
     assert time.monotonic() - started < 10
     assert not (tmp_path / "home" / "daemon.json").exists()
     connection.close()
+
+
+def test_a_project_root_naming_an_unknown_user_is_a_clear_400(daemon: DaemonThread) -> None:
+    reply = call(
+        daemon, "POST", "/api/v1/projects", {"root": "~no-such-user-here/game", "engine": "godot"}
+    )
+    assert reply.status == 400
+    assert "root" in reply.json["error"]["message"]

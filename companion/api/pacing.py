@@ -5,19 +5,34 @@ A leaky bucket (aiolimiter) lets a fourth create through 20 s after a burst of t
 which a sliding window refuses; so this pacer keeps the same window the service keeps,
 with a small safety margin, and one pacer is shared by every call to the same account in
 the process. A 429 or a Retry-After on refusal also sets a moment before which nothing is
-sent at all."""
+sent at all.
+
+In team mode the windows and holds are the team's: `share()` hands them to an object
+that keeps them for every companion of the account (companion.store.account), and this
+pacer asks it for room before each request instead of counting alone."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections import deque
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from companion.api.schema import AccountLimits
 
-WINDOW = 60.0
+# The spec's window is a minute; benchmarks compress it for sandbox and client alike.
+WINDOW = float(os.environ.get("COMPANION_RATE_WINDOW") or 60.0)
 MARGIN = 0.25  # seconds added to every computed wait, for clock and transit jitter
+
+
+class SharedWindows(Protocol):
+    """The account's windows and 429 holds as kept for a whole team."""
+
+    def configure(self, limits: AccountLimits, window: float) -> None: ...
+    async def take_window(self, kind: str, limit: int | None, window: float) -> float: ...
+    async def hold(self, seconds: float) -> None: ...
 
 
 @dataclass
@@ -35,15 +50,28 @@ class Pacer:
         self._not_before = 0.0
         self._locks: dict[str, asyncio.Lock] = {}
         self.headroom = headroom
+        self.shared: SharedWindows | None = None
+        self._limits: AccountLimits | None = None
+        self._pending: set[asyncio.Task[Any]] = set()
         if limits is not None:
             self.configure(limits)
 
     def configure(self, limits: AccountLimits) -> None:
         """Adopt the account's limits; `headroom` keeps a share of `other` free for
         interactive calls when a background scheduler shares this pacer."""
+        self._limits = limits
         other = max(1, int(limits.other_per_minute * (1 - self.headroom)))
         for kind, limit in (("create", limits.create_per_minute), ("other", other)):
             self._window(kind).limit = max(1, limit)
+        if self.shared is not None:
+            self.shared.configure(limits, self.window)
+
+    def share(self, windows: SharedWindows | None) -> None:
+        """From now on, room in the windows is taken from `windows` (a team's); None
+        returns to this pacer's own windows."""
+        self.shared = windows
+        if windows is not None and self._limits is not None:
+            windows.configure(self._limits, self.window)
 
     def _window(self, kind: str) -> _Window:
         return self._windows.setdefault(kind, _Window(None, deque()))
@@ -55,6 +83,17 @@ class Pacer:
     def hold_until(self, moment: float) -> None:
         """Send nothing before this monotonic moment (a Retry-After on refusal)."""
         self._not_before = max(self._not_before, moment)
+        if self.shared is not None:
+            task = asyncio.get_running_loop().create_task(
+                self.shared.hold(max(0.0, moment - time.monotonic()))
+            )
+            self._pending.add(task)
+            task.add_done_callback(self._forget)
+
+    def _forget(self, task: asyncio.Task[Any]) -> None:
+        self._pending.discard(task)
+        if not task.cancelled():
+            task.exception()  # a hold the team missed is only advice; the local one stands
 
     def delay_for(self, kind: str, at: float) -> float:
         wait = max(0.0, self._not_before - at)
@@ -68,6 +107,8 @@ class Pacer:
 
     async def acquire(self, kind: str) -> float:
         """Wait for a slot and take it; returns how long it waited."""
+        if self.shared is not None:
+            return await self._acquire_shared(self.shared, kind)
         waited = 0.0
         async with self._locks.setdefault(kind, asyncio.Lock()):
             while True:
@@ -78,3 +119,14 @@ class Pacer:
                     return waited
                 await asyncio.sleep(wait)
                 waited += wait
+
+    async def _acquire_shared(self, shared: SharedWindows, kind: str) -> float:
+        waited = 0.0
+        while True:
+            wait = max(0.0, self._not_before - time.monotonic())
+            if wait <= 0:
+                wait = await shared.take_window(kind, self._window(kind).limit, self.window)
+                if wait <= 0:
+                    return waited
+            await asyncio.sleep(wait)
+            waited += wait

@@ -18,10 +18,10 @@ from typing import Any
 from companion.api.client import Client
 from companion.api.schema import ExportOptions, Selection, Task, VideoOptions
 from companion.cli import checks
+from companion.cli.engine import open_engine
 from companion.cli.errors import InputFailure, ServiceRefused, UsageError, say
 from companion.cli.options import FORMAT_NAMES
 from companion.cli.session import with_service
-from companion.jobs.engine import Budget, Engine
 from companion.jobs.inputs import ImageReadError, LocalImage
 from companion.jobs.lifecycle import State
 from companion.jobs.models_cache import live_models
@@ -133,28 +133,28 @@ def run_plan(plan: Plan) -> int:
                 references=len(plan.references),
                 prompt=plan.prompt,
             )
-            engine = Engine(
-                store,
+            async with open_engine(
                 client,
-                endpoint.base_url,
-                budget=Budget(settings.budget_per_job, settings.budget_per_day),
-                timeout=plan.timeout or settings.timeout_seconds,
+                endpoint,
+                settings,
+                store,
+                timeout=plan.timeout,
                 on_change=lambda j: _tell(j, endpoint),
                 on_progress=_progress if sys.stderr.isatty() else None,
-            )
-            earlier = unfinished(store, request[FINGERPRINT])
-            if earlier is not None:
-                say(
-                    f"companion: resuming job {earlier.id[:8]} ({earlier.state}) from an "
-                    "earlier run of this command; nothing is paid twice"
-                )
-                current = earlier
-            else:
-                for path in replaced:
-                    say(f"companion: will replace {path}")
-                current = engine.submit(request, name=plan.name, target_dir=plan.out)
-            say(f"companion: job {current.id[:8]} on {endpoint.label}")
-            return await engine.run(current.id)
+            ) as engine:
+                earlier = unfinished(store, request[FINGERPRINT])
+                if earlier is not None:
+                    say(
+                        f"companion: resuming job {earlier.id[:8]} ({earlier.state}) from an "
+                        "earlier run of this command; nothing is paid twice"
+                    )
+                    current = earlier
+                else:
+                    for path in replaced:
+                        say(f"companion: will replace {path}")
+                    current = engine.submit(request, name=plan.name, target_dir=plan.out)
+                say(f"companion: job {current.id[:8]} on {endpoint.label}")
+                return await engine.run(current.id)
         finally:
             store.close()
 

@@ -9,10 +9,11 @@ from typing import Any, TypeVar
 
 from companion.api.client import Client
 from companion.cli import checks
+from companion.cli.engine import open_engine
 from companion.cli.errors import CliError, InputFailure, UsageError, say
 from companion.cli.session import settings as load
 from companion.cli.session import with_service
-from companion.jobs.engine import Budget, Engine, JobFailed
+from companion.jobs.engine import Engine, JobFailed
 from companion.settings.config import Settings
 from companion.settings.endpoint import Endpoint
 from companion.store import Job, Store
@@ -24,15 +25,14 @@ def _with_engine(action: Callable[[Engine], Awaitable[T]]) -> T:
     async def job(client: Client, endpoint: Endpoint, settings: Settings) -> T:
         store = Store(settings.database)
         try:
-            engine = Engine(
-                store,
+            async with open_engine(
                 client,
-                endpoint.base_url,
-                budget=Budget(settings.budget_per_job, settings.budget_per_day),
-                timeout=settings.timeout_seconds,
+                endpoint,
+                settings,
+                store,
                 on_change=lambda j: say(f"job {j.id[:8]} {j.state}"),
-            )
-            return await action(engine)
+            ) as engine:
+                return await action(engine)
         finally:
             store.close()
 

@@ -181,6 +181,31 @@ def _add_jobs(commands: Any) -> None:
         parser.add_argument("job", help="a job id or its first characters")
 
 
+def _add_team(commands: Any) -> None:
+    team = commands.add_parser(
+        "team", help="team mode: companions sharing one account through PostgreSQL"
+    )
+    verbs = team.add_subparsers(dest="team_command", required=True, metavar="VERB")
+    status = _command(
+        verbs,
+        "status",
+        "companion.cli.team:cmd_status",
+        help="members seen recently, slots in use, window use, spend today, drift",
+    )
+    status.add_argument("--json", action="store_true", help="print the status as JSON")
+    budget = _command(
+        verbs,
+        "budget",
+        "companion.cli.team:cmd_budget",
+        help="set the team's budget (or a member's, with --member); no value: none",
+    )
+    budget.add_argument("--member", help="a member's name (user@host); default: the team")
+    budget.add_argument(
+        "--per-day", type=int, metavar="N", help="credits per day (UTC, database clock)"
+    )
+    budget.add_argument("--per-month", type=int, metavar="N", help="credits per calendar month")
+
+
 def _add_local(commands: Any) -> None:
     _command(
         commands,
@@ -262,6 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_animate(commands)
     _add_service_commands(commands)
     _add_jobs(commands)
+    _add_team(commands)
     _add_local(commands)
     return parser
 

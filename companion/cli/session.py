@@ -19,6 +19,7 @@ from companion.api.errors import (
 from companion.cli.errors import CliError, InputFailure, ServiceRefused, UsageError, say
 from companion.settings.config import ConfigError, Settings, load_settings
 from companion.settings.endpoint import Endpoint, open_endpoint
+from companion.store.account import TeamUnavailable
 
 T = TypeVar("T")
 
@@ -57,7 +58,7 @@ def explain(exc: BaseException, where: str = "the service") -> CliError:
             f"cannot reach {where} ({exc}); check COMPANION_BASE_URL and the network, "
             "then run the same command again"
         )
-    if isinstance(exc, CompanionApiError):
+    if isinstance(exc, CompanionApiError | TeamUnavailable):
         return InputFailure(str(exc))
     raise exc
 
@@ -78,5 +79,5 @@ def with_service(
 
     try:
         return asyncio.run(main())
-    except (ConfigError, CompanionApiError) as exc:
+    except (ConfigError, CompanionApiError, TeamUnavailable) as exc:
         raise explain(exc, label) from exc

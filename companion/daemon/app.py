@@ -43,6 +43,7 @@ from companion.jobs.engine import Engine
 from companion.jobs.lifecycle import FINAL, State
 from companion.media.export import safe_name
 from companion.store import Job
+from companion.store.account import TeamUnavailable
 
 log = logging.getLogger("companion.daemon")
 Model = TypeVar("Model", bound=BaseModel)
@@ -182,6 +183,7 @@ class Daemon:
         routes = [
             ("GET", "/api/v1/health", self.health),
             ("GET", "/api/v1/status", self.status),
+            ("GET", "/api/v1/team", self.team),
             ("GET", "/api/v1/models", self.models),
             ("GET", "/api/v1/openapi.json", self.openapi),
             ("GET", "/api/v1/projects", self.list_projects),
@@ -219,6 +221,8 @@ class Daemon:
             return error(502, "SERVICE_ERROR", f"the service failed: {exc}")
         except CompanionApiError as exc:
             return error(502, "SERVICE_UNREACHABLE", f"the service did not answer: {exc}")
+        except TeamUnavailable as exc:  # team mode: nothing is sent without the team's room
+            return error(503, "TEAM_UNAVAILABLE", f"{exc}; try again shortly")
 
     async def _body(self, request: web.Request, model: type[Model]) -> Model:
         if request.content_type != "application/json":
@@ -237,6 +241,11 @@ class Daemon:
 
     async def health(self, request: web.Request) -> web.Response:
         return web.json_response({"ok": True, "version": __version__})
+
+    async def team(self, request: web.Request) -> web.Response:
+        """Team mode's shared state (members, slots, windows, spend, drift), or
+        {"team": false} for a companion alone."""
+        return web.json_response(await self.engine.account.status())
 
     async def status(self, request: web.Request) -> web.Response:
         cached = self._status
@@ -277,7 +286,10 @@ class Daemon:
             project = await self._body(request, ProjectIn)
         except _Bad as bad:
             return bad.response()
-        root = Path(project.root).expanduser()
+        try:
+            root = Path(project.root).expanduser()
+        except RuntimeError:  # "~someone" for a user this machine does not know
+            root = Path(project.root)
         if not root.is_absolute() or not root.is_dir():
             return error(400, "INVALID", "root: must be an existing absolute folder")
         project.target = project.target or default_target(project.engine)

@@ -23,6 +23,7 @@ REF = "#/components/schemas/{model}"
 ROUTES: list[tuple[str, str, str, Any, int, Any]] = [
     ("get", "/api/v1/health", "health", None, 200, None),
     ("get", "/api/v1/status", "status", None, 200, StatusOut),
+    ("get", "/api/v1/team", "team", None, 200, None),
     ("get", "/api/v1/models", "models", None, 200, None),
     ("get", "/api/v1/projects", "listProjects", None, 200, None),
     ("post", "/api/v1/projects", "addProject", ProjectIn, 201, ProjectOut),

@@ -24,9 +24,11 @@ from companion import __version__
 from companion.api.client import Client, shared_pacer
 from companion.daemon.app import Daemon
 from companion.jobs.engine import Budget, Engine
+from companion.jobs.team import open_account
 from companion.settings.config import Settings
 from companion.settings.endpoint import open_endpoint
 from companion.store import Store
+from companion.store.account import TeamUnavailable
 
 log = logging.getLogger("companion.daemon")
 HEADROOM = 0.2  # a fifth of the account's request budget stays free for interactive calls
@@ -56,7 +58,10 @@ async def serve(
         async with open_endpoint(settings) as endpoint:
             pacer = shared_pacer(endpoint.base_url, endpoint.api_key)
             pacer.headroom = HEADROOM
-            async with Client(endpoint.base_url, endpoint.api_key, pacer=pacer) as client:
+            async with (
+                Client(endpoint.base_url, endpoint.api_key, pacer=pacer) as client,
+                open_account(settings, store, endpoint.base_url, pacer) as shared,
+            ):
                 account = await client.refresh_limits()
                 engine = Engine(
                     store,
@@ -64,6 +69,7 @@ async def serve(
                     endpoint.base_url,
                     budget=Budget(settings.budget_per_job, settings.budget_per_day),
                     timeout=settings.timeout_seconds,
+                    account=shared,
                 )
                 daemon = Daemon(
                     engine,
@@ -134,5 +140,9 @@ def run_forever(settings: Settings, port: int) -> int:
 
         await serve(settings, port=port, ready=announce, stop=stop)
 
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    except TeamUnavailable as exc:
+        print(f"companion: {exc}", file=sys.stderr)
+        return 1
     return 0

@@ -11,6 +11,10 @@
   then moved into place file by file; every pack is one file, so a project never holds a
   partial pack, and a move recorded once is never made twice.
 - Books: quote, hold and the final charge, refund and release per job in the ledger.
+- The account: windows, slots at the service, budget reservations, the ledger and
+  uploads go through `self.account` (companion.store.account): this companion alone by
+  default, or the whole team's in PostgreSQL. While the team database is unreachable a
+  job waits where it is; nothing is created without its reservation and slot.
 """
 
 from __future__ import annotations
@@ -52,12 +56,14 @@ from companion.jobs.lifecycle import FINAL, State, check
 from companion.jobs.staging import STAGING, job_folder, release_if_unused
 from companion.jobs.wanted import wanted
 from companion.store import Job, Store
+from companion.store.account import LocalAccount, SharedAccount, TeamUnavailable
 
 log = logging.getLogger("companion.jobs")
 
 INLINE_LIMIT = 256 * 1024  # below this an image travels inline; above, upload once, reuse
 INLINE_FALLBACK_LIMIT = 10 * 2**20  # the spec's per-image inline limit
 RECENT_TASKS = 100
+TEAM_RETRY = 1.0  # seconds between two tries while the team database is away
 
 
 class JobFailed(Exception):
@@ -81,6 +87,7 @@ class Engine:
         timeout: float = 900.0,
         on_change: Callable[[Job], None] | None = None,
         on_progress: Callable[[Job, Task], None] | None = None,
+        account: SharedAccount | None = None,
     ) -> None:
         self.store = store
         self.client = client
@@ -89,6 +96,7 @@ class Engine:
         self.timeout = timeout
         self.on_change = on_change
         self.on_progress = on_progress
+        self.account: SharedAccount = account or LocalAccount(store, service)
 
     # -- submission and control -------------------------------------------------------
 
@@ -124,6 +132,7 @@ class Engine:
     async def cancel(self, job_id: str) -> Job:
         job = self.store.job(job_id)
         if job.state in (State.NEW, State.QUOTED, State.AWAITING_APPROVAL):
+            await self._forget(job_id)
             return self._move(job, State.CANCELLED, error="cancelled before it was sent")
         if job.state == State.RUNNING and job.remote_id:
             await self.client.cancel_animation(job.remote_id)  # best effort; polling goes on
@@ -142,12 +151,29 @@ class Engine:
                     # Someone else shares the account: learn its limits again, then go on.
                     await self.client.refresh_limits()
                     job = self.store.job(job_id)
+                except TeamUnavailable:
+                    # The team database is away: wait where we are, holding what we hold.
+                    await asyncio.sleep(TEAM_RETRY)
+                    job = self.store.job(job_id)
         except JobFailed as exc:
+            await self._forget(job_id)
             job = self._move(self.store.job(job_id), State.FAILED, error=str(exc))
         return job
 
+    async def _forget(self, job_id: str) -> None:
+        """Give back a reservation and slot the job will not use (leases end it anyway)."""
+        try:
+            await self.account.forget(job_id)
+        except TeamUnavailable:
+            log.info("job %s: its team reservation ends with its lease", job_id)
+
+    async def _team_ready(self) -> None:
+        if self.account.shared and not self.client.pacer.configured:
+            await self.client.refresh_limits()  # the team paces and counts slots by them
+
     async def _step(self, job: Job) -> Job:
         state = State(job.state)
+        await self._team_ready()
         if state is State.NEW:
             return await self._quote(job)
         if state is State.QUOTED:
@@ -173,7 +199,7 @@ class Engine:
             if exc.status in (400, 402, 404, 413, 415, 422):
                 raise JobFailed(f"the service refused the request: {exc}") from exc
             raise
-        self.store.record(job.id, "quote", quote.credits)
+        await self.account.record(job.id, "quote", quote.credits)
         return self._move(
             job,
             State.QUOTED,
@@ -185,6 +211,10 @@ class Engine:
         quote = job.quote or 0
         if not job.approved and self._over_budget(quote):
             log.info("job %s waits for approval: %d credits is over the budget", job.id, quote)
+            return self._move(job, State.AWAITING_APPROVAL)
+        refused = await self.account.reserve(job.id, quote, approved=job.approved)
+        if refused is not None:
+            log.info("job %s waits for approval: %d credits is over %s", job.id, quote, refused)
             return self._move(job, State.AWAITING_APPROVAL)
         body = AnimationCreate.model_validate(job.request["resolved"])
         payload = body.model_dump_json().encode()
@@ -209,6 +239,12 @@ class Engine:
         # Once a send may have happened, the original is looked for before any resend.
         original = await self._find_original(job) if job.request.get("sent") else None
         if original is None:
+            # The reservation made at quote time is renewed (or, if its lease ran out while
+            # this companion was away, made again) before anything is sent.
+            refused = await self.account.reserve(job.id, job.quote or 0, approved=job.approved)
+            if refused is not None:
+                raise JobFailed(f"no room left in {refused}; retry the job when there is")
+            await self.account.acquire_slot(job.id, job.priority)
             if not job.request.get("sent"):
                 job = self.store.update_job(job.id, request={**job.request, "sent": True})
             try:
@@ -229,9 +265,13 @@ class Engine:
                 if exc.status in (400, 402, 403, 404, 409, 413, 415, 422):
                     raise JobFailed(f"the service refused the create: {exc}") from exc
                 raise
+        else:
+            await self.account.acquire_slot(job.id, job.priority, present=True)
         crash_point("after_send")
         if not any(e["entry"] == "hold" for e in self.store.ledger(job.id)):
-            self.store.record(job.id, "hold", original.credits.held or original.credits.quoted)
+            await self.account.record(
+                job.id, "hold", original.credits.held or original.credits.quoted
+            )
         return self._move(job, State.RUNNING, remote_id=str(original.id))
 
     async def _find_original(self, job: Job) -> Task | None:
@@ -247,6 +287,7 @@ class Engine:
 
     async def _wait(self, job: Job) -> Job:
         assert job.remote_id
+        await self.account.acquire_slot(job.id, job.priority, present=True)
         task = await self.client.get_animation(job.remote_id)
         crash_point("mid_poll")
 
@@ -264,7 +305,8 @@ class Engine:
             [(str(a.id), a.format, n, a.byte_size) for a, n in zip(outputs, names, strict=True)],
         )
         credits = task.credits
-        self.store.settle(job.id, credits.charged, credits.refunded, credits.released)
+        await self.account.settle(job.id, credits.charged, credits.refunded, credits.released)
+        await self.account.release_slot(job.id)
         error = f"{task.error.code}: {task.error.message}" if task.error else None
         return self._move(
             job,
@@ -379,14 +421,10 @@ class Engine:
         available + committed stays constant between snapshots; any change is drift
         (another client of the account, or a disagreement to look into)."""
         available = (await self.client.get_credit_balance()).available
-        previous = self.store.snapshot(available)
-        committed = self.store.committed()
-        drift = None
-        if previous is not None:
-            drift = (available + committed) - (previous[0] + previous[1])
-            if drift:
-                log.warning("credit drift of %d since the last snapshot", drift)
-        return {"available": available, "committed": committed, "drift": drift}
+        books = await self.account.reconcile(available)
+        if books["drift"]:
+            log.warning("credit drift of %d since the last snapshot", books["drift"])
+        return books
 
     async def drain(self, *, parallel: int | None = None) -> list[Job]:
         """Run every unfinished job, editor jobs (priority 0) before folder batches, with
@@ -447,14 +485,18 @@ class Engine:
             image = LocalImage.read(path)
         except ImageReadError as exc:
             raise JobFailed(str(exc)) from exc
-        known = self.store.upload_for(self.service, image.sha256)
+        small = image.size <= INLINE_LIMIT
+        known = await self.account.upload_for(image.sha256, claim=not small)
         if known is not None:
             return FileImageInput(file_id=known)
-        if image.size <= INLINE_LIMIT:
+        if small:
             return image.inline()
         try:
             uploaded = await image.upload(self.client)
-        except UncertainRequestError as exc:
+        except Exception as exc:
+            await self.account.drop_claim(image.sha256)  # another member may try it
+            if not isinstance(exc, UncertainRequestError):
+                raise
             if image.size <= INLINE_FALLBACK_LIMIT:
                 log.info("upload of %s was cut off; sending it inline instead", path.name)
                 return image.inline()
@@ -462,7 +504,7 @@ class Engine:
                 f"{path}: the upload was cut off and the image is too large to "
                 "send inline; try again"
             ) from exc
-        self.store.remember_upload(self.service, image.sha256, str(uploaded.file_id))
+        await self.account.remember_upload(image.sha256, str(uploaded.file_id))
         return uploaded
 
 

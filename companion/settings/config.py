@@ -2,8 +2,11 @@
 
 COMPANION_HOME relocates every file the companion writes (default: the platform's user
 data folder). The config file is COMPANION_HOME/config.yaml; COMPANION_BASE_URL and
-COMPANION_API_KEY override it. The companion never writes a key anywhere; keep it in the
-environment, or in the config file readable only by you."""
+COMPANION_API_KEY override it. `team:` (database, member, lease_seconds) or
+COMPANION_TEAM_DATABASE / COMPANION_TEAM_MEMBER turn on team mode: the account's
+windows, slots, budgets, ledger and uploads are shared through that PostgreSQL database.
+The companion never writes a key anywhere; keep it in the environment, or in the config
+file readable only by you."""
 
 from __future__ import annotations
 
@@ -31,6 +34,11 @@ class Settings(BaseModel):
     projects: list[dict[str, Any]] = Field(default_factory=list)
     budget_per_job: int | None = Field(default=None, ge=0)
     budget_per_day: int | None = Field(default=None, ge=0)
+    team_database: SecretStr | None = Field(
+        default=None, description="PostgreSQL connection string of the team (team mode)"
+    )
+    team_member: str | None = Field(default=None, description="this companion's name (user@host)")
+    team_lease_seconds: float = Field(default=60.0, gt=0, le=3600)
 
     @property
     def uses_sandbox(self) -> bool:
@@ -65,6 +73,13 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
             raise ConfigError(
                 f"{path} holds an API key and others can read it; run: chmod 600 {path}"
             )
+        if _team_password(loaded.get("team")) and path.stat().st_mode & (
+            stat.S_IRWXG | stat.S_IRWXO
+        ):
+            raise ConfigError(
+                f"{path} holds the team database's password and others can read it; "
+                f"run: chmod 600 {path} (or use ~/.pgpass, or COMPANION_TEAM_DATABASE)"
+            )
         values.update(
             {k: v for k, v in loaded.items() if k in {"base_url", "api_key", "timeout_seconds"}}
         )
@@ -79,6 +94,7 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
             raise ConfigError(f"{path}: budgets must be a mapping with per_job and per_day")
         values["budget_per_job"] = budgets.get("per_job")
         values["budget_per_day"] = budgets.get("per_day")
+        values.update(_team(path, loaded.get("team")))
         unknown = set(loaded) - {
             "base_url",
             "api_key",
@@ -86,6 +102,7 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
             "projects",
             "budgets",
             "daemon",
+            "team",
         }
         if unknown:
             raise ConfigError(f"{path}: unknown setting {sorted(unknown)[0]!r}")
@@ -93,8 +110,43 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         values["base_url"] = env["COMPANION_BASE_URL"]
     if env.get("COMPANION_API_KEY"):
         values["api_key"] = env["COMPANION_API_KEY"]
+    if env.get("COMPANION_TEAM_DATABASE"):
+        values["team_database"] = env["COMPANION_TEAM_DATABASE"]
+    if env.get("COMPANION_TEAM_MEMBER"):
+        values["team_member"] = env["COMPANION_TEAM_MEMBER"]
     try:
         return Settings(home=home, **values)
     except ValidationError as exc:
         error = exc.errors()[0]
         raise ConfigError(f"{path}: {'.'.join(map(str, error['loc']))}: {error['msg']}") from exc
+
+
+def _team(path: Path, team: Any) -> dict[str, Any]:
+    if team is None:
+        return {}
+    if not isinstance(team, dict) or not isinstance(team.get("database"), str):
+        raise ConfigError(
+            f"{path}: team must be a mapping with database (a PostgreSQL connection string, "
+            "e.g. postgresql://companion@db.studio.lan/companion) and optionally member"
+        )
+    unknown = set(team) - {"database", "member", "lease_seconds"}
+    if unknown:
+        raise ConfigError(f"{path}: unknown setting team.{sorted(unknown)[0]}")
+    values: dict[str, Any] = {"team_database": team["database"]}
+    if team.get("member") is not None:
+        values["team_member"] = str(team["member"])
+    if team.get("lease_seconds") is not None:
+        values["team_lease_seconds"] = team["lease_seconds"]
+    return values
+
+
+def _team_password(team: Any) -> bool:
+    if not isinstance(team, dict) or not isinstance(team.get("database"), str):
+        return False
+    from psycopg.conninfo import conninfo_to_dict
+    from psycopg.errors import ProgrammingError
+
+    try:
+        return bool(conninfo_to_dict(team["database"]).get("password"))
+    except ProgrammingError:
+        return False

@@ -1,0 +1,5 @@
+"""Team mode: the account's shared state in PostgreSQL (see companion.store.account)."""
+
+from companion.store.team.postgres import PostgresAccount, default_member, describe
+
+__all__ = ["PostgresAccount", "default_member", "describe"]
