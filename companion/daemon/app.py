@@ -7,7 +7,6 @@ import base64
 import binascii
 import hashlib
 import itertools
-import json
 import logging
 import time
 from pathlib import Path
@@ -20,6 +19,7 @@ from companion import __version__
 from companion.api.errors import ApiStatusError, CompanionApiError
 from companion.api.schema.base import first_error
 from companion.api.schema.images import sniff_image_type
+from companion.daemon import bodies
 from companion.daemon.events import CLOSED, Broker
 from companion.daemon.openapi import daemon_openapi
 from companion.daemon.page import TOKEN, page, preview_gif
@@ -218,14 +218,17 @@ class Daemon:
             return error(502, "SERVICE_ERROR", f"the service failed: {exc}")
         except CompanionApiError as exc:
             return error(502, "SERVICE_UNREACHABLE", f"the service did not answer: {exc}")
+        except Exception:  # never aiohttp's page or a traceback: log it, answer JSON
+            log.exception("%s %s failed", request.method, request.path)
+            return error(500, "INTERNAL", "the daemon failed on this request; see its log")
 
-    async def _body(self, request: web.Request, model: type[Model]) -> Model:
+    async def _body(self, request: web.Request, model: type[Model], limit: int = MAX_BODY) -> Model:
         if request.content_type != "application/json":
             raise _Bad(415, "UNSUPPORTED_MEDIA_TYPE", "send application/json")
-        try:
-            data = json.loads(await request.read() or b"null")
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise _Bad(400, "BAD_JSON", "the body is not valid JSON") from exc
+        try:  # size, depth and count limits: every bad body is a JSON 400
+            data = await bodies.decode_async(await request.read(), limit)
+        except bodies.BodyError as exc:
+            raise _Bad(413 if exc.code == "TOO_LARGE" else 400, exc.code, str(exc)) from exc
         try:
             return model.model_validate(data)
         except ValidationError as exc:
@@ -272,7 +275,7 @@ class Daemon:
 
     async def add_project(self, request: web.Request) -> web.Response:
         try:
-            project = await self._body(request, ProjectIn)
+            project = await self._body(request, ProjectIn, bodies.SMALL_BODY)
         except _Bad as bad:
             return bad.response()
         root = Path(project.root).expanduser()
