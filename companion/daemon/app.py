@@ -23,6 +23,7 @@ from companion.daemon import bodies
 from companion.daemon.events import CLOSED, Broker
 from companion.daemon.openapi import daemon_openapi
 from companion.daemon.page import TOKEN, page, preview_gif
+from companion.daemon.roots import root_refusal
 from companion.daemon.schema import (
     AnimateIn,
     JobList,
@@ -279,31 +280,37 @@ class Daemon:
         except _Bad as bad:
             return bad.response()
         root = Path(project.root).expanduser()
-        if not root.is_absolute() or not root.is_dir():
-            return error(400, "INVALID", "root: must be an existing absolute folder")
-        project.target = project.target or default_target(project.engine)
-        target = _inside(root.resolve(), project.target)
+        existing = self._project(str(root)) if root.is_absolute() else None
+        given = project.model_fields_set  # registering again changes only what is given
+        engine = (
+            project.engine if "engine" in given or existing is None else str(existing["engine"])
+        )
+        refusal = root_refusal(root, engine)
+        if refusal:
+            return error(400, "INVALID", refusal)
+        settings = {k: getattr(project, k) for k in ("target", "inbox", "poll", "defaults")}
+        settings = {k: v for k, v in settings.items() if k in given and v is not None}
+        merged = {**(existing or {}), **settings}
+        target_text = str(merged.get("target") or default_target(engine))
+        target = _inside(root.resolve(), target_text)
         if target is None:
             return error(400, "INVALID", "target: must stay inside the project")
-        refusal = _engine_refusal(project.engine, root.resolve(), target)
+        refusal = _engine_refusal(engine, root.resolve(), target)
         if refusal:
             return error(400, "INVALID", f"target: {refusal}")
-        if project.inbox is not None and _inside(root.resolve(), project.inbox) is None:
+        inbox = merged.get("inbox")
+        if inbox is not None and _inside(root.resolve(), str(inbox)) is None:
             return error(400, "INVALID", "inbox: must stay inside the project")
-        settings = {
-            "target": project.target,
-            "inbox": project.inbox,
-            "poll": project.poll,
-            "defaults": project.defaults,
-        }
-        self.store.add_project(str(root.resolve()), project.engine, settings)
-        registered = {"root": str(root.resolve()), "engine": project.engine, **settings}
-        await self.watch(registered)
+        settings.setdefault("target", target_text)
+        self.store.add_project(str(root.resolve()), engine, settings)
+        registered = self._project(str(root)) or {}
+        if registered != existing:
+            await self.watch(registered)
         out = ProjectOut(
-            root=str(root.resolve()),
-            engine=project.engine,
-            target=project.target,
-            inbox=project.inbox,
+            root=str(registered["root"]),
+            engine=str(registered["engine"]),
+            target=str(registered.get("target") or target_text),
+            inbox=registered.get("inbox"),
         )
         return web.json_response(out.model_dump(), status=201)
 

@@ -23,6 +23,7 @@ from aiohttp import web
 from companion import __version__
 from companion.api.client import Client, shared_pacer
 from companion.daemon.app import Daemon
+from companion.daemon.roots import root_refusal
 from companion.jobs.engine import Budget, Engine
 from companion.settings.config import Settings
 from companion.settings.endpoint import open_endpoint
@@ -74,10 +75,15 @@ async def serve(
                     workers=account.limits.concurrency + account.limits.queue,
                 )
                 for project in settings.projects:  # config.yaml projects join the registry
-                    root = str(Path(project["root"]).expanduser().resolve())
+                    given = Path(str(project["root"])).expanduser()
+                    kind = project.get("engine")
+                    refusal = root_refusal(given, str(kind or "other"))
+                    if refusal:  # the others are still served
+                        log.error("config.yaml project skipped: %s", refusal)
+                        continue
                     store.add_project(
-                        root,
-                        str(project.get("engine", "other")),
+                        str(given.resolve()),
+                        str(kind) if kind else None,
                         {k: v for k, v in project.items() if k not in ("root", "engine")},
                     )
                 runner = web.AppRunner(

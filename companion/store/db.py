@@ -237,11 +237,21 @@ class Store:
 
     # -- projects -----------------------------------------------------------------------
 
-    def add_project(self, root: str, engine: str, settings: dict[str, Any]) -> None:
+    def add_project(self, root: str, engine: str | None, settings: dict[str, Any]) -> None:
+        """Register root, or update it: only the settings given change (and the engine,
+        unless None); whatever else it had is kept, so registering again is harmless."""
         with self._tx() as db:
+            row = db.execute("SELECT * FROM projects WHERE root = ?", (root,)).fetchone()
+            if row is None:
+                db.execute(
+                    "INSERT INTO projects VALUES (?, ?, ?, ?)",
+                    (root, engine or "other", json.dumps(settings), now()),
+                )
+                return
+            merged = {**json.loads(row["settings"]), **settings}
             db.execute(
-                "INSERT OR REPLACE INTO projects VALUES (?, ?, ?, ?)",
-                (root, engine, json.dumps(settings), now()),
+                "UPDATE projects SET engine = ?, settings = ? WHERE root = ?",
+                (engine or row["engine"], json.dumps(merged), root),
             )
 
     def projects(self) -> list[dict[str, Any]]:
