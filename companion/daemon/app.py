@@ -23,7 +23,7 @@ from companion.daemon import bodies
 from companion.daemon.events import CLOSED, Broker
 from companion.daemon.openapi import daemon_openapi
 from companion.daemon.page import TOKEN, page, preview_gif
-from companion.daemon.roots import root_refusal
+from companion.daemon.roots import expand, root_refusal
 from companion.daemon.schema import (
     AnimateIn,
     JobList,
@@ -279,7 +279,7 @@ class Daemon:
             project = await self._body(request, ProjectIn, bodies.SMALL_BODY)
         except _Bad as bad:
             return bad.response()
-        root = Path(project.root).expanduser()
+        root = expand(project.root)
         existing = self._project(str(root)) if root.is_absolute() else None
         given = project.model_fields_set  # registering again changes only what is given
         engine = (
@@ -315,7 +315,7 @@ class Daemon:
         return web.json_response(out.model_dump(), status=201)
 
     def _project(self, root: str) -> dict[str, Any] | None:
-        resolved = str(Path(root).expanduser().resolve())
+        resolved = str(expand(root).resolve())
         return next((p for p in self.store.projects() if p["root"] == resolved), None)
 
     async def _request(self, body: AnimateIn) -> tuple[dict[str, Any], str, Path]:

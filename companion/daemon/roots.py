@@ -54,6 +54,15 @@ ENGINE_MARKERS: dict[str, tuple[tuple[str, bool], ...]] = {
 }
 
 
+def expand(text: str) -> Path:
+    """~ and ~user expanded where they can be; an unknown user leaves the text as it is
+    (then it is not absolute, and refused as such)."""
+    try:
+        return Path(text).expanduser()
+    except RuntimeError:
+        return Path(text)
+
+
 def root_refusal(root: Path, engine: str) -> str | None:
     """Why root cannot be a project root (a sentence naming `root` and what to do)."""
     if not root.is_absolute() or not root.is_dir():
@@ -62,7 +71,7 @@ def root_refusal(root: Path, engine: str) -> str | None:
     folder = str(resolved)
     if resolved == Path(resolved.anchor):
         return f"root: {folder} is the whole disk; give the project's own folder"
-    homes = {Path.home().resolve()}
+    homes = {expand("~").resolve()} if expand("~").is_absolute() else set()
     if os.environ.get("HOME"):
         homes.add(Path(os.environ["HOME"]).resolve())
     for home in homes:
