@@ -96,7 +96,11 @@ class Daemon:
         if old is not None:
             await old.stop()
         watcher = ProjectWatcher(
-            project, self._submit_drop, self._job_with_hash, stable_seconds=self.stable_seconds
+            project,
+            self._submit_drop,
+            self._jobs_with_hash,
+            used_names=self._names_in,
+            stable_seconds=self.stable_seconds,
         )
         self.watchers[project["root"]] = watcher
         await watcher.start(self.store.jobs())
@@ -109,8 +113,11 @@ class Daemon:
         self._changed(job)
         return job
 
-    def _job_with_hash(self, digest: str) -> Job | None:
-        return self.store.job_with("drop_hash", digest)
+    def _jobs_with_hash(self, digest: str) -> list[Job]:
+        return self.store.jobs_with("drop_hash", digest)
+
+    def _names_in(self, target_dir: str) -> set[str]:
+        return {j.name for j in self.store.jobs() if j.target_dir == target_dir}
 
     def enqueue(self, job: Job) -> None:
         if job.id in self._queued:

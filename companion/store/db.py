@@ -209,6 +209,14 @@ class Store:
         ).fetchone()
         return None if row is None else _job(row)
 
+    def jobs_with(self, request_key: str, value: str) -> list[Job]:
+        """Every job whose request has this value under this key, oldest first."""
+        rows = self._db.execute(
+            "SELECT * FROM jobs WHERE json_extract(request, ?) = ? ORDER BY created_at",
+            (f"$.{request_key}", value),
+        ).fetchall()
+        return [_job(r) for r in rows]
+
     def update_job(self, job_id: str, **fields: Any) -> Job:
         allowed = {
             "state",
