@@ -117,7 +117,14 @@ class Daemon:
         return self.store.jobs_with("drop_hash", digest)
 
     def _names_in(self, target_dir: str) -> set[str]:
-        return {j.name for j in self.store.jobs() if j.target_dir == target_dir}
+        """Names that jobs wrote, or will write, into target_dir (a job that ended before
+        it reached the service wrote nothing)."""
+        return {
+            j.name
+            for j in self.store.jobs()
+            if j.target_dir == target_dir
+            and (j.remote_id or j.state not in (State.FAILED, State.CANCELLED))
+        }
 
     def enqueue(self, job: Job) -> None:
         if job.id in self._queued:
