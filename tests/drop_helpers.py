@@ -51,3 +51,20 @@ def outputs_by_job(jobs: list[dict[str, object]]) -> dict[str, list[str]]:
             if output.get("installed_path"):
                 seen.setdefault(str(output["installed_path"]), []).append(str(job["id"]))
     return seen
+
+
+def heavy_png(side: int = 4096) -> bytes:
+    """A picture that is small on disk and slow to decode: side x side of gradients."""
+    pixels = np.zeros((side, side, 3), np.uint8)
+    pixels[:, :, 0] = np.arange(side)[None, :] % 256
+    pixels[:, :, 1] = np.arange(side)[:, None] % 256
+    buffer = io.BytesIO()
+    Image.fromarray(pixels).save(buffer, "PNG", compress_level=1)
+    return buffer.getvalue()
+
+
+def with_text(png: bytes, text: str) -> bytes:
+    """The same picture with a tEXt chunk after the header: other bytes, same decoding."""
+    body = b"tEXt" + b"Comment\x00" + text.encode()
+    chunk = struct.pack(">I", len(body) - 4) + body + struct.pack(">I", zlib.crc32(body))
+    return png[:33] + chunk + png[33:]

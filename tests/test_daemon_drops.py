@@ -17,7 +17,14 @@ import yaml
 from companion.sandbox import SandboxThread
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
-from tests.drop_helpers import header_bomb, outputs_by_job, png_bytes, slow_write
+from tests.drop_helpers import (
+    header_bomb,
+    heavy_png,
+    outputs_by_job,
+    png_bytes,
+    slow_write,
+    with_text,
+)
 from tests.http_helpers import request
 from tests.test_daemon import call
 
@@ -229,3 +236,35 @@ def test_never_paid_twice_whatever_earlier_jobs_ended_as(
         assert sandbox.call(lambda: len(sandbox.service.state.tasks)) == 1
     finally:
         running.stop()
+
+
+@pytest.mark.slow
+def test_health_answers_while_heavy_drops_are_taken(watched: tuple[DaemonThread, Path]) -> None:
+    running, inbox = watched
+    heavy = heavy_png()
+    latencies: list[float] = []
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.is_set():
+            started = time.perf_counter()
+            reply = request("GET", running.url + "/api/v1/health", timeout=30)
+            latencies.append(time.perf_counter() - started)
+            assert reply.status == 200
+            time.sleep(0.02)
+
+    poller = threading.Thread(target=poll, daemon=True)
+    poller.start()
+    try:
+        # Each picture takes ~0.2 s of CPU to decode; its sidecar then refuses it, so the
+        # load is the watcher's own (no job is sent).
+        for i in range(8):
+            (inbox / f"big{i}.yaml").write_text("export:\n  output_width: 5000\n")
+            (inbox / f"big{i}.png").write_bytes(with_text(heavy, str(i)))
+        wait_until(lambda: len(list((inbox / "failed").glob("big*.png"))) == 8, running, 60)
+    finally:
+        stop.set()
+        poller.join()
+    assert "output_width" in reason(inbox, "big0.png")
+    # A generous bound for a shared machine; bench/daemon_health_bench.py has the figure.
+    assert max(latencies) < 1.0, sorted(latencies)[-5:]
