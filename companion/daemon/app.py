@@ -77,12 +77,17 @@ class Daemon:
         self._status: tuple[float, dict[str, Any]] | None = None
         self.watchers: dict[str, ProjectWatcher] = {}
         self.stable_seconds = 0.5
+        self._loop: asyncio.AbstractEventLoop | None = None
         engine.on_change = self._changed
         engine.on_progress = lambda job, task: self._changed(job)
 
     # -- jobs ----------------------------------------------------------------------------
 
     def _changed(self, job: Job) -> None:
+        loop = self._loop
+        if loop is not None and not _on_loop(loop):  # work moved to a thread reports here
+            loop.call_soon_threadsafe(self._changed, job)
+            return
         self.broker.publish("job", self._job_out(job).model_dump(mode="json"))
         if job.state in FINAL:
             for watcher in self.watchers.values():
@@ -134,6 +139,7 @@ class Daemon:
 
     async def start(self) -> None:
         """Resume every unfinished job (they survive restarts), then serve new ones."""
+        self._loop = asyncio.get_running_loop()
         for job in self.store.jobs():
             if job.state not in FINAL and job.state != State.AWAITING_APPROVAL:
                 self.enqueue(job)
@@ -474,6 +480,13 @@ def _engine_refusal(engine: str, root: Path, target: Path) -> str | None:
         except InstallError as exc:
             return str(exc)
     return None
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
 
 
 def _inside(root: Path, relative: str) -> Path | None:

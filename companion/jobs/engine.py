@@ -288,7 +288,8 @@ class Engine:
                 continue
             asset: Asset = await self.client.get_asset(row.id)
             path = await self.client.download_asset(asset, staging / row.file_name)
-            self.store.asset_staged(row.id, str(path), sha256_of(path))
+            digest = await asyncio.to_thread(sha256_of, path)  # off the event loop
+            self.store.asset_staged(row.id, str(path), digest)
             crash_point("mid_download")
         return self._move(job, State.INSTALLING)
 
@@ -446,7 +447,7 @@ class Engine:
 
     async def _image(self, path: Path) -> ImageInput:
         try:
-            image = LocalImage.read(path)
+            image = await asyncio.to_thread(LocalImage.read, path)  # off the event loop
         except ImageReadError as exc:
             raise JobFailed(str(exc)) from exc
         known = self.store.upload_for(self.service, image.sha256)
