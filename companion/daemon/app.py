@@ -111,12 +111,20 @@ class Daemon:
         await watcher.start(self.store.jobs())
 
     def _submit_drop(self, request: dict[str, Any], name: str, target: Path, priority: str) -> Job:
+        """Record a watched drop's job (called on a worker thread), then queue it."""
         job = self.engine.submit(
             request, name=name, target_dir=target, priority=0 if priority == "editor" else 1
         )
+        loop = self._loop
+        if loop is not None and not _on_loop(loop):
+            loop.call_soon_threadsafe(self._queue_new, job)
+        else:
+            self._queue_new(job)
+        return job
+
+    def _queue_new(self, job: Job) -> None:
         self.enqueue(job)
         self._changed(job)
-        return job
 
     def _jobs_with_hash(self, digest: str) -> list[Job]:
         return self.store.jobs_with("drop_hash", digest)

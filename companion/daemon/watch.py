@@ -175,6 +175,7 @@ class ProjectWatcher:
         self._sources: dict[str, list[Path]] = {}  # job id -> its sources in .processing
         self._notes: dict[Path, str] = {}  # source -> what done/NAME.note.txt will say
         self._moves = threading.Lock()  # done/ and failed/ names are chosen one at a time
+        self._books = threading.Lock()  # _sources and _notes, shared with worker threads
         self._endings: set[asyncio.Future[None]] = set()
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -298,9 +299,11 @@ class ProjectWatcher:
                 self._fail, source, f"{_original(source)} could not be read ({exc}); drop it again"
             )
             return
-        self._submit(prepared)
+        await asyncio.to_thread(self._submit, prepared)
 
     def _submit(self, prepared: Prepared) -> None:
+        """Runs on a worker thread (the store's durable writes): join an earlier job with
+        the same content, or record a new one under a name of its own."""
         source = prepared.source
         earlier = earlier_job(self.find_by_hash(prepared.digest))
         if earlier is not None:
@@ -309,10 +312,11 @@ class ProjectWatcher:
                 f"{earlier.target_dir}"
             )
             log.info("%s: %s; not paid for again", source.name, note)
-            self._notes[source] = note
             if earlier.state == "done":
-                self._end_soon(self._done, source, note)
-            else:  # under way: this drop ends as that job ends
+                self._done(source, note)
+                return
+            with self._books:  # under way: this drop ends as that job ends
+                self._notes[source] = note
                 self._sources.setdefault(earlier.id, []).append(source)
             return
         target = self.target.resolve()
@@ -324,14 +328,16 @@ class ProjectWatcher:
                 f"already used by another animation in {target}"
             )
             request["drop_note"] = note
-            self._notes[source] = note
         request.update(
             drop_source=str(source),
             drop_hash=prepared.digest,
             install=Placement(self.engine, self.root, self.target).to_json(),
         )
         job = self.submit(request, name, self.target, "folder")
-        self._sources.setdefault(job.id, []).append(source)
+        with self._books:  # long before the job can end: it has the service to meet first
+            self._sources.setdefault(job.id, []).append(source)
+            if name != prepared.name:
+                self._notes[source] = str(request["drop_note"])
 
     def _prepare(self, source: Path) -> Prepared:
         """Runs on a worker thread: every read and check of a taken drop."""
@@ -414,11 +420,13 @@ class ProjectWatcher:
     # -- endings ------------------------------------------------------------------------------
 
     def finished(self, job: Job) -> None:
-        for source in self._sources.pop(job.id, []):
+        with self._books:
+            sources = self._sources.pop(job.id, [])
+            notes = [self._notes.pop(source, None) for source in sources]
+        for source, note in zip(sources, notes, strict=True):
             if job.state == "done":
-                self._end_soon(self._done, source, self._notes.pop(source, None))
+                self._end_soon(self._done, source, note)
             else:
-                self._notes.pop(source, None)
                 self._end_soon(
                     self._fail,
                     source,

@@ -16,6 +16,8 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import functools
 import logging
 import shutil
 from collections.abc import Callable
@@ -105,6 +107,15 @@ class Engine:
             self.on_change(job)
         return job
 
+    async def _amove(self, job: Job, state: State, **fields: Any) -> Job:
+        """_move with the write (a durable SQLite commit) on a worker thread, so the event
+        loop keeps serving while the disk syncs."""
+        check(job.state, state)
+        job = await asyncio.to_thread(self.store.update_job, job.id, state=state.value, **fields)
+        if self.on_change is not None:
+            self.on_change(job)
+        return job
+
     def approve(self, job_id: str) -> Job:
         job = self.store.job(job_id)
         if job.state != State.AWAITING_APPROVAL:
@@ -142,7 +153,7 @@ class Engine:
                     await self.client.refresh_limits()
                     job = self.store.job(job_id)
         except JobFailed as exc:
-            job = self._move(self.store.job(job_id), State.FAILED, error=str(exc))
+            job = await self._amove(self.store.job(job_id), State.FAILED, error=str(exc))
         return job
 
     async def _step(self, job: Job) -> Job:
@@ -157,8 +168,8 @@ class Engine:
             return await self._wait(job)
         if state is State.DOWNLOADING:
             return await self._download(job)
-        if state is State.INSTALLING:
-            return self._install(job)
+        if state is State.INSTALLING:  # file moves and pack building: off the event loop
+            return await asyncio.to_thread(self._install, job)
         raise AssertionError(state)
 
     async def _quote(self, job: Job) -> Job:
@@ -172,8 +183,8 @@ class Engine:
             if exc.status in (400, 402, 404, 413, 415, 422):
                 raise JobFailed(f"the service refused the request: {exc}") from exc
             raise
-        self.store.record(job.id, "quote", quote.credits)
-        return self._move(
+        await asyncio.to_thread(self.store.record, job.id, "quote", quote.credits)
+        return await self._amove(
             job,
             State.QUOTED,
             quote=quote.credits,
@@ -184,11 +195,11 @@ class Engine:
         quote = job.quote or 0
         if not job.approved and self._over_budget(quote):
             log.info("job %s waits for approval: %d credits is over the budget", job.id, quote)
-            return self._move(job, State.AWAITING_APPROVAL)
+            return await self._amove(job, State.AWAITING_APPROVAL)
         body = AnimationCreate.model_validate(job.request["resolved"])
         payload = body.model_dump_json().encode()
         # Key and bytes are on disk before anything is sent.
-        job = self._move(
+        job = await self._amove(
             job, State.CREATING, idempotency_key=new_idempotency_key("job"), body=payload
         )
         crash_point("after_persist")
@@ -209,7 +220,9 @@ class Engine:
         original = await self._find_original(job) if job.request.get("sent") else None
         if original is None:
             if not job.request.get("sent"):
-                job = self.store.update_job(job.id, request={**job.request, "sent": True})
+                job = await asyncio.to_thread(
+                    self.store.update_job, job.id, request={**job.request, "sent": True}
+                )
             try:
                 original = await self.client.create_animation(body, idempotency_key=key)
             except (TransportError, DeadlineExceededError) as exc:
@@ -230,8 +243,9 @@ class Engine:
                 raise
         crash_point("after_send")
         if not any(e["entry"] == "hold" for e in self.store.ledger(job.id)):
-            self.store.record(job.id, "hold", original.credits.held or original.credits.quoted)
-        return self._move(job, State.RUNNING, remote_id=str(original.id))
+            held = original.credits.held or original.credits.quoted
+            await asyncio.to_thread(self.store.record, job.id, "hold", held)
+        return await self._amove(job, State.RUNNING, remote_id=str(original.id))
 
     async def _find_original(self, job: Job) -> Task | None:
         """The task this job already created, found by the marker in its metadata."""
@@ -249,15 +263,22 @@ class Engine:
         task = await self.client.get_animation(job.remote_id)
         crash_point("mid_poll")
 
+        loop = asyncio.get_running_loop()
+
         def progressed(current: Task) -> None:
-            updated = self.store.update_job(job.id, progress=float(current.progress))
+            # Progress is written on a worker thread, not waited for: it is only a display.
+            progress = float(current.progress)
+            loop.run_in_executor(
+                None, functools.partial(self.store.update_job, job.id, progress=progress)
+            )
             if self.on_progress is not None:
-                self.on_progress(updated, current)
+                self.on_progress(dataclasses.replace(job, progress=progress), current)
 
         progressed(task)  # the first read may already be the last
         task = await self.client.wait_for_task(task, timeout=self.timeout, on_progress=progressed)
         names = output_names(task.outputs, job.name)
-        self.store.add_assets(
+        await asyncio.to_thread(
+            self.store.add_assets,
             job.id,
             [
                 (str(a.id), a.format, n, a.byte_size)
@@ -265,9 +286,11 @@ class Engine:
             ],
         )
         credits = task.credits
-        self.store.settle(job.id, credits.charged, credits.refunded, credits.released)
+        await asyncio.to_thread(
+            self.store.settle, job.id, credits.charged, credits.refunded, credits.released
+        )
         error = f"{task.error.code}: {task.error.message}" if task.error else None
-        return self._move(
+        return await self._amove(
             job,
             State.DOWNLOADING,
             error=error,
@@ -289,9 +312,9 @@ class Engine:
             asset: Asset = await self.client.get_asset(row.id)
             path = await self.client.download_asset(asset, staging / row.file_name)
             digest = await asyncio.to_thread(sha256_of, path)  # off the event loop
-            self.store.asset_staged(row.id, str(path), digest)
+            await asyncio.to_thread(self.store.asset_staged, row.id, str(path), digest)
             crash_point("mid_download")
-        return self._move(job, State.INSTALLING)
+        return await self._amove(job, State.INSTALLING)
 
     def _install(self, job: Job) -> Job:
         assert job.target_dir
