@@ -7,7 +7,8 @@ pictures and copies of them, pictures that take ~0.2 s each to decode, slow writ
 (0.9 s between pieces), sidecars naming the same animation, and hostile or broken ones
 (header bombs declaring 20000x20000, FIFOs, folders where a sidecar goes, symbolic links
 out of the project, damaged PNGs, text files). /health is polled throughout (goal: every
-answer under 0.2 s). The table counts, per kind: tried, done, refused (in failed/ with
+answer under 0.2 s), and so is a bare aiohttp server in its own process doing nothing:
+the control, which shows what the machine itself adds (other processes share its cores). The table counts, per kind: tried, done, refused (in failed/ with
 its reason) and lost (neither), then jobs paid and output paths shared by two jobs.
 
     python bench/daemon_health_bench.py
@@ -28,7 +29,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from _common import ROOT, sandbox_process  # bench/ is on sys.path when run
+from _common import ROOT, free_port, sandbox_process  # bench/ is on sys.path when run
 
 sys.path.insert(0, str(ROOT))
 from tests.drop_helpers import (
@@ -75,9 +76,23 @@ class Daemon:
         return time.perf_counter() - started
 
 
-def poll_health(daemon: Daemon, until: threading.Event, sink: list[float]) -> None:
+CONTROL = """
+import sys
+from aiohttp import web
+async def health(request):
+    return web.json_response({"ok": True})
+app = web.Application()
+app.router.add_get("/api/v1/health", health)
+web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), print=None)
+"""
+
+
+def poll_health(
+    daemon: Daemon, control: Daemon, until: threading.Event, sink: list[float], base: list[float]
+) -> None:
     while not until.is_set():
         sink.append(daemon.health())
+        base.append(control.health())
         time.sleep(0.02)
 
 
@@ -154,6 +169,9 @@ def main() -> None:
             "COMPANION_API_KEY": KEY,
         }
         log = (work / "daemon.log").open("w")
+        control_port = free_port()
+        control_process = subprocess.Popen([sys.executable, "-c", CONTROL, str(control_port)])
+        control = Daemon(control_port, "")
         process = subprocess.Popen(
             [sys.executable, "-m", "companion", "serve", "--port", "0"],
             cwd=ROOT,
@@ -182,17 +200,29 @@ def main() -> None:
             time.sleep(1)
             kinds, writers = stage(work, inbox)
 
+            while True:  # the control server is up
+                try:
+                    control.health()
+                    break
+                except OSError:
+                    time.sleep(0.05)
             idle: list[float] = []
+            idle_control: list[float] = []
             stop = threading.Event()
-            poller = threading.Thread(target=poll_health, args=(daemon, stop, idle))
+            poller = threading.Thread(
+                target=poll_health, args=(daemon, control, stop, idle, idle_control)
+            )
             poller.start()
             time.sleep(3)
             stop.set()
             poller.join()
 
             loaded: list[float] = []
+            loaded_control: list[float] = []
             stop = threading.Event()
-            poller = threading.Thread(target=poll_health, args=(daemon, stop, loaded))
+            poller = threading.Thread(
+                target=poll_health, args=(daemon, control, stop, loaded, loaded_control)
+            )
             poller.start()
             started = time.perf_counter()
             for entry in sorted((work / "staging").iterdir()):
@@ -217,6 +247,19 @@ def main() -> None:
                     if all(j["state"] in ("done", "failed", "cancelled") for j in jobs):
                         break
                 time.sleep(0.2)
+            else:
+                _, listed = daemon.call("GET", "/api/v1/jobs")
+                stuck = [
+                    (j["name"], j["state"], j["error"])
+                    for j in listed["data"]  # type: ignore[index]
+                    if j["state"] not in ("done", "failed", "cancelled")
+                ]
+                left = [p.name for p in inbox.iterdir()] + [
+                    p.name for p in (inbox / ".processing").iterdir()
+                ]
+                print(f"NOT SETTLED after 300 s: jobs {stuck[:10]}, files {left[:20]}")
+                for line in (work / "daemon.log").read_text().splitlines()[-40:]:
+                    print("  log:", line[:300])
             elapsed = time.perf_counter() - started
             stop.set()
             poller.join()
@@ -225,6 +268,8 @@ def main() -> None:
         finally:
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=30)
+            control_process.terminate()
+            control_process.wait(timeout=30)
         done = {
             p.name
             for p in (inbox / "done").iterdir()
@@ -251,6 +296,8 @@ def main() -> None:
 
     print(f"/health, idle daemon (baseline):  {figures(idle)}")
     print(f"/health, {tried} drops being taken: {figures(loaded)}")
+    print(f"control server, while idle:       {figures(idle_control)}")
+    print(f"control server, while loaded:     {figures(loaded_control)}")
     ratio = statistics.median(loaded) / statistics.median(idle)
     print(
         f"  median under load / idle = {ratio:.1f}x; worst answer "

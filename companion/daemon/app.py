@@ -104,6 +104,7 @@ class Daemon:
             project,
             self._submit_drop,
             self._jobs_with_hash,
+            queue=self._queue_new,
             used_names=self._names_in,
             stable_seconds=self.stable_seconds,
         )
@@ -111,16 +112,10 @@ class Daemon:
         await watcher.start(self.store.jobs())
 
     def _submit_drop(self, request: dict[str, Any], name: str, target: Path, priority: str) -> Job:
-        """Record a watched drop's job (called on a worker thread), then queue it."""
-        job = self.engine.submit(
+        """Record a watched drop's job; thread-safe (the watcher queues it afterwards)."""
+        return self.engine.submit(
             request, name=name, target_dir=target, priority=0 if priority == "editor" else 1
         )
-        loop = self._loop
-        if loop is not None and not _on_loop(loop):
-            loop.call_soon_threadsafe(self._queue_new, job)
-        else:
-            self._queue_new(job)
-        return job
 
     def _queue_new(self, job: Job) -> None:
         self.enqueue(job)

@@ -152,6 +152,7 @@ class ProjectWatcher:
         submit: Callable[[dict[str, Any], str, Path, str], Job],
         find_by_hash: Callable[[str], list[Job]],
         *,
+        queue: Callable[[Job], None] = lambda job: None,
         used_names: Callable[[str], set[str]] = lambda target: set(),
         stable_seconds: float = 0.5,
         polling: bool = False,
@@ -161,7 +162,8 @@ class ProjectWatcher:
         self.engine = str(project.get("engine") or "other")
         self.target = self.root / (project.get("target") or default_target(self.engine))
         self.defaults = project.get("defaults") or {}
-        self.submit = submit
+        self.submit = submit  # records a job; called on a worker thread
+        self.queue = queue  # hands a recorded job to the workers; on the event loop
         self.find_by_hash = find_by_hash
         self.used_names = used_names
         self.stable_seconds = stable_seconds
@@ -175,7 +177,6 @@ class ProjectWatcher:
         self._sources: dict[str, list[Path]] = {}  # job id -> its sources in .processing
         self._notes: dict[Path, str] = {}  # source -> what done/NAME.note.txt will say
         self._moves = threading.Lock()  # done/ and failed/ names are chosen one at a time
-        self._books = threading.Lock()  # _sources and _notes, shared with worker threads
         self._endings: set[asyncio.Future[None]] = set()
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -299,29 +300,43 @@ class ProjectWatcher:
                 self._fail, source, f"{_original(source)} could not be read ({exc}); drop it again"
             )
             return
-        await asyncio.to_thread(self._submit, prepared)
+        if not self._join_or_record(prepared):
+            await self._record(prepared)
 
-    def _submit(self, prepared: Prepared) -> None:
-        """Runs on a worker thread (the store's durable writes): join an earlier job with
-        the same content, or record a new one under a name of its own."""
+    def _join_or_record(self, prepared: Prepared) -> bool:
+        """Join an earlier job with the same content and settings, if there is one (True
+        when joined). On the event loop, so no job can end between the look and the join."""
         source = prepared.source
         earlier = earlier_job(self.find_by_hash(prepared.digest))
-        if earlier is not None:
-            note = (
-                f"same content and settings as job {earlier.id}; its outputs are in "
-                f"{earlier.target_dir}"
-            )
-            log.info("%s: %s; not paid for again", source.name, note)
-            if earlier.state == "done":
-                self._done(source, note)
-                return
-            with self._books:  # under way: this drop ends as that job ends
-                self._notes[source] = note
-                self._sources.setdefault(earlier.id, []).append(source)
-            return
+        if earlier is None:
+            return False
+        note = (
+            f"same content and settings as job {earlier.id}; its outputs are in "
+            f"{earlier.target_dir}"
+        )
+        log.info("%s: %s; not paid for again", source.name, note)
+        if earlier.state == "done":
+            self._end_soon(self._done, source, note)
+        else:  # under way: this drop ends as that job ends
+            self._sources.setdefault(earlier.id, []).append(source)
+            self._notes[source] = note
+        return True
+
+    async def _record(self, prepared: Prepared) -> None:
+        """Record a new job under a name of its own (the store's durable write on a worker
+        thread), then hand it to the queue."""
+        job, note = await asyncio.to_thread(self._new_job, prepared)
+        self._sources.setdefault(job.id, []).append(prepared.source)
+        if note:
+            self._notes[prepared.source] = note
+        self.queue(job)
+
+    def _new_job(self, prepared: Prepared) -> tuple[Job, str | None]:
+        source = prepared.source
         target = self.target.resolve()
         name = free_name(prepared.name, self.used_names(str(target)), target)
         request = dict(prepared.request)
+        note = None
         if name != prepared.name:
             note = (
                 f"{_original(source)} was made as {name}: the name {prepared.name} was "
@@ -333,11 +348,7 @@ class ProjectWatcher:
             drop_hash=prepared.digest,
             install=Placement(self.engine, self.root, self.target).to_json(),
         )
-        job = self.submit(request, name, self.target, "folder")
-        with self._books:  # long before the job can end: it has the service to meet first
-            self._sources.setdefault(job.id, []).append(source)
-            if name != prepared.name:
-                self._notes[source] = str(request["drop_note"])
+        return self.submit(request, name, self.target, "folder"), note
 
     def _prepare(self, source: Path) -> Prepared:
         """Runs on a worker thread: every read and check of a taken drop."""
@@ -420,9 +431,8 @@ class ProjectWatcher:
     # -- endings ------------------------------------------------------------------------------
 
     def finished(self, job: Job) -> None:
-        with self._books:
-            sources = self._sources.pop(job.id, [])
-            notes = [self._notes.pop(source, None) for source in sources]
+        sources = self._sources.pop(job.id, [])
+        notes = [self._notes.pop(source, None) for source in sources]
         for source, note in zip(sources, notes, strict=True):
             if job.state == "done":
                 self._end_soon(self._done, source, note)

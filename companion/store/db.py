@@ -132,8 +132,14 @@ class Store:
         self._db.execute("PRAGMA synchronous=FULL")  # the books survive a power cut
         self._db.execute("PRAGMA foreign_keys=ON")
         self._migrate()
+        # Job and asset reads go through their own connection: WAL lets them proceed while
+        # a write on another thread waits for its fsync, so the daemon's event loop never
+        # waits on the disk to read.
+        self._read = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._read.row_factory = sqlite3.Row
 
     def close(self) -> None:
+        self._read.close()
         self._db.close()
 
     @contextmanager
@@ -185,7 +191,7 @@ class Store:
         return self.job(job_id)
 
     def job(self, job_id: str) -> Job:
-        row = self._db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        row = self._read.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
         if row is None:
             raise KeyError(job_id)
         return _job(row)
@@ -193,12 +199,12 @@ class Store:
     def jobs(self, *, states: tuple[str, ...] | None = None) -> list[Job]:
         if states:
             marks = ",".join("?" * len(states))
-            rows = self._db.execute(
+            rows = self._read.execute(
                 f"SELECT * FROM jobs WHERE state IN ({marks}) ORDER BY priority, created_at",  # noqa: S608
                 states,
             ).fetchall()
         else:
-            rows = self._db.execute("SELECT * FROM jobs ORDER BY created_at").fetchall()
+            rows = self._read.execute("SELECT * FROM jobs ORDER BY created_at").fetchall()
         return [_job(r) for r in rows]
 
     def job_with(self, request_key: str, value: str) -> Job | None:
@@ -211,7 +217,7 @@ class Store:
 
     def jobs_with(self, request_key: str, value: str) -> list[Job]:
         """Every job whose request has this value under this key, oldest first."""
-        rows = self._db.execute(
+        rows = self._read.execute(
             "SELECT * FROM jobs WHERE json_extract(request, ?) = ? ORDER BY created_at",
             (f"$.{request_key}", value),
         ).fetchall()
@@ -296,7 +302,7 @@ class Store:
                 )
 
     def assets(self, job_id: str) -> list[AssetRow]:
-        rows = self._db.execute(
+        rows = self._read.execute(
             "SELECT * FROM assets WHERE job_id = ? ORDER BY file_name", (job_id,)
         ).fetchall()
         return [AssetRow(**dict(r)) for r in rows]
