@@ -132,14 +132,29 @@ class Store:
         self._db.execute("PRAGMA synchronous=FULL")  # the books survive a power cut
         self._db.execute("PRAGMA foreign_keys=ON")
         self._migrate()
-        # Job and asset reads go through their own connection: WAL lets them proceed while
-        # a write on another thread waits for its fsync, so the daemon's event loop never
-        # waits on the disk to read.
-        self._read = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._read.row_factory = sqlite3.Row
+        # Job and asset reads go through a connection of the reading thread's own: WAL
+        # lets them proceed while a write on another thread waits for its fsync, so the
+        # daemon's event loop never waits on the disk to read. (One reader shared by
+        # threads whose statements overlap would keep one snapshot open and read stale.)
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+
+    @property
+    def _read(self) -> sqlite3.Connection:
+        reader: sqlite3.Connection | None = getattr(self._local, "reader", None)
+        if reader is None:
+            reader = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            reader.row_factory = sqlite3.Row
+            self._local.reader = reader
+            with self._lock:
+                self._readers.append(reader)
+        return reader
 
     def close(self) -> None:
-        self._read.close()
+        with self._lock:
+            for reader in self._readers:
+                reader.close()
+            self._readers.clear()
         self._db.close()
 
     @contextmanager
@@ -191,10 +206,11 @@ class Store:
         return self.job(job_id)
 
     def job(self, job_id: str) -> Job:
-        row = self._read.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
-        if row is None:
+        # fetchall: the statement runs to its end, so no read snapshot is left open
+        rows = self._read.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchall()
+        if not rows:
             raise KeyError(job_id)
-        return _job(row)
+        return _job(rows[0])
 
     def jobs(self, *, states: tuple[str, ...] | None = None) -> list[Job]:
         if states:
