@@ -126,6 +126,7 @@ def test_config_projects_are_checked_at_start(
     projects = [
         {"root": "/", "engine": "other"},
         {"root": str(tmp_path / "nothing-here"), "engine": "godot"},
+        {"root": str(good), "engine": "godot", "inbox": "../../outside"},
         {"root": str(good), "engine": "godot", "inbox": "inbox"},
     ]
     (home / "config.yaml").write_text(yaml.safe_dump({"projects": projects}))
@@ -137,6 +138,7 @@ def test_config_projects_are_checked_at_start(
         assert [p["root"] for p in listed] == [str(good.resolve())]
         assert listed[0]["inbox"] == "inbox"
         skipped = [r.getMessage() for r in caplog.records if "skipped" in r.getMessage()]
-        assert len(skipped) == 2 and "whole disk" in skipped[0], skipped
+        assert len(skipped) == 3 and "whole disk" in skipped[0], skipped
+        assert "inbox: ../../outside must stay inside" in skipped[2]
     finally:
         running.stop()

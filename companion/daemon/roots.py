@@ -94,3 +94,16 @@ def root_refusal(root: Path, engine: str) -> str | None:
                 f"in it); give the folder that holds {name}"
             )
     return None
+
+
+def folders_refusal(root: Path, settings: dict[str, object]) -> str | None:
+    """Why a project's inbox or target would leave its root, if one would."""
+    resolved = root.resolve()
+    for key in ("inbox", "target"):
+        value = settings.get(key)
+        if value is None:
+            continue
+        text = str(value)
+        if "\x00" in text or not (resolved / text).resolve().is_relative_to(resolved):
+            return f"{key}: {text} must stay inside the project {resolved}"
+    return None

@@ -23,7 +23,7 @@ from aiohttp import web
 from companion import __version__
 from companion.api.client import Client, shared_pacer
 from companion.daemon.app import Daemon
-from companion.daemon.roots import expand, root_refusal
+from companion.daemon.roots import expand, folders_refusal, root_refusal
 from companion.jobs.engine import Budget, Engine
 from companion.settings.config import Settings
 from companion.settings.endpoint import open_endpoint
@@ -77,7 +77,9 @@ async def serve(
                 for project in settings.projects:  # config.yaml projects join the registry
                     given = expand(str(project["root"]))
                     kind = project.get("engine")
-                    refusal = root_refusal(given, str(kind or "other"))
+                    refusal = root_refusal(given, str(kind or "other")) or folders_refusal(
+                        given, project
+                    )
                     if refusal:  # the others are still served
                         log.error("config.yaml project skipped: %s", refusal)
                         continue

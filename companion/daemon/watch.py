@@ -273,10 +273,13 @@ class ProjectWatcher:
                 if seen.attempts < ATTEMPTS:
                     seen.since = now  # look again after a longer quiet spell
                     continue
-            except DropError:
+            except Exception:  # noqa: S110
                 pass  # refused for good: taken now, and failed with its reason
             del self._candidates[path]
-            await self._take(path)
+            try:
+                await self._take(path)
+            except OSError as exc:  # it cannot even be moved: leave it, say so, go on
+                log.warning("%s cannot be taken from the inbox: %s", path.name, exc)
 
     # -- taking a drop --------------------------------------------------------------------------
 
@@ -496,6 +499,9 @@ def _footprints(paths: list[Path]) -> list[tuple[int, float] | None]:
         try:
             marks.append(footprint(path))
         except FileNotFoundError:
+            marks.append(None)
+        except OSError as exc:  # unreadable: forgotten until it changes again
+            log.warning("%s cannot be looked at: %s", path.name, exc)
             marks.append(None)
     return marks
 
