@@ -13,7 +13,7 @@ from typing import Any
 
 MAX_DEPTH = 32  # the deepest legitimate body (export options in defaults) is under 8
 MAX_VALUES = 100_000  # arrays, objects, and scalars in all
-SMALL_BODY = 64 * 1024  # a project's registration: settings, never an image
+SMALL_BODY = 256 * 1024  # a project's registration: settings, never an image
 THREAD_ABOVE = 256 * 1024  # larger bodies are decoded off the event loop
 
 
