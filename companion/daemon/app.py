@@ -353,7 +353,8 @@ class Daemon:
             if image is None or not image.is_file():
                 raise _Bad(400, "INVALID", "image_path: must be a file inside the project")
         else:
-            image = self._store_inline(body.image_base64 or "")
+            # Base64 decoding, hashing and writing up to 16 MiB: off the event loop
+            image = await asyncio.to_thread(self._store_inline, body.image_base64 or "")
         engine = str(project.get("engine", "other"))
         target = _inside(
             root, body.target_folder or project.get("target") or default_target(engine)

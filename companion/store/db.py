@@ -285,7 +285,7 @@ class Store:
             )
 
     def projects(self) -> list[dict[str, Any]]:
-        rows = self._db.execute("SELECT * FROM projects ORDER BY root").fetchall()
+        rows = self._read.execute("SELECT * FROM projects ORDER BY root").fetchall()
         return [
             {"root": r["root"], "engine": r["engine"], **json.loads(r["settings"])} for r in rows
         ]
@@ -293,10 +293,10 @@ class Store:
     # -- uploads ------------------------------------------------------------------------
 
     def upload_for(self, service: str, sha256: str) -> str | None:
-        row = self._db.execute(
+        rows = self._read.execute(
             "SELECT file_id FROM uploads WHERE service = ? AND sha256 = ?", (service, sha256)
-        ).fetchone()
-        return None if row is None else str(row["file_id"])
+        ).fetchall()
+        return str(rows[0]["file_id"]) if rows else None
 
     def remember_upload(self, service: str, sha256: str, file_id: str) -> None:
         with self._tx() as db:
@@ -398,9 +398,9 @@ class Store:
 
     def ledger(self, job_id: str | None = None) -> list[dict[str, Any]]:
         if job_id is None:
-            rows = self._db.execute("SELECT * FROM ledger ORDER BY seq").fetchall()
+            rows = self._read.execute("SELECT * FROM ledger ORDER BY seq").fetchall()
         else:
-            rows = self._db.execute(
+            rows = self._read.execute(
                 "SELECT * FROM ledger WHERE job_id = ? ORDER BY seq", (job_id,)
             ).fetchall()
         return [dict(r) for r in rows]
@@ -416,7 +416,7 @@ class Store:
             query += " AND at >= ?"
             params.append(since)
         totals: dict[str, dict[str, int]] = {}
-        for row in self._db.execute(query, params).fetchall():
+        for row in self._read.execute(query, params).fetchall():
             totals.setdefault(row["job_id"], {}).setdefault(row["entry"], 0)
             totals[row["job_id"]][row["entry"]] += row["credits"]
         return sum(t.get("charge", t.get("hold", 0)) for t in totals.values())
