@@ -76,6 +76,7 @@ SPECIAL = frozenset({"done", "failed", ".processing"})
 FOLDER_SETTINGS = "animation.yaml"
 ATTEMPTS = 3  # looks at a file that does not decode before it is declared failed
 MAX_GRACE = 30.0  # the longest quiet spell waited for between two looks
+STOP_SECONDS = 10.0  # how long stopping waits for the drop in hand
 
 
 class DropSettings(BaseModel):
@@ -178,6 +179,7 @@ class ProjectWatcher:
         self._notes: dict[Path, str] = {}  # source -> what done/NAME.note.txt will say
         self._moves = threading.Lock()  # done/ and failed/ names are chosen one at a time
         self._endings: set[asyncio.Future[None]] = set()
+        self._stopping = False
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -204,8 +206,14 @@ class ProjectWatcher:
             self._observer.stop()
             await asyncio.get_running_loop().run_in_executor(None, self._observer.join, 5)
         if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            # The drop in hand is finished first (a job half recorded could be recorded
+            # twice by the next watcher); only a stuck one is cancelled.
+            self._stopping = True
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), STOP_SECONDS)
+            except TimeoutError:
+                self._task.cancel()
+                await asyncio.gather(self._task, return_exceptions=True)
         if self._endings:
             await asyncio.gather(*self._endings, return_exceptions=True)
 
@@ -233,9 +241,9 @@ class ProjectWatcher:
             self._candidates.setdefault(path, Candidate())
 
     async def _settle(self) -> None:
-        while True:
+        while not self._stopping:
             try:
-                while self._adopted:
+                while self._adopted and not self._stopping:
                     await self._start_job(self._adopted.pop(0))
                 await asyncio.sleep(min(0.1, self.stable_seconds / 3))
                 await self._settle_once()
@@ -250,6 +258,8 @@ class ProjectWatcher:
             return
         prints = await asyncio.to_thread(_footprints, paths)
         for path, mark in zip(paths, prints, strict=True):
+            if self._stopping:
+                return
             seen = self._candidates.get(path)
             if seen is None:
                 continue
