@@ -98,6 +98,7 @@ def test_projects_confine_paths(daemon: DaemonThread, tmp_path: Path) -> None:
     project = tmp_path / "game"
     (project / "art").mkdir(parents=True)
     draw_character(64).save(project / "art" / "hero.png")
+    (project / "project.godot").write_text("config_version=5\n")
     outside = tmp_path / "secret.png"
     draw_character(64).save(outside)
     base = {"project_root": str(project), "prompt": "idle"}
@@ -128,6 +129,7 @@ def test_engine_rules_are_checked_before_anything_is_spent(
 ) -> None:
     project = tmp_path / "unity-game"
     (project / "Assets" / "Art").mkdir(parents=True)
+    (project / "ProjectSettings").mkdir()
     draw_character(64).save(project / "Assets" / "Art" / "hero.png")
     outside = {"root": str(project), "engine": "unity", "target": "Library/anims"}
     reply = call(daemon, "POST", "/api/v1/projects", outside)
@@ -160,6 +162,7 @@ def read_events(daemon: DaemonThread, sink: list[dict[str, Any]], until: threadi
 def test_animate_end_to_end_with_progress_events(daemon: DaemonThread, tmp_path: Path) -> None:
     project = tmp_path / "game"
     (project / "art").mkdir(parents=True)
+    (project / "project.godot").write_text("config_version=5\n")
     draw_character(64).save(project / "art" / "hero.png")
     call(
         daemon,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
 import time
@@ -14,6 +15,7 @@ from PIL import Image
 from companion.media.demo_art import draw_character
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
+from tests.drop_helpers import header_bomb, outputs_by_job, slow_write
 from tests.test_daemon import call
 
 EXPORT = {
@@ -34,14 +36,6 @@ def picture(seed: int, path: Path) -> None:
     Image.fromarray(rng.integers(0, 255, (48, 48, 3), dtype=np.uint8)).save(path)
 
 
-def slow_write(path: Path, data: bytes) -> None:
-    with path.open("wb") as sink:
-        for start in range(0, len(data), len(data) // 3 + 1):
-            sink.write(data[start : start + len(data) // 3 + 1])
-            sink.flush()
-            time.sleep(0.15)
-
-
 @pytest.fixture
 def daemon(make_sandbox, tmp_path: Path):  # type: ignore[no-untyped-def]
     sandbox = make_sandbox(task_seconds=0.2)
@@ -52,6 +46,7 @@ def daemon(make_sandbox, tmp_path: Path):  # type: ignore[no-untyped-def]
     running.stop()
 
 
+@pytest.mark.slow
 def test_two_hundred_drops(daemon, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     running, sandbox = daemon
     project = tmp_path / "game"
@@ -72,29 +67,47 @@ def test_two_hundred_drops(daemon, tmp_path: Path) -> None:  # type: ignore[no-u
         picture(seed, path)
         originals.append(path)
     good: list[str] = [p.name for p in originals]  # dropped too: the same three pictures
-    bad: list[str] = []
-    # 183 copies of three images: three jobs, each paid once.
-    for i in range(183):
+    bad: dict[str, str] = {}  # name -> what its error.txt must say
+    # 175 copies of three images: three jobs, each paid once.
+    for i in range(175):
         name = f"copy{i:03d}.png"
         shutil.copy(originals[i % 3], staging / name)
         good.append(name)
     for i in range(6):  # wrong types and damaged images
         (staging / f"notes{i}.txt").write_text("not an image")
-        bad.append(f"notes{i}.txt")
+        bad[f"notes{i}.txt"] = "not an image"
     for i in range(4):
         (staging / f"broken{i}.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(40))
-        bad.append(f"broken{i}.png")
+        bad[f"broken{i}.png"] = "save it again"
     Image.new("RGB", (32, 32)).save(staging / "anim.gif")
-    bad.append("anim.gif")
+    bad["anim.gif"] = "not an image"
     picture(10, staging / "badyaml.png")
     (staging / "badyaml.yaml").write_text("prompt: [unclosed\n")
-    bad.append("badyaml.png")
+    bad["badyaml.png"] = "YAML"
     picture(11, staging / "badopt.png")
     (staging / "badopt.yaml").write_text("export:\n  output_width: 5000\n")
-    bad.append("badopt.png")
+    bad["badopt.png"] = "output_width"
+    # Hostile ones: a header bomb, a pipe, a folder where a sidecar goes, a link out.
+    (staging / "bomb.png").write_bytes(header_bomb())
+    bad["bomb.png"] = "20000x20000"
+    os.mkfifo(staging / "pipe.png")
+    bad["pipe.png"] = "not a regular file"
+    picture(13, staging / "boxed.png")
+    (staging / "boxed.yaml").mkdir()
+    bad["boxed.png"] = "boxed.yaml is a folder"
+    picture(14, tmp_path / "outside.png")
+    (staging / "link.png").symlink_to(tmp_path / "outside.png")
+    bad["link.png"] = "symbolic link"
     picture(12, staging / "tuned.png")
     (staging / "tuned.yaml").write_text("prompt: walk cycle\nname: tuned_walk\n")
     good.append("tuned.png")
+    # Name clashes: two sidecars naming the same animation; later, another hero.png.
+    picture(15, staging / "hero.png")
+    good.append("hero.png")
+    for i in (1, 2):
+        picture(60 + i, staging / f"clash{i}.png")
+        (staging / f"clash{i}.yaml").write_text("name: clash\n")
+        good.append(f"clash{i}.png")
     folder = staging / "walk"
     folder.mkdir()
     draw_character(48).save(folder / "first.png")
@@ -103,18 +116,29 @@ def test_two_hundred_drops(daemon, tmp_path: Path) -> None:  # type: ignore[no-u
     (folder / "animation.yaml").write_text("prompt: a walk from first to last\n")
     good.append("walk")
 
-    # Everything lands at once (renames within one filesystem), plus a slow writer and a
-    # temp-then-rename save.
+    # Everything lands at once (renames within one filesystem), plus slow writers (0.9 s
+    # between pieces, as over a network share) and a temp-then-rename save.
     for entry in sorted(staging.iterdir()):
         entry.rename(inbox / entry.name)
-    writer = threading.Thread(target=slow_write, args=(inbox / "slow.png", _png_bytes(30)))
-    writer.start()
-    good.append("slow.png")
+    writers = [
+        threading.Thread(target=slow_write, args=(inbox / f"slow{i}.png", _png_bytes(40 + i)))
+        for i in range(2)
+    ]
+    for writer in writers:
+        writer.start()
+        good.append(writer._args[0].name)  # type: ignore[attr-defined]
     temporary = inbox / ".saved.png.tmp"
     temporary.write_bytes(_png_bytes(31))
     temporary.rename(inbox / "saved.png")
     good.append("saved.png")
-    writer.join()
+    for writer in writers:
+        writer.join()
+    # The same file name again, another picture, once the first has been taken.
+    deadline = time.monotonic() + 30
+    while (inbox / "hero.png").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    picture(70, inbox / "hero.png")
+    good.append("hero.png")
     dropped = len(good) + len(bad)
     assert dropped >= 200
 
@@ -133,35 +157,37 @@ def test_two_hundred_drops(daemon, tmp_path: Path) -> None:  # type: ignore[no-u
     else:
         raise AssertionError(f"still waiting: {leftovers[:5]} {processing[:5]}")
 
-    done = sorted(
-        p.name
-        for p in (inbox / "done").iterdir()
-        if not p.name.endswith((".error.txt", ".note.txt"))
-    )
-    failed = sorted(
-        p.name
-        for p in (inbox / "failed").iterdir()
-        if not p.name.endswith((".error.txt", ".note.txt"))
-    )
-    assert sorted(done) == sorted(good), set(good) ^ set(done)
-    assert sorted(failed) == sorted(bad)
-    for name in bad:
-        reason = (inbox / "failed" / f"{name}.error.txt").read_text()
-        assert reason.strip(), name
-    assert "YAML" in (inbox / "failed" / "badyaml.png.error.txt").read_text()
-    assert "output_width" in (inbox / "failed" / "badopt.png.error.txt").read_text()
-    assert "not an image" in (inbox / "failed" / "notes0.txt.error.txt").read_text()
+    def originals_in(folder: str) -> list[str]:
+        # done/ names a second file of the same name hero.1.png
+        return sorted(
+            p.name.replace(".1.png", ".png")
+            for p in (inbox / folder).iterdir()
+            if not p.name.endswith((".error.txt", ".note.txt"))
+        )
+
+    assert originals_in("done") == sorted(good), set(good) ^ set(originals_in("done"))
+    assert originals_in("failed") == sorted(bad)
+    for name, says in bad.items():
+        assert says in (inbox / "failed" / f"{name}.error.txt").read_text(), name
     jobs = call(running, "GET", "/api/v1/jobs").json["data"]
     assert all(j["state"] == "done" for j in jobs)
-    # 3 distinct copies + tuned + walk + slow + saved: each paid once.
-    assert len(jobs) == 7
-    assert sandbox.call(lambda: len(sandbox.service.state.tasks)) == 7
+    # 3 distinct copies + tuned + 2 clashes + 2 heroes + walk + 2 slow + saved: each
+    # paid once.
+    assert len(jobs) == 12
+    assert sandbox.call(lambda: len(sandbox.service.state.tasks)) == 12
+    names = sorted(j["name"] for j in jobs)
+    assert len(set(names)) == len(names) and {"clash", "clash_2", "hero", "hero_2"} <= set(names)
+    shared = {path: ids for path, ids in outputs_by_job(jobs).items() if len(ids) > 1}
+    assert shared == {}
     walk = next(j for j in jobs if j["name"] == "walk")
     remote = sandbox.call(lambda: sandbox.service.state.tasks[walk["remote_id"]])
     assert remote.inputs.get("last_frame") and remote.inputs.get("reference_0")
     assert any(j["name"] == "tuned_walk" for j in jobs)
     installed = {p.name for p in (project / "animations").iterdir()}
-    assert {"walk.png", "walk.json", "tuned_walk.png", "slow.png", "saved.png"} <= installed
+    assert {"walk.png", "walk.json", "tuned_walk.png", "slow0.png", "saved.png"} <= installed
+    assert not (tmp_path / "outside.png").with_name("outside.json").exists()
+    notes = [p.read_text() for p in (inbox / "done").glob("hero*.note.txt")]
+    assert any("hero_2" in note for note in notes), notes
 
 
 def _png_bytes(seed: int) -> bytes:

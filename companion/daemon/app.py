@@ -7,7 +7,6 @@ import base64
 import binascii
 import hashlib
 import itertools
-import json
 import logging
 import time
 from pathlib import Path
@@ -20,10 +19,12 @@ from companion import __version__
 from companion.api.errors import ApiStatusError, CompanionApiError
 from companion.api.schema.base import first_error
 from companion.api.schema.images import sniff_image_type
+from companion.daemon import bodies
 from companion.daemon.events import CLOSED, Broker
 from companion.daemon.limits import request_limits
 from companion.daemon.openapi import daemon_openapi
 from companion.daemon.page import TOKEN, page, preview_gif
+from companion.daemon.roots import expand, root_refusal
 from companion.daemon.schema import (
     AnimateIn,
     JobList,
@@ -78,12 +79,17 @@ class Daemon:
         self._status: tuple[float, dict[str, Any]] | None = None
         self.watchers: dict[str, ProjectWatcher] = {}
         self.stable_seconds = 0.5
+        self._loop: asyncio.AbstractEventLoop | None = None
         engine.on_change = self._changed
         engine.on_progress = lambda job, task: self._changed(job)
 
     # -- jobs ----------------------------------------------------------------------------
 
     def _changed(self, job: Job) -> None:
+        loop = self._loop
+        if loop is not None and not _on_loop(loop):  # work moved to a thread reports here
+            loop.call_soon_threadsafe(self._changed, job)
+            return
         self.broker.publish("job", self._job_out(job).model_dump(mode="json"))
         if job.state in FINAL:
             for watcher in self.watchers.values():
@@ -97,21 +103,38 @@ class Daemon:
         if old is not None:
             await old.stop()
         watcher = ProjectWatcher(
-            project, self._submit_drop, self._job_with_hash, stable_seconds=self.stable_seconds
+            project,
+            self._submit_drop,
+            self._jobs_with_hash,
+            queue=self._queue_new,
+            used_names=self._names_in,
+            stable_seconds=self.stable_seconds,
         )
         self.watchers[project["root"]] = watcher
         await watcher.start(self.store.jobs())
 
     def _submit_drop(self, request: dict[str, Any], name: str, target: Path, priority: str) -> Job:
-        job = self.engine.submit(
+        """Record a watched drop's job; thread-safe (the watcher queues it afterwards)."""
+        return self.engine.submit(
             request, name=name, target_dir=target, priority=0 if priority == "editor" else 1
         )
+
+    def _queue_new(self, job: Job) -> None:
         self.enqueue(job)
         self._changed(job)
-        return job
 
-    def _job_with_hash(self, digest: str) -> Job | None:
-        return self.store.job_with("drop_hash", digest)
+    def _jobs_with_hash(self, digest: str) -> list[Job]:
+        return self.store.jobs_with("drop_hash", digest)
+
+    def _names_in(self, target_dir: str) -> set[str]:
+        """Names that jobs wrote, or will write, into target_dir (a job that ended before
+        it reached the service wrote nothing)."""
+        return {
+            j.name
+            for j in self.store.jobs()
+            if j.target_dir == target_dir
+            and (j.remote_id or j.state not in (State.FAILED, State.CANCELLED))
+        }
 
     def enqueue(self, job: Job) -> None:
         if job.id in self._queued:
@@ -121,6 +144,7 @@ class Daemon:
 
     async def start(self) -> None:
         """Resume every unfinished job (they survive restarts), then serve new ones."""
+        self._loop = asyncio.get_running_loop()
         for job in self.store.jobs():
             if job.state not in FINAL and job.state != State.AWAITING_APPROVAL:
                 self.enqueue(job)
@@ -223,14 +247,17 @@ class Daemon:
             return error(502, "SERVICE_UNREACHABLE", f"the service did not answer: {exc}")
         except TeamUnavailable as exc:  # team mode: nothing is sent without the team's room
             return error(503, "TEAM_UNAVAILABLE", f"{exc}; try again shortly")
+        except Exception:  # never aiohttp's page or a traceback: log it, answer JSON
+            log.exception("%s %s failed", request.method, request.path)
+            return error(500, "INTERNAL", "the daemon failed on this request; see its log")
 
-    async def _body(self, request: web.Request, model: type[Model]) -> Model:
+    async def _body(self, request: web.Request, model: type[Model], limit: int = MAX_BODY) -> Model:
         if request.content_type != "application/json":
             raise _Bad(415, "UNSUPPORTED_MEDIA_TYPE", "send application/json")
-        try:
-            data = json.loads(await request.read() or b"null")
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise _Bad(400, "BAD_JSON", "the body is not valid JSON") from exc
+        try:  # size, depth and count limits: every bad body is a JSON 400
+            data = await bodies.decode_async(await request.read(), limit)
+        except bodies.BodyError as exc:
+            raise _Bad(413 if exc.code == "TOO_LARGE" else 400, exc.code, str(exc)) from exc
         try:
             return model.model_validate(data)
         except ValidationError as exc:
@@ -283,43 +310,46 @@ class Daemon:
 
     async def add_project(self, request: web.Request) -> web.Response:
         try:
-            project = await self._body(request, ProjectIn)
+            project = await self._body(request, ProjectIn, bodies.SMALL_BODY)
         except _Bad as bad:
             return bad.response()
-        try:
-            root = Path(project.root).expanduser()
-        except RuntimeError:  # "~someone" for a user this machine does not know
-            root = Path(project.root)
-        if not root.is_absolute() or not root.is_dir():
-            return error(400, "INVALID", "root: must be an existing absolute folder")
-        project.target = project.target or default_target(project.engine)
-        target = _inside(root.resolve(), project.target)
+        root = expand(project.root)
+        existing = self._project(str(root)) if root.is_absolute() else None
+        given = project.model_fields_set  # registering again changes only what is given
+        engine = (
+            project.engine if "engine" in given or existing is None else str(existing["engine"])
+        )
+        refusal = root_refusal(root, engine)
+        if refusal:
+            return error(400, "INVALID", refusal)
+        settings = {k: getattr(project, k) for k in ("target", "inbox", "poll", "defaults")}
+        settings = {k: v for k, v in settings.items() if k in given and v is not None}
+        merged = {**(existing or {}), **settings}
+        target_text = str(merged.get("target") or default_target(engine))
+        target = _inside(root.resolve(), target_text)
         if target is None:
             return error(400, "INVALID", "target: must stay inside the project")
-        refusal = _engine_refusal(project.engine, root.resolve(), target)
+        refusal = _engine_refusal(engine, root.resolve(), target)
         if refusal:
             return error(400, "INVALID", f"target: {refusal}")
-        if project.inbox is not None and _inside(root.resolve(), project.inbox) is None:
+        inbox = merged.get("inbox")
+        if inbox is not None and _inside(root.resolve(), str(inbox)) is None:
             return error(400, "INVALID", "inbox: must stay inside the project")
-        settings = {
-            "target": project.target,
-            "inbox": project.inbox,
-            "poll": project.poll,
-            "defaults": project.defaults,
-        }
-        self.store.add_project(str(root.resolve()), project.engine, settings)
-        registered = {"root": str(root.resolve()), "engine": project.engine, **settings}
-        await self.watch(registered)
+        settings.setdefault("target", target_text)
+        self.store.add_project(str(root.resolve()), engine, settings)
+        registered = self._project(str(root)) or {}
+        if registered != existing:
+            await self.watch(registered)
         out = ProjectOut(
-            root=str(root.resolve()),
-            engine=project.engine,
-            target=project.target,
-            inbox=project.inbox,
+            root=str(registered["root"]),
+            engine=str(registered["engine"]),
+            target=str(registered.get("target") or target_text),
+            inbox=registered.get("inbox"),
         )
         return web.json_response(out.model_dump(), status=201)
 
     def _project(self, root: str) -> dict[str, Any] | None:
-        resolved = str(Path(root).expanduser().resolve())
+        resolved = str(expand(root).resolve())
         return next((p for p in self.store.projects() if p["root"] == resolved), None)
 
     async def _request(self, body: AnimateIn) -> tuple[dict[str, Any], str, Path]:
@@ -334,7 +364,8 @@ class Daemon:
             if image is None or not image.is_file():
                 raise _Bad(400, "INVALID", "image_path: must be a file inside the project")
         else:
-            image = self._store_inline(body.image_base64 or "")
+            # Base64 decoding, hashing and writing up to 16 MiB: off the event loop
+            image = await asyncio.to_thread(self._store_inline, body.image_base64 or "")
         engine = str(project.get("engine", "other"))
         target = _inside(
             root, body.target_folder or project.get("target") or default_target(engine)
@@ -464,6 +495,13 @@ def _engine_refusal(engine: str, root: Path, target: Path) -> str | None:
         except InstallError as exc:
             return str(exc)
     return None
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
 
 
 def _inside(root: Path, relative: str) -> Path | None:

@@ -23,6 +23,7 @@ from aiohttp import web
 from companion import __version__
 from companion.api.client import Client, shared_pacer
 from companion.daemon.app import Daemon
+from companion.daemon.roots import expand, folders_refusal, root_refusal
 from companion.jobs.engine import Budget, Engine
 from companion.jobs.team import open_account
 from companion.settings.config import Settings
@@ -80,10 +81,17 @@ async def serve(
                     workers=account.limits.concurrency + account.limits.queue,
                 )
                 for project in settings.projects:  # config.yaml projects join the registry
-                    root = str(Path(project["root"]).expanduser().resolve())
+                    given = expand(str(project["root"]))
+                    kind = project.get("engine")
+                    refusal = root_refusal(given, str(kind or "other")) or folders_refusal(
+                        given, project
+                    )
+                    if refusal:  # the others are still served
+                        log.error("config.yaml project skipped: %s", refusal)
+                        continue
                     store.add_project(
-                        root,
-                        str(project.get("engine", "other")),
+                        str(given.resolve()),
+                        str(kind) if kind else None,
                         {k: v for k, v in project.items() if k not in ("root", "engine")},
                     )
                 runner = web.AppRunner(

@@ -4,8 +4,14 @@ becomes a job, and its results land in the project's target folder.
 - Candidates come from watchdog (a polling observer for network drives) and from a scan
   at start-up for what arrived while the daemon was down.
 - A file is taken only once its size and mtime have held still for `stable_seconds` and
-  it decodes as an image. Temporary and hidden names are ignored, so a save that writes a
-  temp file and renames it is seen once, under its final name.
+  it decodes as an image. One that does not decode yet is looked at again, each time after
+  a longer quiet spell (longer still for a file seen growing: a slow writer on a network
+  share), and only then declared failed. Temporary and hidden names are ignored, so a save
+  that writes a temp file and renames it is seen once, under its final name.
+- Only regular files are opened, never a link, a pipe or a device; images are refused by
+  the size their header declares before they are decoded (see drops.py). All of that, and
+  every file move, runs on worker threads: the event loop only decides. A bad drop lands
+  in failed/ and the next one is taken; nothing in `.processing/` can stop start-up.
 - A dropped folder is one job: `first.*` (or its only image) is the first frame, `last.*`
   the last frame, `ref*.*` reference images, `animation.yaml` the settings.
 - Settings come from a sidecar (`hero.yaml` beside `hero.png`, or the folder's
@@ -14,7 +20,13 @@ becomes a job, and its results land in the project's target folder.
   to `done/`, or to `failed/` beside a `.error.txt` that says what to do. Nothing is lost
   across restarts: what sits in `.processing/` without a job gets one.
 - The same content with the same settings is never paid for twice: a hash of both finds
-  the earlier job, whose outputs are already installed.
+  the earlier jobs; a done one is reused, one under way is joined (cancelled or failed
+  ones never hide either).
+- Names never collide: a drop named like an earlier animation in the same target folder
+  (another picture, or a sidecar naming the same `name`) gets its own name (hero_2),
+  said in done/NAME.note.txt.
+- Results go only inside the project: a target folder that leads outside it through a
+  symbolic link is refused, as the API refuses it.
 """
 
 from __future__ import annotations
@@ -24,6 +36,8 @@ import hashlib
 import json
 import logging
 import shutil
+import stat
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,7 +45,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from PIL import Image, UnidentifiedImageError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
@@ -40,16 +53,30 @@ from watchdog.observers.polling import PollingObserver
 from companion.api.schema import ExportOptions, Selection, VideoOptions
 from companion.api.schema.base import first_error
 from companion.api.schema.requests import one_click_export
+from companion.daemon.drops import (
+    DropError,
+    Incomplete,
+    earlier_job,
+    folder_entries,
+    footprint,
+    free_name,
+    inside,
+    probe,
+    read_image,
+    sidecar_text,
+)
 from companion.install.plan import Placement, default_target
 from companion.media.export import safe_name
 from companion.store import Job
 
 log = logging.getLogger("companion.daemon.watch")
 
-IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp"})
 TEMPORARY_SUFFIXES = (".tmp", ".part", ".crdownload", ".download", "~", ".swp")
 SPECIAL = frozenset({"done", "failed", ".processing"})
 FOLDER_SETTINGS = "animation.yaml"
+ATTEMPTS = 3  # looks at a file that does not decode before it is declared failed
+MAX_GRACE = 30.0  # the longest quiet spell waited for between two looks
+STOP_SECONDS = 10.0  # how long stopping waits for the drop in hand
 
 
 class DropSettings(BaseModel):
@@ -66,15 +93,29 @@ class DropSettings(BaseModel):
     _one_click = field_validator("export")(one_click_export)
 
 
-class DropError(Exception):
-    """Why a drop cannot become a job; written to failed/NAME.error.txt."""
-
-
 @dataclass
 class Candidate:
     size: int = -1
     mtime: float = -1.0
-    since: float = field(default_factory=time.monotonic)
+    since: float = field(default_factory=time.monotonic)  # quiet since
+    changed: float = field(default_factory=time.monotonic)  # last seen to change
+    gap: float = 0.0  # the longest pause seen between two changes: the writer's pace
+    grew: bool = False
+    attempts: int = 0
+
+    def quiet_needed(self, stable: float) -> float:
+        needed = stable * float(2**self.attempts)
+        if self.grew:  # a slow writer: wait out a good margin over its pauses
+            needed = max(needed, 2 * self.gap)
+        return min(needed, MAX_GRACE)
+
+
+@dataclass
+class Prepared:
+    source: Path
+    request: dict[str, Any]
+    name: str
+    digest: str
 
 
 def _ignored(path: Path) -> bool:
@@ -110,8 +151,10 @@ class ProjectWatcher:
         self,
         project: dict[str, Any],
         submit: Callable[[dict[str, Any], str, Path, str], Job],
-        find_by_hash: Callable[[str], Job | None],
+        find_by_hash: Callable[[str], list[Job]],
         *,
+        queue: Callable[[Job], None] = lambda job: None,
+        used_names: Callable[[str], set[str]] = lambda target: set(),
         stable_seconds: float = 0.5,
         polling: bool = False,
     ) -> None:
@@ -120,24 +163,30 @@ class ProjectWatcher:
         self.engine = str(project.get("engine") or "other")
         self.target = self.root / (project.get("target") or default_target(self.engine))
         self.defaults = project.get("defaults") or {}
-        self.submit = submit
+        self.submit = submit  # records a job; called on a worker thread
+        self.queue = queue  # hands a recorded job to the workers; on the event loop
         self.find_by_hash = find_by_hash
+        self.used_names = used_names
         self.stable_seconds = stable_seconds
         self.polling = polling or bool(project.get("poll"))
         self.processing = self.inbox / ".processing"
         self._candidates: dict[Path, Candidate] = {}
+        self._adopted: list[Path] = []  # in .processing without a job: made into jobs first
         self._observer: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
-        self._sources: dict[str, Path] = {}  # job id -> its source in .processing
+        self._sources: dict[str, list[Path]] = {}  # job id -> its sources in .processing
+        self._notes: dict[Path, str] = {}  # source -> what done/NAME.note.txt will say
+        self._moves = threading.Lock()  # done/ and failed/ names are chosen one at a time
+        self._endings: set[asyncio.Future[None]] = set()
+        self._stopping = False
 
     # -- lifecycle ------------------------------------------------------------------------
 
     async def start(self, known: list[Job]) -> None:
-        for folder in (self.inbox, self.processing, self.inbox / "done", self.inbox / "failed"):
-            folder.mkdir(parents=True, exist_ok=True)
         self._loop = asyncio.get_running_loop()
-        self._adopt_processing(known)
+        entries = await asyncio.to_thread(self._prepare_folders)
+        self._adopt_processing(known, entries)
         for entry in sorted(self.inbox.iterdir()):  # what arrived while we were down
             self._notice(entry)
         self._observer = PollingObserver(timeout=0.5) if self.polling else Observer()
@@ -147,22 +196,37 @@ class ProjectWatcher:
         self._observer.start()
         self._task = asyncio.create_task(self._settle())
 
+    def _prepare_folders(self) -> list[Path]:
+        for folder in (self.inbox, self.processing, self.inbox / "done", self.inbox / "failed"):
+            folder.mkdir(parents=True, exist_ok=True)
+        return sorted(self.processing.iterdir())
+
     async def stop(self) -> None:
         if self._observer is not None:
             self._observer.stop()
             await asyncio.get_running_loop().run_in_executor(None, self._observer.join, 5)
         if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            # The drop in hand is finished first (a job half recorded could be recorded
+            # twice by the next watcher); only a stuck one is cancelled.
+            self._stopping = True
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), STOP_SECONDS)
+            except TimeoutError:
+                self._task.cancel()
+                await asyncio.gather(self._task, return_exceptions=True)
+        if self._endings:
+            await asyncio.gather(*self._endings, return_exceptions=True)
 
-    def _adopt_processing(self, known: list[Job]) -> None:
+    def _adopt_processing(self, known: list[Job], entries: list[Path]) -> None:
         by_source = {j.request.get("drop_source"): j for j in known if j.request.get("drop_source")}
-        for entry in sorted(self.processing.iterdir()):
+        for entry in entries:
             job = by_source.get(str(entry))
             if job is None:  # taken, but the job was never recorded: record it now
-                self._start_job(entry)
+                self._adopted.append(entry)
             else:
-                self._sources[job.id] = entry
+                self._sources.setdefault(job.id, []).append(entry)
+                if note := job.request.get("drop_note"):
+                    self._notes[entry] = str(note)
                 if job.state in ("done", "failed", "cancelled"):
                     self.finished(job)
 
@@ -177,78 +241,153 @@ class ProjectWatcher:
             self._candidates.setdefault(path, Candidate())
 
     async def _settle(self) -> None:
-        while True:
-            await asyncio.sleep(min(0.1, self.stable_seconds / 3))
-            for path, seen in list(self._candidates.items()):
-                try:
-                    size, mtime = _footprint(path)
-                except FileNotFoundError:
-                    del self._candidates[path]  # renamed away (a temp file) or removed
+        while not self._stopping:
+            try:
+                while self._adopted and not self._stopping:
+                    await self._start_job(self._adopted.pop(0))
+                await asyncio.sleep(min(0.1, self.stable_seconds / 3))
+                await self._settle_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # one bad drop never stops the watcher
+                log.exception("watcher of %s: unexpected error; going on", self.inbox)
+
+    async def _settle_once(self) -> None:
+        paths = list(self._candidates)
+        if not paths:
+            return
+        prints = await asyncio.to_thread(_footprints, paths)
+        for path, mark in zip(paths, prints, strict=True):
+            if self._stopping:
+                return
+            seen = self._candidates.get(path)
+            if seen is None:
+                continue
+            if mark is None:
+                del self._candidates[path]  # renamed away (a temp file) or removed
+                continue
+            now = time.monotonic()
+            if mark != (seen.size, seen.mtime):
+                if seen.size >= 0:  # it changed while watched: a writer is at work
+                    seen.grew = True
+                    seen.gap = max(seen.gap, now - seen.changed)
+                seen.size, seen.mtime = mark
+                seen.since = seen.changed = now
+                continue
+            if now - seen.since < seen.quiet_needed(self.stable_seconds):
+                continue
+            try:
+                await asyncio.to_thread(probe, path, path.name)
+            except Incomplete:
+                seen.attempts += 1
+                if seen.attempts < ATTEMPTS:
+                    seen.since = now  # look again after a longer quiet spell
                     continue
-                if (size, mtime) != (seen.size, seen.mtime):
-                    seen.size, seen.mtime, seen.since = size, mtime, time.monotonic()
-                    continue
-                if time.monotonic() - seen.since >= self.stable_seconds:
-                    del self._candidates[path]
-                    self._take(path)
+            except Exception:  # noqa: S110
+                pass  # refused for good: taken now, and failed with its reason
+            del self._candidates[path]
+            try:
+                await self._take(path)
+            except OSError as exc:  # it cannot even be moved: leave it, say so, go on
+                log.warning("%s cannot be taken from the inbox: %s", path.name, exc)
 
     # -- taking a drop --------------------------------------------------------------------------
 
-    def _take(self, path: Path) -> None:
+    async def _take(self, path: Path) -> None:
         taken = self.processing / f"{int(time.time() * 1000)}-{path.name}"
         try:
-            path.rename(taken)  # atomic: from here the drop is ours
+            await asyncio.to_thread(path.rename, taken)  # atomic: from here the drop is ours
         except FileNotFoundError:
             return
-        self._start_job(taken)
+        await self._start_job(taken)
 
-    def _start_job(self, source: Path) -> None:
+    async def _start_job(self, source: Path) -> None:
         try:
-            request, name, digest = self._request(source)
+            prepared = await asyncio.to_thread(self._prepare, source)
         except DropError as exc:
-            self._fail(source, str(exc))
+            await self._end(self._fail, source, str(exc))
             return
-        earlier = self.find_by_hash(digest)
-        if earlier is not None and earlier.state not in ("failed", "cancelled"):
-            log.info(
-                "%s: same content and settings as job %s; not paid for again",
-                source.name,
-                earlier.id,
-            )
-            self._done(
-                source,
-                note=f"same content and settings as job {earlier.id}; its "
-                f"outputs are in {earlier.target_dir}",
+        except Exception as exc:
+            log.exception("%s could not be prepared", source.name)
+            await self._end(
+                self._fail, source, f"{_original(source)} could not be read ({exc}); drop it again"
             )
             return
+        if not self._join_or_record(prepared):
+            await self._record(prepared)
+
+    def _join_or_record(self, prepared: Prepared) -> bool:
+        """Join an earlier job with the same content and settings, if there is one (True
+        when joined). On the event loop, so no job can end between the look and the join."""
+        source = prepared.source
+        earlier = earlier_job(self.find_by_hash(prepared.digest))
+        if earlier is None:
+            return False
+        note = (
+            f"same content and settings as job {earlier.id}; its outputs are in "
+            f"{earlier.target_dir}"
+        )
+        log.info("%s: %s; not paid for again", source.name, note)
+        if earlier.state == "done":
+            self._end_soon(self._done, source, note)
+        else:  # under way: this drop ends as that job ends
+            self._sources.setdefault(earlier.id, []).append(source)
+            self._notes[source] = note
+        return True
+
+    async def _record(self, prepared: Prepared) -> None:
+        """Record a new job under a name of its own (the store's durable write on a worker
+        thread), then hand it to the queue."""
+        job, note = await asyncio.to_thread(self._new_job, prepared)
+        self._sources.setdefault(job.id, []).append(prepared.source)
+        if note:
+            self._notes[prepared.source] = note
+        self.queue(job)
+
+    def _new_job(self, prepared: Prepared) -> tuple[Job, str | None]:
+        source = prepared.source
+        target = self.target.resolve()
+        name = free_name(prepared.name, self.used_names(str(target)), target)
+        request = dict(prepared.request)
+        note = None
+        if name != prepared.name:
+            note = (
+                f"{_original(source)} was made as {name}: the name {prepared.name} was "
+                f"already used by another animation in {target}"
+            )
+            request["drop_note"] = note
         request.update(
             drop_source=str(source),
-            drop_hash=digest,
+            drop_hash=prepared.digest,
             install=Placement(self.engine, self.root, self.target).to_json(),
         )
-        job = self.submit(request, name, self.target, "folder")
-        self._sources[job.id] = source
+        return self.submit(request, name, self.target, "folder"), note
 
-    def _request(self, source: Path) -> tuple[dict[str, Any], str, str]:
+    def _prepare(self, source: Path) -> Prepared:
+        """Runs on a worker thread: every read and check of a taken drop."""
+        if not inside(self.root, self.target):
+            raise DropError(
+                f"the target folder {self.target} leads outside the project "
+                f"{self.root} (a symbolic link); make it a real folder inside the project"
+            )
         images: dict[str, Any]
-        if source.is_dir():
+        label = _original(source)
+        mode = source.lstat().st_mode
+        if stat.S_ISDIR(mode):
             images, sidecar = self._folder_images(source), source / FOLDER_SETTINGS
-            stem = source.name.split("-", 1)[-1]
+            stem = label
         else:
-            if source.suffix.lower() not in IMAGE_SUFFIXES:
-                raise DropError(
-                    f"{_original(source)} is not an image (PNG, JPEG or WebP); "
-                    "drop image files or folders of them"
-                )
             images = {"image": str(source), "last_frame": None, "references": []}
-            stem = Path(_original(source)).stem
+            stem = Path(label).stem
             sidecar = self.inbox / f"{stem}.yaml"
+        digest = hashlib.sha256()
         for key in ("image", "last_frame"):
             if images.get(key):
-                _check_image(Path(images[key]))
+                path = Path(images[key])
+                digest.update(read_image(path, label if path == source else path.name))
         for reference in images["references"]:
-            _check_image(Path(reference))
-        settings = self._settings(sidecar, source)
+            digest.update(read_image(Path(reference)))
+        settings = self._settings(sidecar)
         name = settings.name or safe_name(stem)
         request = {
             **images,
@@ -257,21 +396,15 @@ class ProjectWatcher:
             "export": settings.export.model_dump(mode="json"),
             "selection": settings.selection.model_dump(mode="json"),
         }
-        digest = hashlib.sha256()
-        for key in ("image", "last_frame"):
-            if images.get(key):
-                digest.update(Path(images[key]).read_bytes())
-        for reference in images["references"]:
-            digest.update(Path(reference).read_bytes())
         digest.update(
             json.dumps(
                 {k: request[k] for k in ("prompt", "video", "export", "selection")}, sort_keys=True
             ).encode()
         )
-        return request, name, digest.hexdigest()
+        return Prepared(source, request, name, digest.hexdigest())
 
     def _folder_images(self, folder: Path) -> dict[str, Any]:
-        files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        files = folder_entries(folder, _original(folder))
         firsts = [p for p in files if p.stem.lower() == "first"]
         lasts = [p for p in files if p.stem.lower() == "last"]
         references = [p for p in files if p.stem.lower().startswith("ref")]
@@ -288,12 +421,13 @@ class ProjectWatcher:
             "references": [str(p) for p in references[:8]],
         }
 
-    def _settings(self, sidecar: Path, source: Path) -> DropSettings:
+    def _settings(self, sidecar: Path) -> DropSettings:
         values: dict[str, Any] = json.loads(json.dumps(self.defaults))
-        if sidecar.exists():
+        text = sidecar_text(sidecar)
+        if text is not None:
             try:
-                loaded = yaml.safe_load(sidecar.read_text()) or {}
-            except (yaml.YAMLError, UnicodeDecodeError) as exc:
+                loaded = yaml.safe_load(text) or {}
+            except yaml.YAMLError as exc:
                 raise DropError(f"{sidecar.name} is not valid YAML: {exc}") from exc
             if not isinstance(loaded, dict):
                 raise DropError(f"{sidecar.name} must be a mapping (prompt:, export:, ...)")
@@ -303,61 +437,83 @@ class ProjectWatcher:
         except ValidationError as exc:
             param, message = first_error(exc)
             raise DropError(
-                f"{sidecar.name if sidecar.exists() else 'the project defaults'}: "
+                f"{sidecar.name if text is not None else 'the project defaults'}: "
                 f"{param}: {message}"
             ) from exc
 
     # -- endings ------------------------------------------------------------------------------
 
     def finished(self, job: Job) -> None:
-        source = self._sources.pop(job.id, None)
-        if source is None or not source.exists():
+        sources = self._sources.pop(job.id, [])
+        notes = [self._notes.pop(source, None) for source in sources]
+        for source, note in zip(sources, notes, strict=True):
+            if job.state == "done":
+                self._end_soon(self._done, source, note)
+            else:
+                self._end_soon(
+                    self._fail,
+                    source,
+                    f"the job ended {job.state}: {job.error or 'no reason given'}. "
+                    f"Fix the cause and drop the file again; see: companion jobs show {job.id}",
+                )
+
+    def _end_soon(
+        self, move: Callable[[Path, str | None], None], source: Path, text: str | None
+    ) -> None:
+        """Move a source to done/ or failed/ on a worker thread, without waiting for it."""
+        if self._loop is None:
+            move(source, text)
             return
-        if job.state == "done":
-            self._done(source)
-        else:
-            self._fail(
-                source,
-                f"the job ended {job.state}: {job.error or 'no reason given'}. "
-                f"Fix the cause and drop the file again; see: companion jobs show {job.id}",
-            )
+        future = asyncio.ensure_future(self._end(move, source, text))
+        self._endings.add(future)
+        future.add_done_callback(self._endings.discard)
+
+    async def _end(
+        self, move: Callable[[Path, str | None], None], source: Path, text: str | None
+    ) -> None:
+        try:
+            await asyncio.to_thread(move, source, text)
+        except OSError:
+            log.exception("%s could not be moved out of .processing", source.name)
 
     def _done(self, source: Path, note: str | None = None) -> None:
-        target = _free(self.inbox / "done" / _original(source))
-        shutil.move(str(source), target)
+        with self._moves:
+            if not _exists(source):
+                return
+            target = _free(self.inbox / "done" / _original(source))
+            shutil.move(str(source), target)
         if note:
             target.with_name(target.name + ".note.txt").write_text(note + "\n")
 
-    def _fail(self, source: Path, reason: str) -> None:
-        target = _free(self.inbox / "failed" / _original(source))
-        shutil.move(str(source), target)
-        target.with_name(target.name + ".error.txt").write_text(reason + "\n")
+    def _fail(self, source: Path, reason: str | None) -> None:
+        with self._moves:
+            if not _exists(source):
+                return
+            target = _free(self.inbox / "failed" / _original(source))
+            shutil.move(str(source), target)
+        target.with_name(target.name + ".error.txt").write_text(f"{reason}\n")
         log.info("%s failed: %s", target.name, reason)
 
 
-def _footprint(path: Path) -> tuple[int, float]:
-    if path.is_dir():
-        entries = [p.stat() for p in path.rglob("*")]
-        own = path.stat()
-        return (
-            sum(e.st_size for e in entries) + len(entries),
-            max([own.st_mtime, *(e.st_mtime for e in entries)]),
-        )
-    info = path.stat()
-    return info.st_size, info.st_mtime
-
-
-def _check_image(path: Path) -> None:
+def _exists(path: Path) -> bool:
     try:
-        with Image.open(path) as image:
-            if image.format not in ("PNG", "JPEG", "WEBP"):
-                raise DropError(f"{path.name} is {image.format}; use PNG, JPEG or WebP")
-            image.load()
-    except (UnidentifiedImageError, OSError, SyntaxError) as exc:
-        raise DropError(
-            f"{path.name} cannot be decoded as an image (damaged, or still "
-            "being written when it was taken); save it again"
-        ) from exc
+        path.lstat()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _footprints(paths: list[Path]) -> list[tuple[int, float] | None]:
+    marks: list[tuple[int, float] | None] = []
+    for path in paths:
+        try:
+            marks.append(footprint(path))
+        except FileNotFoundError:
+            marks.append(None)
+        except OSError as exc:  # unreadable: forgotten until it changes again
+            log.warning("%s cannot be looked at: %s", path.name, exc)
+            marks.append(None)
+    return marks
 
 
 def _original(taken: Path) -> str:
@@ -366,7 +522,7 @@ def _original(taken: Path) -> str:
 
 def _free(path: Path) -> Path:
     candidate, n = path, 1
-    while candidate.exists():
+    while _exists(candidate):
         candidate = path.with_name(f"{path.stem}.{n}{path.suffix}")
         n += 1
     return candidate

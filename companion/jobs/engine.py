@@ -20,6 +20,8 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import functools
 import logging
 import shutil
 from collections.abc import Callable
@@ -114,6 +116,15 @@ class Engine:
             self.on_change(job)
         return job
 
+    async def _amove(self, job: Job, state: State, **fields: Any) -> Job:
+        """_move with the write (a durable SQLite commit) on a worker thread, so the event
+        loop keeps serving while the disk syncs."""
+        check(job.state, state)
+        job = await asyncio.to_thread(self.store.update_job, job.id, state=state.value, **fields)
+        if self.on_change is not None:
+            self.on_change(job)
+        return job
+
     def approve(self, job_id: str) -> Job:
         job = self.store.job(job_id)
         if job.state != State.AWAITING_APPROVAL:
@@ -157,7 +168,7 @@ class Engine:
                     job = self.store.job(job_id)
         except JobFailed as exc:
             await self._forget(job_id)
-            job = self._move(self.store.job(job_id), State.FAILED, error=str(exc))
+            job = await self._amove(self.store.job(job_id), State.FAILED, error=str(exc))
         return job
 
     async def _forget(self, job_id: str) -> None:
@@ -184,8 +195,8 @@ class Engine:
             return await self._wait(job)
         if state is State.DOWNLOADING:
             return await self._download(job)
-        if state is State.INSTALLING:
-            return self._install(job)
+        if state is State.INSTALLING:  # file moves and pack building: off the event loop
+            return await asyncio.to_thread(self._install, job)
         raise AssertionError(state)
 
     async def _quote(self, job: Job) -> Job:
@@ -200,7 +211,7 @@ class Engine:
                 raise JobFailed(f"the service refused the request: {exc}") from exc
             raise
         await self.account.record(job.id, "quote", quote.credits)
-        return self._move(
+        return await self._amove(
             job,
             State.QUOTED,
             quote=quote.credits,
@@ -211,15 +222,15 @@ class Engine:
         quote = job.quote or 0
         if not job.approved and self._over_budget(quote):
             log.info("job %s waits for approval: %d credits is over the budget", job.id, quote)
-            return self._move(job, State.AWAITING_APPROVAL)
+            return await self._amove(job, State.AWAITING_APPROVAL)
         refused = await self.account.reserve(job.id, quote, approved=job.approved)
         if refused is not None:
             log.info("job %s waits for approval: %d credits is over %s", job.id, quote, refused)
-            return self._move(job, State.AWAITING_APPROVAL)
+            return await self._amove(job, State.AWAITING_APPROVAL)
         body = AnimationCreate.model_validate(job.request["resolved"])
         payload = body.model_dump_json().encode()
         # Key and bytes are on disk before anything is sent.
-        job = self._move(
+        job = await self._amove(
             job, State.CREATING, idempotency_key=new_idempotency_key("job"), body=payload
         )
         crash_point("after_persist")
@@ -246,7 +257,9 @@ class Engine:
                 raise JobFailed(f"no room left in {refused}; retry the job when there is")
             await self.account.acquire_slot(job.id, job.priority)
             if not job.request.get("sent"):
-                job = self.store.update_job(job.id, request={**job.request, "sent": True})
+                job = await asyncio.to_thread(
+                    self.store.update_job, job.id, request={**job.request, "sent": True}
+                )
             try:
                 original = await self.client.create_animation(body, idempotency_key=key)
             except (TransportError, DeadlineExceededError) as exc:
@@ -269,10 +282,9 @@ class Engine:
             await self.account.acquire_slot(job.id, job.priority, present=True)
         crash_point("after_send")
         if not any(e["entry"] == "hold" for e in self.store.ledger(job.id)):
-            await self.account.record(
-                job.id, "hold", original.credits.held or original.credits.quoted
-            )
-        return self._move(job, State.RUNNING, remote_id=str(original.id))
+            held = original.credits.held or original.credits.quoted
+            await self.account.record(job.id, "hold", held)
+        return await self._amove(job, State.RUNNING, remote_id=str(original.id))
 
     async def _find_original(self, job: Job) -> Task | None:
         """The task this job already created, found by the marker in its metadata."""
@@ -291,16 +303,23 @@ class Engine:
         task = await self.client.get_animation(job.remote_id)
         crash_point("mid_poll")
 
+        loop = asyncio.get_running_loop()
+
         def progressed(current: Task) -> None:
-            updated = self.store.update_job(job.id, progress=float(current.progress))
+            # Progress is written on a worker thread, not waited for: it is only a display.
+            progress = float(current.progress)
+            loop.run_in_executor(
+                None, functools.partial(self.store.update_job, job.id, progress=progress)
+            )
             if self.on_progress is not None:
-                self.on_progress(updated, current)
+                self.on_progress(dataclasses.replace(job, progress=progress), current)
 
         progressed(task)  # the first read may already be the last
         task = await self.client.wait_for_task(task, timeout=self.timeout, on_progress=progressed)
         outputs = wanted(task.outputs, job.request, task.status == "succeeded")
         names = output_names(outputs, job.name)
-        self.store.add_assets(
+        await asyncio.to_thread(
+            self.store.add_assets,
             job.id,
             [(str(a.id), a.format, n, a.byte_size) for a, n in zip(outputs, names, strict=True)],
         )
@@ -308,7 +327,7 @@ class Engine:
         await self.account.settle(job.id, credits.charged, credits.refunded, credits.released)
         await self.account.release_slot(job.id)
         error = f"{task.error.code}: {task.error.message}" if task.error else None
-        return self._move(
+        return await self._amove(
             job,
             State.DOWNLOADING,
             error=error,
@@ -326,9 +345,10 @@ class Engine:
                 continue
             asset: Asset = await self.client.get_asset(row.id)
             path = await self.client.download_asset(asset, staging / row.file_name)
-            self.store.asset_staged(row.id, str(path), sha256_of(path))
+            digest = await asyncio.to_thread(sha256_of, path)  # off the event loop
+            await asyncio.to_thread(self.store.asset_staged, row.id, str(path), digest)
             crash_point("mid_download")
-        return self._move(job, State.INSTALLING)
+        return await self._amove(job, State.INSTALLING)
 
     def _install(self, job: Job) -> Job:
         assert job.target_dir
@@ -482,7 +502,7 @@ class Engine:
 
     async def _image(self, path: Path) -> ImageInput:
         try:
-            image = LocalImage.read(path)
+            image = await asyncio.to_thread(LocalImage.read, path)  # off the event loop
         except ImageReadError as exc:
             raise JobFailed(str(exc)) from exc
         small = image.size <= INLINE_LIMIT

@@ -132,8 +132,29 @@ class Store:
         self._db.execute("PRAGMA synchronous=FULL")  # the books survive a power cut
         self._db.execute("PRAGMA foreign_keys=ON")
         self._migrate()
+        # Job and asset reads go through a connection of the reading thread's own: WAL
+        # lets them proceed while a write on another thread waits for its fsync, so the
+        # daemon's event loop never waits on the disk to read. (One reader shared by
+        # threads whose statements overlap would keep one snapshot open and read stale.)
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+
+    @property
+    def _read(self) -> sqlite3.Connection:
+        reader: sqlite3.Connection | None = getattr(self._local, "reader", None)
+        if reader is None:
+            reader = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            reader.row_factory = sqlite3.Row
+            self._local.reader = reader
+            with self._lock:
+                self._readers.append(reader)
+        return reader
 
     def close(self) -> None:
+        with self._lock:
+            for reader in self._readers:
+                reader.close()
+            self._readers.clear()
         self._db.close()
 
     @contextmanager
@@ -185,20 +206,21 @@ class Store:
         return self.job(job_id)
 
     def job(self, job_id: str) -> Job:
-        row = self._db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
-        if row is None:
+        # fetchall: the statement runs to its end, so no read snapshot is left open
+        rows = self._read.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchall()
+        if not rows:
             raise KeyError(job_id)
-        return _job(row)
+        return _job(rows[0])
 
     def jobs(self, *, states: tuple[str, ...] | None = None) -> list[Job]:
         if states:
             marks = ",".join("?" * len(states))
-            rows = self._db.execute(
+            rows = self._read.execute(
                 f"SELECT * FROM jobs WHERE state IN ({marks}) ORDER BY priority, created_at",  # noqa: S608
                 states,
             ).fetchall()
         else:
-            rows = self._db.execute("SELECT * FROM jobs ORDER BY created_at").fetchall()
+            rows = self._read.execute("SELECT * FROM jobs ORDER BY created_at").fetchall()
         return [_job(r) for r in rows]
 
     def job_with(self, request_key: str, value: str) -> Job | None:
@@ -208,6 +230,14 @@ class Store:
             (f"$.{request_key}", value),
         ).fetchone()
         return None if row is None else _job(row)
+
+    def jobs_with(self, request_key: str, value: str) -> list[Job]:
+        """Every job whose request has this value under this key, oldest first."""
+        rows = self._read.execute(
+            "SELECT * FROM jobs WHERE json_extract(request, ?) = ? ORDER BY created_at",
+            (f"$.{request_key}", value),
+        ).fetchall()
+        return [_job(r) for r in rows]
 
     def update_job(self, job_id: str, **fields: Any) -> Job:
         allowed = {
@@ -237,15 +267,25 @@ class Store:
 
     # -- projects -----------------------------------------------------------------------
 
-    def add_project(self, root: str, engine: str, settings: dict[str, Any]) -> None:
+    def add_project(self, root: str, engine: str | None, settings: dict[str, Any]) -> None:
+        """Register root, or update it: only the settings given change (and the engine,
+        unless None); whatever else it had is kept, so registering again is harmless."""
         with self._tx() as db:
+            row = db.execute("SELECT * FROM projects WHERE root = ?", (root,)).fetchone()
+            if row is None:
+                db.execute(
+                    "INSERT INTO projects VALUES (?, ?, ?, ?)",
+                    (root, engine or "other", json.dumps(settings), now()),
+                )
+                return
+            merged = {**json.loads(row["settings"]), **settings}
             db.execute(
-                "INSERT OR REPLACE INTO projects VALUES (?, ?, ?, ?)",
-                (root, engine, json.dumps(settings), now()),
+                "UPDATE projects SET engine = ?, settings = ? WHERE root = ?",
+                (engine or row["engine"], json.dumps(merged), root),
             )
 
     def projects(self) -> list[dict[str, Any]]:
-        rows = self._db.execute("SELECT * FROM projects ORDER BY root").fetchall()
+        rows = self._read.execute("SELECT * FROM projects ORDER BY root").fetchall()
         return [
             {"root": r["root"], "engine": r["engine"], **json.loads(r["settings"])} for r in rows
         ]
@@ -253,10 +293,10 @@ class Store:
     # -- uploads ------------------------------------------------------------------------
 
     def upload_for(self, service: str, sha256: str) -> str | None:
-        row = self._db.execute(
+        rows = self._read.execute(
             "SELECT file_id FROM uploads WHERE service = ? AND sha256 = ?", (service, sha256)
-        ).fetchone()
-        return None if row is None else str(row["file_id"])
+        ).fetchall()
+        return str(rows[0]["file_id"]) if rows else None
 
     def remember_upload(self, service: str, sha256: str, file_id: str) -> None:
         with self._tx() as db:
@@ -278,7 +318,7 @@ class Store:
                 )
 
     def assets(self, job_id: str) -> list[AssetRow]:
-        rows = self._db.execute(
+        rows = self._read.execute(
             "SELECT * FROM assets WHERE job_id = ? ORDER BY file_name", (job_id,)
         ).fetchall()
         return [AssetRow(**dict(r)) for r in rows]
@@ -358,9 +398,9 @@ class Store:
 
     def ledger(self, job_id: str | None = None) -> list[dict[str, Any]]:
         if job_id is None:
-            rows = self._db.execute("SELECT * FROM ledger ORDER BY seq").fetchall()
+            rows = self._read.execute("SELECT * FROM ledger ORDER BY seq").fetchall()
         else:
-            rows = self._db.execute(
+            rows = self._read.execute(
                 "SELECT * FROM ledger WHERE job_id = ? ORDER BY seq", (job_id,)
             ).fetchall()
         return [dict(r) for r in rows]
@@ -376,7 +416,7 @@ class Store:
             query += " AND at >= ?"
             params.append(since)
         totals: dict[str, dict[str, int]] = {}
-        for row in self._db.execute(query, params).fetchall():
+        for row in self._read.execute(query, params).fetchall():
             totals.setdefault(row["job_id"], {}).setdefault(row["entry"], 0)
             totals[row["job_id"]][row["entry"]] += row["credits"]
         return sum(t.get("charge", t.get("hold", 0)) for t in totals.values())

@@ -1,0 +1,270 @@
+"""Watched drop folders against what careless or hostile drops hold: a header bomb, a
+FIFO, a folder where a sidecar should be, symlinks out of the project, slow writers, the
+same name twice, the same content after a cancel. Real daemon, real sandbox."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from companion.sandbox import SandboxThread
+from tests.conftest import TEST_KEY
+from tests.daemon_helpers import DaemonThread
+from tests.drop_helpers import (
+    header_bomb,
+    heavy_png,
+    outputs_by_job,
+    png_bytes,
+    slow_write,
+    with_text,
+)
+from tests.http_helpers import request
+from tests.test_daemon import call
+
+EXPORT = {
+    "frame_count": 4,
+    "output_width": 64,
+    "output_height": 64,
+    "output_formats": ["spritesheet", "spritesheet_json"],
+}
+DEFAULTS = {
+    "prompt": "idle breathing",
+    "export": EXPORT,
+    "video": {"duration_seconds": 1, "resolution": "360p"},
+}
+
+
+def start_daemon(
+    sandbox: SandboxThread, home: Path, config: dict[str, Any] | None = None
+) -> DaemonThread:
+    home.mkdir(parents=True, exist_ok=True)
+    if config:
+        (home / "config.yaml").write_text(yaml.safe_dump(config))
+    running = DaemonThread(home, sandbox.base_url, TEST_KEY).start()
+    assert running.daemon is not None
+    running.daemon.stable_seconds = 0.3
+    return running
+
+
+@pytest.fixture
+def watched(
+    make_sandbox: Callable[..., SandboxThread], tmp_path: Path
+) -> Iterator[tuple[DaemonThread, Path]]:
+    running = start_daemon(make_sandbox(task_seconds=0.2), tmp_path / "home")
+    project = tmp_path / "game"
+    project.mkdir()
+    reply = call(
+        running,
+        "POST",
+        "/api/v1/projects",
+        {"root": str(project), "inbox": "inbox", "defaults": DEFAULTS},
+    )
+    assert reply.status == 201, reply.body
+    yield running, project / "inbox"
+    running.stop()
+
+
+def healthy(running: DaemonThread) -> bool:
+    reply = request("GET", running.url + "/api/v1/health", timeout=5)
+    return reply.status == 200
+
+
+def wait_until(check: Callable[[], bool], running: DaemonThread, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert healthy(running), "the daemon stopped answering"
+        if check():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"not within {seconds} s")
+
+
+def reason(inbox: Path, name: str) -> str:
+    return (inbox / "failed" / f"{name}.error.txt").read_text()
+
+
+def test_bad_files_are_refused_and_good_ones_after_them_still_taken(
+    watched: tuple[DaemonThread, Path], tmp_path: Path
+) -> None:
+    running, inbox = watched
+    (inbox / "bomb.png").write_bytes(header_bomb())
+    (inbox / "wide.png").write_bytes(header_bomb(5000, 16))
+    (inbox / "hero.png").write_bytes(png_bytes(1))
+    (inbox / "hero.yaml").mkdir()  # a folder where the sidecar should be
+    os.mkfifo(inbox / "pipe.png")
+    outside = tmp_path / "secret.png"
+    outside.write_bytes(png_bytes(2))
+    (inbox / "link.png").symlink_to(outside)
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    (folder / "first.png").symlink_to(outside)
+    folder.rename(inbox / "frames")
+    time.sleep(0.5)
+    (inbox / "good.png").write_bytes(png_bytes(3))
+    wait_until(lambda: (inbox / "done" / "good.png").exists(), running)
+    bad = ("bomb.png", "wide.png", "hero.png", "pipe.png", "link.png", "frames")
+    wait_until(lambda: all((inbox / "failed" / n).exists() for n in bad), running)
+    assert "20000x20000" in reason(inbox, "bomb.png") and "4096" in reason(inbox, "bomb.png")
+    assert "5000x16" in reason(inbox, "wide.png")
+    assert "hero.yaml is a folder" in reason(inbox, "hero.png")
+    assert "not a regular file" in reason(inbox, "pipe.png")
+    assert "symbolic link" in reason(inbox, "link.png")
+    assert "symbolic link" in reason(inbox, "frames")
+    jobs = call(running, "GET", "/api/v1/jobs").json["data"]
+    assert [j["name"] for j in jobs] == ["good"]  # nothing else was sent, or paid for
+
+
+def test_nothing_in_processing_stops_start_up(
+    make_sandbox: Callable[..., SandboxThread], tmp_path: Path
+) -> None:
+    project = tmp_path / "game"
+    processing = project / "inbox" / ".processing"
+    processing.mkdir(parents=True)
+    os.mkfifo(processing / "1-pipe.png")
+    (processing / "2-bomb.png").write_bytes(header_bomb())
+    (processing / "3-empty").mkdir()
+    (processing / "4-good.png").write_bytes(png_bytes(4))
+    config = {"projects": [{"root": str(project), "inbox": "inbox", "defaults": DEFAULTS}]}
+    running = start_daemon(make_sandbox(task_seconds=0.2), tmp_path / "home", config)
+    inbox = project / "inbox"
+    try:
+        wait_until(lambda: (inbox / "done" / "good.png").exists(), running)
+        for name in ("pipe.png", "bomb.png", "empty"):
+            assert reason(inbox, name).strip(), name
+        assert not list(processing.iterdir())
+    finally:
+        running.stop()
+
+
+def test_a_target_that_leads_outside_the_project_is_refused(
+    watched: tuple[DaemonThread, Path], tmp_path: Path
+) -> None:
+    running, inbox = watched
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (inbox.parent / "animations").symlink_to(elsewhere)
+    (inbox / "hero.png").write_bytes(png_bytes(5))
+    wait_until(lambda: (inbox / "failed" / "hero.png").exists(), running)
+    assert "outside the project" in reason(inbox, "hero.png")
+    assert list(elsewhere.iterdir()) == []
+    assert call(running, "GET", "/api/v1/jobs").json["data"] == []
+
+
+@pytest.mark.slow
+def test_a_slow_writer_is_waited_for(watched: tuple[DaemonThread, Path]) -> None:
+    running, inbox = watched
+    writer = threading.Thread(
+        target=slow_write, args=(inbox / "slow.png", png_bytes(6, side=96), 3, 0.9)
+    )
+    writer.start()
+    writer.join()
+    wait_until(
+        lambda: (inbox / "done" / "slow.png").exists() or (inbox / "failed" / "slow.png").exists(),
+        running,
+    )
+    assert (inbox / "done" / "slow.png").exists(), reason(inbox, "slow.png")
+
+
+def test_the_same_name_twice_gets_its_own_name(watched: tuple[DaemonThread, Path]) -> None:
+    running, inbox = watched
+    (inbox / "hero.png").write_bytes(png_bytes(7))
+    wait_until(lambda: (inbox / "done" / "hero.png").exists(), running)
+    (inbox / "hero.png").write_bytes(png_bytes(8))  # another picture, the same name
+    (inbox / "a.png").write_bytes(png_bytes(9))
+    (inbox / "a.yaml").write_text("name: walker\n")
+    (inbox / "b.png").write_bytes(png_bytes(10))
+    (inbox / "b.yaml").write_text("name: walker\n")
+
+    def finished() -> bool:
+        jobs = call(running, "GET", "/api/v1/jobs").json["data"]
+        return len(jobs) == 4 and all(j["state"] == "done" for j in jobs)
+
+    wait_until(finished, running)
+    wait_until(lambda: len(list((inbox / "done").glob("*.png"))) == 4, running)
+    jobs = call(running, "GET", "/api/v1/jobs").json["data"]
+    assert sorted(j["name"] for j in jobs) == ["hero", "hero_2", "walker", "walker_2"]
+    shared = {path: ids for path, ids in outputs_by_job(jobs).items() if len(ids) > 1}
+    assert shared == {}
+    notes = {p.name: p.read_text() for p in (inbox / "done").glob("*.note.txt")}
+    assert any("hero_2" in text for text in notes.values()), notes
+    assert any("walker_2" in text for text in notes.values()), notes
+
+
+def test_never_paid_twice_whatever_earlier_jobs_ended_as(
+    make_sandbox: Callable[..., SandboxThread], tmp_path: Path
+) -> None:
+    sandbox = make_sandbox(task_seconds=0.2)
+    project = tmp_path / "game"
+    project.mkdir()
+    config = {
+        "budgets": {"per_job": 0},  # every job waits for approval: cancel and approve by hand
+        "projects": [{"root": str(project), "inbox": "inbox", "defaults": DEFAULTS}],
+    }
+    running = start_daemon(sandbox, tmp_path / "home", config)
+    inbox = project / "inbox"
+    picture = png_bytes(11)
+
+    def jobs() -> list[dict[str, Any]]:
+        return list(call(running, "GET", "/api/v1/jobs").json["data"])
+
+    def waiting() -> str | None:
+        return next((j["id"] for j in jobs() if j["state"] == "awaiting_approval"), None)
+
+    try:
+        (inbox / "a.png").write_bytes(picture)
+        wait_until(lambda: waiting() is not None, running)
+        first = waiting()
+        assert call(running, "POST", f"/api/v1/jobs/{first}/cancel").json["state"] == "cancelled"
+        wait_until(lambda: (inbox / "failed" / "a.png").exists(), running)
+        (inbox / "a_again.png").write_bytes(picture)
+        wait_until(lambda: waiting() is not None, running)
+        second = waiting()
+        call(running, "POST", f"/api/v1/jobs/{second}/approve")
+        wait_until(lambda: (inbox / "done" / "a_again.png").exists(), running)
+        (inbox / "a_third.png").write_bytes(picture)
+        wait_until(lambda: (inbox / "done" / "a_third.png").exists(), running, seconds=10)
+        note = (inbox / "done" / "a_third.png.note.txt").read_text()
+        assert second in note
+        assert len(jobs()) == 2
+        assert sandbox.call(lambda: len(sandbox.service.state.tasks)) == 1
+    finally:
+        running.stop()
+
+
+@pytest.mark.slow
+def test_health_answers_while_heavy_drops_are_taken(watched: tuple[DaemonThread, Path]) -> None:
+    running, inbox = watched
+    heavy = heavy_png()
+    latencies: list[float] = []
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.is_set():
+            started = time.perf_counter()
+            reply = request("GET", running.url + "/api/v1/health", timeout=30)
+            latencies.append(time.perf_counter() - started)
+            assert reply.status == 200
+            time.sleep(0.02)
+
+    poller = threading.Thread(target=poll, daemon=True)
+    poller.start()
+    try:
+        # Each picture takes ~0.2 s of CPU to decode; its sidecar then refuses it, so the
+        # load is the watcher's own (no job is sent).
+        for i in range(8):
+            (inbox / f"big{i}.yaml").write_text("export:\n  output_width: 5000\n")
+            (inbox / f"big{i}.png").write_bytes(with_text(heavy, str(i)))
+        wait_until(lambda: len(list((inbox / "failed").glob("big*.png"))) == 8, running, 60)
+    finally:
+        stop.set()
+        poller.join()
+    assert "output_width" in reason(inbox, "big0.png")
+    # A generous bound for a shared machine; bench/daemon_health_bench.py has the figure.
+    assert max(latencies) < 1.0, sorted(latencies)[-5:]
