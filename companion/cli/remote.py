@@ -193,7 +193,9 @@ async def _run_animate(
             print(f"  {output.format:<20} {output.path}  ({output.bytes:,} bytes)")
     if task.error is not None:
         stderr.print(f"companion: task failed: {task.error.code}: {task.error.message}")
-    return 0 if task.status == "succeeded" else 1
+    for reason in result.refused:
+        stderr.print(f"companion: {reason}", markup=False, highlight=False)
+    return 0 if task.status == "succeeded" and not result.refused else 1
 
 
 # -- small commands --------------------------------------------------------------------------

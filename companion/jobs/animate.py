@@ -25,8 +25,9 @@ from companion.api.schema import (
     Task,
     VideoOptions,
 )
+from companion.install import downloads, names
+from companion.install.tree import NewFilesOnly
 from companion.jobs.inputs import ImageReadError, LocalImage
-from companion.media.export import FILE_SUFFIX
 
 INLINE_LIMIT = 4 * 2**20  # inline below this; the spec allows 10 MiB each, 20 MiB in all
 
@@ -61,6 +62,7 @@ class AnimateResult:
     task: Task
     quote: int
     outputs: list[Output]
+    refused: list[str] = field(default_factory=list)  # outputs not written as named, and why
 
     def summary(self) -> dict[str, object]:
         return {
@@ -70,23 +72,14 @@ class AnimateResult:
             "outputs": [
                 {"format": o.format, "path": str(o.path), "bytes": o.bytes} for o in self.outputs
             ],
+            "refused": self.refused,
         }
 
 
-def output_names(assets: list[Asset], name: str) -> list[str]:
-    """File names by format; several assets of one format get _p0, _p1 ..."""
-    counts: dict[str, int] = {}
-    for asset in assets:
-        counts[asset.format] = counts.get(asset.format, 0) + 1
-    seen: dict[str, int] = {}
-    names = []
-    for asset in assets:
-        suffix = FILE_SUFFIX.get(asset.format, f"_{asset.format}.bin")
-        index = seen.get(asset.format, 0)
-        seen[asset.format] = index + 1
-        stem = name if counts[asset.format] == 1 else f"{name}_p{index}"
-        names.append(stem + suffix)
-    return names
+def output_names(assets: list[Asset], name: str) -> list[str | None]:
+    """File names from our own table by format (None for a format it does not know);
+    several assets of one format get _p0, _p1 ..."""
+    return names.output_names([a.format for a in assets], name)
 
 
 async def image_input(client: Client, path: Path, inline_budget: list[int]) -> ImageInput:
@@ -131,13 +124,18 @@ async def animate(
     if on_progress is not None:
         on_progress(task)
     task = await client.wait_for_task(task, timeout=request.timeout, on_progress=on_progress)
-    outputs = await download_outputs(client, task.outputs, request.out, request.name)
-    return AnimateResult(task, quote.credits, outputs)
+    refused: list[str] = []
+    outputs = await download_outputs(client, task.outputs, request.out, request.name, refused)
+    return AnimateResult(task, quote.credits, outputs, refused)
 
 
 async def download_outputs(
-    client: Client, assets: list[Asset], out: Path, name: str
+    client: Client, assets: list[Asset], out: Path, name: str, refused: list[str] | None = None
 ) -> list[Output]:
+    """Outputs of known formats, named from our table, moved into out only when all
+    arrived; an unknown format is never written, and an existing file never replaced
+    (the output goes beside it): each such case is added to refused."""
+    refused = refused if refused is not None else []
     if not assets:
         return []
     out = out.resolve()
@@ -146,14 +144,21 @@ async def download_outputs(
     try:
         fetched = []
         for asset, file_name in zip(assets, output_names(assets, name), strict=True):
+            if file_name is None:
+                refused.append(
+                    f"output of unknown format {names.shown(asset.format)} (asset {asset.id}) "
+                    "was not written"
+                )
+                continue
             path = await client.download_asset(asset, staging / file_name)
             fetched.append((asset, path))
         out.mkdir(parents=True, exist_ok=True)
         outputs = []
         for asset, path in fetched:
-            target = out / path.name
-            path.replace(target)
-            outputs.append(Output(asset.format, target, target.stat().st_size))
+            placed = downloads.place(out, path.name, path, None, NewFilesOnly())
+            if placed.refused is not None:
+                refused.append(f"{placed.refused}, so {placed.path.name} was put beside it")
+            outputs.append(Output(asset.format, placed.path, placed.path.stat().st_size))
         return outputs
     finally:
         shutil.rmtree(staging, ignore_errors=True)
