@@ -57,9 +57,7 @@ def test_unity_sample_gets_sliced_sprites_and_a_clip(daemon: DaemonThread, tmp_p
     manifest = json.loads((project / "Packages" / "manifest.json").read_text())
     reference = manifest["dependencies"]["dev.companion.animate"]
     package = SAMPLES / "unity" / "Packages" / reference.removeprefix("file:")
-    assert (
-        json.loads((package / "package.json").read_text())["name"] == "dev.companion.animate"
-    )
+    assert json.loads((package / "package.json").read_text())["name"] == "dev.companion.animate"
     plugin = ScriptedPlugin(daemon.home, "unity", project)
     plugin.refresh()
     body = plugin.body("Assets/Art/slime.png", "bounce", ["unity_pack"], 128, 10)

@@ -21,8 +21,9 @@ from companion.api.errors import ApiStatusError, CompanionApiError
 from companion.api.schema.base import first_error
 from companion.api.schema.images import sniff_image_type
 from companion.daemon.events import CLOSED, Broker
+from companion.daemon.gif_preview import preview_gif
 from companion.daemon.openapi import daemon_openapi
-from companion.daemon.page import TOKEN, page, preview_gif
+from companion.daemon.page import TOKEN, page
 from companion.daemon.schema import (
     AnimateIn,
     JobList,

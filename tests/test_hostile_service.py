@@ -1,0 +1,167 @@
+"""A hostile service against the real daemon and the one-click path: crafted formats,
+packs carrying code and project settings, entries that climb or link out, metadata and
+zip bombs, files the user already has. Nothing may land outside a target, no code or
+project settings may be installed, no user file may change, every such job must end
+failed with its reason, and /health must keep answering meanwhile."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from companion.api.client import Client
+from companion.api.schema import ExportOptions, VideoOptions
+from companion.jobs.animate import AnimateRequest, animate
+from companion.media.demo_art import draw_character
+from companion.sandbox import SandboxConfig, SandboxThread
+from tests import hostile_archives as crafted
+from tests.conftest import ROOMY, TEST_KEY
+from tests.daemon_helpers import DaemonThread
+from tests.hostile_cases import (
+    Daemon,
+    HealthWatch,
+    cases,
+    judge,
+    prepare,
+    snapshot,
+    submit,
+    wait_all,
+)
+from tests.hostile_service import Craft, HostileService
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def hostile() -> Iterator[HostileService]:
+    config = SandboxConfig(
+        api_keys=[TEST_KEY], task_seconds=0.2, limits=ROOMY, min_retry_after=0, credits=100_000
+    )
+    with SandboxThread(config) as sandbox:
+        service = HostileService(sandbox.base_url).start()
+        yield service
+        service.stop()
+
+
+def test_hostile_service_through_the_daemon(hostile: HostileService, tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    running = DaemonThread(tmp_path / "home", hostile.base_url, TEST_KEY).start()
+    try:
+        daemon = Daemon(running.url, running.info["token"])
+        all_cases = cases(meta_bytes=48 * 2**20)
+        projects = {case.name: prepare(case, root) for case in all_cases}
+        before = snapshot(tmp_path)
+        with HealthWatch(daemon) as health:
+            jobs = {
+                case.name: submit(daemon, hostile, case, projects[case.name]) for case in all_cases
+            }
+            final = wait_all(daemon, list(jobs.values()))
+        after = snapshot(tmp_path)
+    finally:
+        running.stop()
+    outcomes = [
+        judge(case, projects[case.name], final.get(jobs[case.name]), before, after)
+        for case in all_cases
+    ]
+    for outcome in outcomes:
+        name = outcome.case.name
+        assert not outcome.outside, (name, outcome.outside)
+        assert not outcome.planted, (name, outcome.planted)
+        assert not outcome.overwritten, (name, outcome.overwritten)
+        assert outcome.refused, (name, outcome.state, outcome.error)
+    # Every file outside the projects is the daemon's own (its home).
+    strays = [p for p in set(after) - set(before) if not p.is_relative_to(root)]
+    assert all(p.is_relative_to(tmp_path / "home") for p in strays), strays
+    # The refusals say what was refused.
+    errors = {o.case.name: o.error for o in outcomes}
+    assert "does not know" in errors["fmt_up_godot"]
+    assert "script" in errors["godot_tool_script"]
+    assert "script" in errors["godot_tres_script"]
+    assert "evil.dll" in errors["unity_editor_cs_dll"] or "Evil.cs" in errors["unity_editor_cs_dll"]
+    assert "pax header" in errors["unity_pax_bomb"]
+    assert "GNU long name" in errors["unity_longname_bomb"]
+    assert "hero.png was not written by the companion" in errors["godot_user_file"]
+    assert "plain_user_file-2.png" in errors["plain_user_file"]
+    assert health.failures == 0 and len(health.latencies) > 10
+    assert max(health.latencies) < 2.0, statistics.quantiles(health.latencies, n=20)
+
+
+def test_hostile_formats_through_one_click_animate(hostile: HostileService, tmp_path: Path) -> None:
+    out = tmp_path / "deep" / "er" / "out"
+    out.mkdir(parents=True)
+    (out / "hero.png").write_bytes(b"the user's own picture")
+    image = tmp_path / "hero.png"
+    draw_character(64).save(image)
+    hostile.craft(
+        {
+            "spritesheet_json": Craft(format="x/../../../../escape/pwned"),
+            "gif": Craft(format="..\\..\\escape"),
+        },
+        name="hero",
+    )
+    before = snapshot(tmp_path)
+
+    async def run() -> list[str]:
+        async with Client(hostile.base_url, TEST_KEY) as client:
+            request = AnimateRequest(
+                image=image,
+                prompt="idle",
+                export=ExportOptions(
+                    frame_count=4,
+                    output_width=64,
+                    output_height=64,
+                    output_formats=["spritesheet", "spritesheet_json", "gif"],
+                ),
+                video=VideoOptions(duration_seconds=1, resolution="360p"),
+                out=out,
+                name="hero",
+            )
+            result = await animate(client, request)
+            return result.refused
+
+    refused = asyncio.run(run())
+    after = snapshot(tmp_path)
+    new = set(after) - set(before)
+    # The clip and the sheet (beside the user's picture); nothing of the unknown formats.
+    assert new == {out / "hero.mp4", out / "hero-2.png"}, new
+    assert after[out / "hero.png"] == before[out / "hero.png"]
+    assert len(refused) == 3 and "was not written" in refused[0] + refused[1]
+    assert any("hero-2.png was put beside it" in r for r in refused)
+
+
+def test_pack_with_only_allowed_files_still_installs(
+    hostile: HostileService, tmp_path: Path
+) -> None:
+    """The policy refuses code, not packs: a clean crafted pack goes in."""
+    running = DaemonThread(tmp_path / "home", hostile.base_url, TEST_KEY).start()
+    try:
+        daemon = Daemon(running.url, running.info["token"])
+        from tests.hostile_cases import Case
+
+        case = Case(
+            "clean_pack",
+            "godot",
+            "animations",
+            ["godot_pack"],
+            {"godot_pack": Craft(content=crafted.godot_zip({}))},
+        )
+        project = prepare(case, tmp_path / "projects")
+        job = wait_all(daemon, [submit(daemon, hostile, case, project)])
+        (only,) = job.values()
+        assert only["state"] == "done", only
+        installed = (project / "animations").iterdir()
+        assert sorted(p.name for p in installed if not p.name.startswith(".")) == [
+            "clean_pack.mp4",
+            "hero.png",
+            "hero.tres",
+        ]
+        # The same animation made again replaces its own files.
+        job = wait_all(daemon, [submit(daemon, hostile, case, project)])
+        (again,) = job.values()
+        assert again["state"] == "done", again
+    finally:
+        running.stop()
