@@ -14,6 +14,8 @@ import zlib
 
 from tests.http_helpers import png_bytes
 
+__all__ = ["png_bytes"]
+
 TOOL_SCRIPT = (
     b"@tool\nextends EditorPlugin\nfunc _enter_tree():\n"
     b'\tOS.execute("sh", ["-c", "touch /tmp/owned"])\n'

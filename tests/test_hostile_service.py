@@ -165,3 +165,41 @@ def test_pack_with_only_allowed_files_still_installs(
         assert again["state"] == "done", again
     finally:
         running.stop()
+
+
+def test_preview_of_hostile_frames_is_refused_by_its_caps(
+    hostile: HostileService, tmp_path: Path
+) -> None:
+    """A frames_zip is installed as it is; the status page's preview of it must not
+    decode a picture whose header declares 20000x20000, nor thousands of frames."""
+    running = DaemonThread(tmp_path / "home", hostile.base_url, TEST_KEY).start()
+    try:
+        daemon = Daemon(running.url, running.info["token"])
+        from tests.hostile_cases import Case
+
+        bombs = {
+            "frames_pixels": crafted.frames_zip_of(crafted.png_header_bomb(12000, 12000)),
+            "frames_many": crafted.frames_zip_bomb(3000),
+            "frames_fine": crafted.frames_zip_of(crafted.png_bytes(), 3),
+        }
+        jobs = {}
+        for name, content in bombs.items():
+            case = Case(
+                name, "other", "out", ["frames_zip"], {"frames_zip": Craft(content=content)}
+            )
+            jobs[name] = submit(daemon, hostile, case, prepare(case, tmp_path / "projects"))
+        final = wait_all(daemon, list(jobs.values()))
+        assert all(job["state"] == "done" for job in final.values()), final
+        with HealthWatch(daemon) as health:
+            replies = {
+                name: daemon.call("GET", f"/api/v1/jobs/{job_id}/preview.gif")
+                for name, job_id in jobs.items()
+            }
+        assert replies["frames_fine"].status == 200
+        assert replies["frames_fine"].body.startswith(b"GIF8")
+        for name in ("frames_pixels", "frames_many"):
+            assert replies[name].status == 404, (name, replies[name].status)
+            assert replies[name].error["code"] == "NO_PREVIEW"
+        assert health.failures == 0
+    finally:
+        running.stop()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import warnings
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,7 +74,10 @@ def _from_zip(path: Path, caps: Caps) -> list[Image.Image]:
                 data = source.read(caps.max_entry_bytes + 1)  # the header's size may lie
             if len(data) > caps.max_entry_bytes:
                 raise PreviewRefused(f"{info.filename!r} is over the size cap")
-            with Image.open(io.BytesIO(data)) as image:
+            with warnings.catch_warnings():  # our own caps judge the size, just below
+                warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+                image = Image.open(io.BytesIO(data))
+            with image:
                 budget.admit(image, caps.max_frame_pixels, info.filename)
                 frames.append(_thumb(image))
     return frames
