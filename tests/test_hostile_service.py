@@ -163,6 +163,14 @@ def test_pack_with_only_allowed_files_still_installs(
         job = wait_all(daemon, [submit(daemon, hostile, case, project)])
         (again,) = job.values()
         assert again["state"] == "done", again
+        # Another animation whose pack holds the same paths never replaces them.
+        other = Case("other_pack", "godot", "animations", case.formats, case.crafts)
+        before = (project / "animations" / "hero.tres").read_bytes()
+        job = wait_all(daemon, [submit(daemon, hostile, other, project)])
+        (clash,) = job.values()
+        assert clash["state"] == "failed", clash
+        assert "holds the output of another animation ('clean_pack')" in clash["error"]
+        assert (project / "animations" / "hero.tres").read_bytes() == before
     finally:
         running.stop()
 
