@@ -32,6 +32,7 @@ class Case:
     formats: list[str]
     crafts: dict[str, Craft]
     user_files: dict[str, bytes] = field(default_factory=dict)  # relative to the target
+    links: dict[str, str] = field(default_factory=dict)  # in the target -> outside folder
 
 
 def cases(meta_bytes: int = 64 * MiB) -> list[Case]:
@@ -132,6 +133,14 @@ def cases(meta_bytes: int = 64 * MiB) -> list[Case]:
             {"unity_pack": Craft(content=crafted.tar_with_huge_metadata(b"L", meta_bytes))},
         ),
         Case(
+            "staging_link",
+            "other",
+            "out",
+            ["spritesheet"],
+            {},
+            links={".companion-staging~": "elsewhere"},
+        ),
+        Case(
             "plain_user_file",
             "other",
             "out",
@@ -226,6 +235,10 @@ def prepare(case: Case, root: Path) -> Path:
         (project / "ProjectSettings").mkdir()
         (project / "ProjectSettings" / "ProjectSettings.asset").write_text("%YAML 1.1\n")
         (project / "Assets").mkdir()
+    for relative, outside in case.links.items():
+        (project.parent / outside).mkdir(parents=True, exist_ok=True)
+        (project / case.target).mkdir(parents=True, exist_ok=True)
+        (project / case.target / relative).symlink_to(project.parent / outside)
     for relative, data in case.user_files.items():
         where = project / case.target / relative
         where.parent.mkdir(parents=True, exist_ok=True)

@@ -291,8 +291,14 @@ class Engine:
 
     def _staging(self, job: Job) -> Path:
         assert job.target_dir
-        folder = Path(job.target_dir) / STAGING / job.id
+        target = Path(job.target_dir)
+        folder = target / STAGING / job.id
+        for step in (folder.parent, folder):  # never follow a link planted in the target
+            if step.is_symlink():
+                raise JobFailed(f"{step} is a symbolic link; remove it and retry the job")
         folder.mkdir(parents=True, exist_ok=True)
+        if not folder.resolve().is_relative_to(target.resolve()):
+            raise JobFailed(f"{folder} leads outside {target}; remove the link and retry")
         (folder.parent / ".gdignore").touch()
         return folder
 
