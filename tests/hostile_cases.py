@@ -91,6 +91,22 @@ def cases(meta_bytes: int = 64 * MiB) -> list[Case]:
             {"hero.png": b"the user's own hero"},
         ),
         Case(
+            "godot_root_user_file",
+            "godot",
+            ".",
+            ["godot_pack"],
+            {"godot_pack": Craft(content=crafted.godot_zip({}))},
+            {"hero.png": b"the user's own hero, at the project root"},
+        ),
+        Case(
+            "unity_user_file",
+            "unity",
+            "Assets/Animations",
+            ["unity_pack"],
+            {"unity_pack": Craft(content=crafted.unitypackage({"Assets/X/hero.png": b"png"}))},
+            {"hero.png": b"the user's own hero"},
+        ),
+        Case(
             "unity_editor_cs_dll",
             "unity",
             "Assets/Animations",
