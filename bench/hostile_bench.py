@@ -1,8 +1,8 @@
 """The daemon against a hostile service: cases tried, refused and lost, and /health
 latency while they run.
 
-A sandbox, the hostile service in front of it (tests/hostile_service.py) and a daemon
-run in this process. Every case of tests/hostile_cases.py (crafted formats, packs with
+A sandbox and `companion serve` run as their own processes, the hostile service in
+front of the sandbox (tests/hostile_service.py) in this one. Every case of tests/hostile_cases.py (crafted formats, packs with
 scripts and assemblies, links, zip bombs, a 768 MiB pax header and GNU long name, user
 files in the way) is submitted at once, for Godot, Unity and plain projects. A case is
 refused when its job ends failed with a reason, and lost when anything landed outside
@@ -16,8 +16,10 @@ daemon while it is idle, in the same run. Goal: under 0.2 s at worst.
 from __future__ import annotations
 
 import argparse
-import resource
+import json
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -25,9 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from companion.sandbox import SandboxConfig, SandboxThread
-from tests.conftest import ROOMY, TEST_KEY
-from tests.daemon_helpers import DaemonThread
+from bench._common import ROOT, sandbox_process
+from tests.conftest import TEST_KEY
 from tests.hostile_cases import (
     Daemon,
     HealthWatch,
@@ -47,6 +48,17 @@ def figures(latencies: list[float]) -> tuple[float, float, float]:
     return statistics.median(ordered), p95, ordered[-1]
 
 
+def _peak_rss_mib(pid: int) -> str:
+    """The daemon's high-water resident memory (Linux), or "unknown"."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return f"{int(line.split()[1]) / 1024:.0f} MiB"
+    except OSError:
+        pass
+    return "unknown"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--meta-mib", type=int, default=768, help="size of the metadata bombs")
@@ -55,29 +67,58 @@ def main() -> None:
     started = time.perf_counter()
     all_cases = cases(meta_bytes=args.meta_mib * 2**20)
     print(f"built {len(all_cases)} hostile cases in {time.perf_counter() - started:.1f} s")
-    config = SandboxConfig(
-        api_keys=[TEST_KEY], task_seconds=0.3, limits=ROOMY, min_retry_after=0, credits=10**6
-    )
-    with tempfile.TemporaryDirectory() as folder, SandboxThread(config) as sandbox:
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        sandbox_process(
+            "--api-key",
+            TEST_KEY,
+            "--task-seconds",
+            "0.3",
+            "--limits",
+            "8,100,1000,100000",
+            "--credits",
+            "1000000",
+        ) as base,
+    ):
         root = Path(folder)
-        hostile = HostileService(sandbox.base_url).start()
-        running = DaemonThread(root / "home", hostile.base_url, TEST_KEY).start()
+        hostile = HostileService(base).start()
+        home = root / "home"
+        env = {
+            **os.environ,
+            "COMPANION_HOME": str(home),
+            "COMPANION_BASE_URL": hostile.base_url,
+            "COMPANION_API_KEY": TEST_KEY,
+        }
+        log = (root / "daemon.log").open("w")
+        server = subprocess.Popen(
+            [sys.executable, "-m", "companion", "serve", "--port", "0"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         try:
-            daemon = Daemon(running.url, running.info["token"])
+            while not (home / "daemon.json").exists():
+                if server.poll() is not None:
+                    raise SystemExit("the daemon stopped:\n" + (root / "daemon.log").read_text())
+                time.sleep(0.05)
+            time.sleep(0.2)
+            info = json.loads((home / "daemon.json").read_text())
+            daemon = Daemon(f"http://127.0.0.1:{info['port']}", info["token"])
             with HealthWatch(daemon) as idle:
                 time.sleep(args.idle_seconds)
             projects = {case.name: prepare(case, root / "projects") for case in all_cases}
-            before = snapshot(root)
-            rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            before = snapshot(root / "projects")
             started = time.perf_counter()
             with HealthWatch(daemon) as busy:
                 jobs = {c.name: submit(daemon, hostile, c, projects[c.name]) for c in all_cases}
                 final = wait_all(daemon, list(jobs.values()), timeout=600)
             took = time.perf_counter() - started
-            rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-            after = snapshot(root)
+            after = snapshot(root / "projects")
+            peak = _peak_rss_mib(server.pid)
         finally:
-            running.stop()
+            server.terminate()
+            server.wait(timeout=30)
             hostile.stop()
     outcomes = [
         judge(c, projects[c.name], final.get(jobs[c.name]), before, after) for c in all_cases
@@ -96,10 +137,7 @@ def main() -> None:
     lost = sum(o.lost for o in outcomes)
     print("\n| cases tried | refused (failed, with reason) | lost |\n|---|---|---|")
     print(f"| {tried} | {refused} | {lost} |")
-    print(
-        f"\nall cases finished in {took:.1f} s; peak RSS of the process "
-        f"{rss_before / 1024:.0f} MiB before, {rss_after / 1024:.0f} MiB after"
-    )
+    print(f"\nall cases finished in {took:.1f} s; the daemon's peak resident memory {peak}")
     print(f"\n/health latency      {'median':>8} {'p95':>8} {'max':>8} {'samples':>8}")
     base = figures(idle.latencies)
     load = figures(busy.latencies)
