@@ -7,7 +7,10 @@ failed with its reason, and /health must keep answering meanwhile."""
 from __future__ import annotations
 
 import asyncio
+import os
 import statistics
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -211,3 +214,34 @@ def test_preview_of_hostile_frames_is_refused_by_its_caps(
         assert health.failures == 0
     finally:
         running.stop()
+
+
+def test_cli_animate_says_what_it_refused_and_exits_1(
+    hostile: HostileService, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    image = tmp_path / "hero.png"
+    draw_character(64).save(image)
+    hostile.craft({"spritesheet_json": Craft(format="x/../../../escape/pwned")}, name="cli_hero")
+    before = snapshot(tmp_path)
+    env = {
+        **os.environ,
+        "COMPANION_HOME": str(tmp_path / "home"),
+        "COMPANION_BASE_URL": hostile.base_url,
+        "COMPANION_API_KEY": TEST_KEY,
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "companion", "animate", str(image), "--prompt", "idle"]
+        + ["--formats", "spritesheet,spritesheet_json", "--out", str(out), "--name", "cli_hero"]
+        + ["--frame-count", "4", "--width", "64", "--height", "64", "--seconds", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "unknown format 'x/../../../escape/pwned'" in result.stderr
+    home = tmp_path / "home"
+    new = {p for p in set(snapshot(tmp_path)) - set(before) if not p.is_relative_to(home)}
+    assert new == {out / "cli_hero.png", out / "cli_hero.mp4"}, new
