@@ -231,9 +231,13 @@ def test_cli_animate_says_what_it_refused_and_exits_1(
         "COMPANION_API_KEY": TEST_KEY,
     }
     result = subprocess.run(
-        [sys.executable, "-m", "companion", "animate", str(image), "--prompt", "idle"]
-        + ["--formats", "spritesheet,spritesheet_json", "--out", str(out), "--name", "cli_hero"]
-        + ["--frame-count", "4", "--width", "64", "--height", "64", "--seconds", "1"],
+        [
+            sys.executable,
+            *("-m", "companion", "animate", str(image), "--prompt", "idle"),
+            *("--formats", "spritesheet,spritesheet_json", "--out", str(out)),
+            *("--name", "cli_hero", "--frame-count", "4", "--width", "64", "--height", "64"),
+            *("--seconds", "1"),
+        ],
         capture_output=True,
         text=True,
         timeout=120,
