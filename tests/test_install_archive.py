@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import io
 import tarfile
+import tracemalloc
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from companion.install.archive import ArchiveError, Limits, extract
 from companion.media import ExportSpec, export_video
+from tests import hostile_archives as crafted
 
 
 def make_zip(path: Path, entries: list[tuple[str, bytes, int | None]]) -> Path:
@@ -178,3 +181,52 @@ def test_real_packs_extract_whole(index_video: Path, tmp_path: Path) -> None:
     assert len(unity) == 6 and {p.name for p in unity} == {"asset", "asset.meta", "pathname"}
     construct = extract(result.paths("construct3_pack")[0], tmp_path / "construct")
     assert len(construct) == 4
+
+
+def _peak_bytes(action: Callable[[], object]) -> int:
+    tracemalloc.start()
+    try:
+        action()
+    except ArchiveError:
+        pass
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return peak
+
+
+@pytest.mark.parametrize(
+    "kind,words", [(b"x", "pax header"), (b"L", "GNU long name"), (b"K", "GNU long name")]
+)
+def test_tar_metadata_bombs_are_refused_before_they_are_read(
+    tmp_path: Path, place: tuple[Path, Path], kind: bytes, words: str
+) -> None:
+    """tarfile reads a pax header or GNU long name whole, whatever size it declares; the
+    headers are counted against the caps before tarfile ever sees them."""
+    _, dest = place
+    archive = tmp_path / "meta.unitypackage"
+    archive.write_bytes(crafted.tar_with_huge_metadata(kind, 24 * 2**20))
+    with pytest.raises(ArchiveError, match=words):
+        extract(archive, dest)
+    assert _peak_bytes(lambda: extract(archive, dest)) < 4 * 2**20
+    assert not dest.exists() or not any(dest.iterdir())
+
+
+def test_tar_metadata_within_the_caps_still_extracts(
+    tmp_path: Path, place: tuple[Path, Path]
+) -> None:
+    _, dest = place
+    long_name = "Assets/" + "/".join(["d" * 60] * 4) + "/x.png"  # past the 100 of ustar
+    archive = make_tar(tmp_path / "ok.tar.gz", [tar_member(long_name)], {long_name: b"png"})
+    extract(archive, dest)
+    assert (dest / long_name).read_bytes() == b"png"
+
+
+def test_zip_directory_is_capped_before_zipfile_reads_it(
+    tmp_path: Path, place: tuple[Path, Path]
+) -> None:
+    _, dest = place
+    archive = tmp_path / "many.zip"
+    archive.write_bytes(crafted.frames_zip_bomb(300))
+    with pytest.raises(ArchiveError, match="300 entries"):
+        extract(archive, dest, Limits(max_entries=100))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import uuid
 import zipfile
 from pathlib import Path, PurePosixPath
 from typing import Any, cast
@@ -16,6 +17,7 @@ from PIL import Image
 
 from companion.install import plan as install_plan
 from companion.install.godot import rewrite
+from companion.install.ownership import Owner
 from companion.install.plan import Placement
 from companion.install.tree import InstallError, Staged, Tree, load_manifest
 from companion.install.unity import metas_first
@@ -71,7 +73,12 @@ def install(
         placement, outputs, folder, name="hero", formats=list(formats), export={}
     )
     order = list(tree.order)
-    tree.apply(project / target)
+    # A re-install of the same animation replaces the files the companion wrote before.
+    store = Store(project.parent / "books.db")
+    try:
+        tree.apply(project / target, guard=Owner(store, str(uuid.uuid4()), "hero"))
+    finally:
+        store.close()
     return tree, order
 
 

@@ -22,6 +22,7 @@ from companion.cli.engine import open_engine
 from companion.cli.errors import InputFailure, ServiceRefused, UsageError, say
 from companion.cli.options import FORMAT_NAMES
 from companion.cli.session import with_service
+from companion.install.ownership import Owner
 from companion.jobs.inputs import ImageReadError, LocalImage
 from companion.jobs.lifecycle import State
 from companion.jobs.models_cache import live_models
@@ -133,6 +134,13 @@ def run_plan(plan: Plan) -> int:
                 references=len(plan.references),
                 prompt=plan.prompt,
             )
+            for path in replaced:  # only the companion's own files of this animation
+                refusal = Owner(store, "", plan.name).refusal(path)
+                if refusal is not None:
+                    raise UsageError(
+                        f"--out: {refusal}; move it away or choose another --out or --name "
+                        "(nothing was spent)"
+                    )
             async with open_engine(
                 client,
                 endpoint,

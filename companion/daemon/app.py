@@ -21,9 +21,10 @@ from companion.api.schema.base import first_error
 from companion.api.schema.images import sniff_image_type
 from companion.daemon import bodies
 from companion.daemon.events import CLOSED, Broker
+from companion.daemon.gif_preview import preview_gif
 from companion.daemon.limits import request_limits
 from companion.daemon.openapi import daemon_openapi
-from companion.daemon.page import TOKEN, page, preview_gif
+from companion.daemon.page import TOKEN, page
 from companion.daemon.roots import expand, root_refusal
 from companion.daemon.schema import (
     AnimateIn,

@@ -1,5 +1,5 @@
-"""The status page: jobs, progress, credits and a GIF preview of each finished animation,
-for people who would rather look than read.
+"""The status page: jobs, progress, credits and a GIF preview of each finished animation
+(gif_preview.py), for people who would rather look than read.
 
 It is opened once through `/?token=...` (the link `companion status` prints), which
 sets an HttpOnly, SameSite=Strict cookie and redirects to `/` so the token leaves the
@@ -9,17 +9,11 @@ every two seconds."""
 from __future__ import annotations
 
 import hmac
-import io
-import json
-import zipfile
 from importlib import resources
-from pathlib import Path
 
 from aiohttp import web
-from PIL import Image
 
 from companion.daemon.security import COOKIE
-from companion.store import Store
 
 TOKEN = web.AppKey("token", str)
 PAGE = (resources.files("companion.daemon") / "status.html").read_text(encoding="utf-8")
@@ -51,40 +45,3 @@ async def page(request: web.Request) -> web.StreamResponse:
             "X-Frame-Options": "DENY",
         },
     )
-
-
-def preview_gif(store: Store, job_id: str, cache: Path) -> Path | None:
-    """A GIF of a finished job, from its installed outputs: its GIF if it has one, else
-    built from the spritesheet and its JSON, else from the frames zip."""
-    rows = {a.format: a for a in store.assets(job_id) if a.installed_path}
-    cached = cache / f"{job_id}.gif"
-    if "gif" in rows:
-        return Path(rows["gif"].installed_path or "")
-    if cached.exists():
-        return cached
-    frames: list[Image.Image] = []
-    durations: list[int] = []
-    if "spritesheet" in rows and "spritesheet_json" in rows:
-        sheet = Image.open(rows["spritesheet"].installed_path or "").convert("RGBA")
-        layout = json.loads(Path(rows["spritesheet_json"].installed_path or "").read_text())
-        for entry in layout["frames"].values():
-            box = entry["frame"]
-            frames.append(
-                sheet.crop((box["x"], box["y"], box["x"] + box["w"], box["y"] + box["h"]))
-            )
-            durations.append(int(entry.get("duration", 100)))
-    elif "frames_zip" in rows:
-        with zipfile.ZipFile(rows["frames_zip"].installed_path or "") as archive:
-            for name in sorted(archive.namelist()):
-                frames.append(Image.open(io.BytesIO(archive.read(name))).convert("RGBA"))
-                durations.append(100)
-    if not frames:
-        return None
-    thumbs = [frame.copy() for frame in frames]
-    for thumb in thumbs:
-        thumb.thumbnail((128, 128))
-    cache.mkdir(parents=True, exist_ok=True)
-    thumbs[0].save(
-        cached, save_all=True, append_images=thumbs[1:], duration=durations, loop=0, disposal=2
-    )
-    return cached

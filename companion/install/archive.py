@@ -3,15 +3,14 @@
 Every entry name is checked before anything is written: no absolute paths, no drive
 letters, no `..`, no backslash tricks, and the resolved target must stay inside the
 destination. Only regular files and folders are accepted: symbolic links, hard links
-and device or FIFO entries are refused. Sizes are counted as bytes are actually read,
-not as headers claim, against caps on entries, total bytes and compression ratio (zip
-and tar bombs). Everything is extracted into a staging folder beside the destination and
-moved in only when the whole archive passed, so a refused archive leaves nothing
-behind."""
+and device or FIFO entries are refused. Metadata is counted against the caps before a
+library reads it (see scan.py); sizes are counted as bytes are actually read, not as
+headers claim, against caps on entries, total bytes and compression ratio (zip and tar
+bombs). Everything is extracted into a staging folder beside the destination and moved
+in only when the whole archive passed, so a refused archive leaves nothing behind."""
 
 from __future__ import annotations
 
-import re
 import shutil
 import stat
 import tarfile
@@ -23,8 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from companion.install.names import UnsafeName, inside, make_parents, relative_path
+from companion.install.scan import MetaLimits, ScanError, scan_tar, scan_zip
+
 CHUNK = 1 << 16
-DRIVE = re.compile(r"^[A-Za-z]:")
 
 
 class ArchiveError(Exception):
@@ -36,21 +37,20 @@ class Limits:
     max_entries: int = 10_000
     max_total_bytes: int = 2 * 2**30
     max_ratio: float = 200.0  # uncompressed / compressed, for the whole archive
+    max_meta_bytes: int = 64 * 1024  # one pax header or GNU long name, read whole by tarfile
+
+    def meta(self) -> MetaLimits:
+        return MetaLimits(
+            self.max_entries, self.max_total_bytes, self.max_ratio, self.max_meta_bytes
+        )
 
 
 def safe_name(name: str) -> PurePosixPath:
     """The entry's relative path, or ArchiveError if it could land anywhere else."""
-    if not name or "\x00" in name:
-        raise ArchiveError(f"entry {name!r}: empty or NUL in its name")
-    unified = name.replace("\\", "/")
-    if unified.startswith("/") or DRIVE.match(unified):
-        raise ArchiveError(f"entry {name!r}: absolute path")
-    parts = [p for p in unified.split("/") if p not in ("", ".")]
-    if any(p == ".." for p in parts):
-        raise ArchiveError(f"entry {name!r}: climbs out with '..'")
-    if not parts:
-        raise ArchiveError(f"entry {name!r}: names no file")
-    return PurePosixPath(*parts)
+    try:
+        return relative_path(name)
+    except UnsafeName as exc:
+        raise ArchiveError(f"entry {exc}") from exc
 
 
 def _target(root: Path, name: str) -> Path:
@@ -155,6 +155,10 @@ def extract(archive: Path, dest: Path, limits: Limits | None = None) -> list[Pat
     """Extract into dest (created if needed); returns the files now in place."""
     limits = limits or Limits()
     kind = kind_of(archive)
+    try:
+        (scan_zip if kind == "zip" else scan_tar)(archive, limits.meta())
+    except ScanError as exc:
+        raise ArchiveError(f"{archive.name}: {exc}") from exc
     with _staging(dest) as staging:
         try:
             (_zip if kind == "zip" else _tar)(archive, staging, limits)
@@ -165,8 +169,11 @@ def extract(archive: Path, dest: Path, limits: Limits | None = None) -> list[Pat
         dest.mkdir(parents=True, exist_ok=True)
         placed = []
         for path in sorted(p for p in staging.rglob("*") if p.is_file()):
-            target = dest / path.relative_to(staging)
-            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                target = inside(dest, path.relative_to(staging).as_posix())
+                make_parents(dest, target)
+            except UnsafeName as exc:
+                raise ArchiveError(f"{archive.name}: {exc}") from exc
             path.replace(target)
             placed.append(target)
         return placed

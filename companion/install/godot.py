@@ -14,6 +14,7 @@ import posixpath
 import re
 from pathlib import Path, PurePosixPath
 
+from companion.install import policy
 from companion.install.packs import Context, animation_from_sheets, place_outputs, unpack
 from companion.install.sheet_source import Defaults
 from companion.install.tree import InstallError, Staged, Tree, strip_common_top
@@ -21,6 +22,7 @@ from companion.media.formats.godot import sprite_frames
 
 PACK = "godot_pack"
 TEXT_RESOURCES = frozenset({".tres", ".tscn"})
+RESOURCES = TEXT_RESOURCES | {".res"}
 LEFT_OUT = frozenset({".import", ".uid"})
 HEADER = re.compile(r"^\[(gd_resource|gd_scene|ext_resource)\b[^\n]*\]", re.MULTILINE)
 PATH_ATTR = re.compile(r'\bpath="([^"]*)"')
@@ -76,6 +78,10 @@ def _install_pack(
     tree: Tree, pack: Staged, project_root: Path, target: Path, scratch: Path
 ) -> None:
     files = {p: f for p, f in unpack(pack, scratch).items() if p.suffix not in LEFT_OUT}
+    for inside, path in files.items():
+        policy.check("godot", inside, pack.name)
+        if inside.suffix.lower() in RESOURCES:
+            policy.check_godot_resource(inside, path.read_bytes(), pack.name)
     packed = list(files)
     short = dict(zip(packed, strip_common_top(packed), strict=True))
     final: dict[PurePosixPath, str] = {}

@@ -17,6 +17,9 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Protocol
+
+from companion.install.names import UnsafeName, inside, make_parents
 
 MANIFEST = "install.json"
 
@@ -31,6 +34,24 @@ def sha256_of(path: Path) -> str:
         for block in iter(lambda: source.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+class Guard(Protocol):
+    """Says which existing files may be replaced, and remembers what was written."""
+
+    def refusal(self, final: Path) -> str | None: ...
+
+    def claim(self, final: Path) -> None: ...
+
+
+class NewFilesOnly:
+    """A guard with no record: nothing that exists is ever replaced."""
+
+    def refusal(self, final: Path) -> str | None:
+        return f"{final} already exists" if os.path.lexists(final) else None
+
+    def claim(self, final: Path) -> None:
+        return None
 
 
 @dataclass(frozen=True)
@@ -95,14 +116,56 @@ class Tree:
         if relative not in self.order:
             self.order.append(relative)
 
-    def apply(self, target: Path, after_each: Callable[[], None] | None = None) -> None:
-        """Move every file into target in order; safe to call again after a crash."""
+    def final(self, target: Path, relative: str) -> Path:
+        """Where relative lands under target, checked now (see names.inside)."""
+        try:
+            return inside(target, relative)
+        except UnsafeName as exc:
+            raise InstallError(str(exc)) from exc
+
+    def clashes(self, target: Path, guard: Guard) -> list[str]:
+        """Why files still to move may not go in (paths outside target, files the
+        companion may not replace); empty when all may."""
+        reasons = []
         for relative in self.order:
-            source, final = self.path(relative), target / relative
+            if not self.path(relative).exists():
+                continue  # already moved
+            try:
+                final = inside(target, relative)
+            except UnsafeName as exc:
+                reasons.append(str(exc))
+                continue
+            reason = guard.refusal(final)
+            if reason is not None:
+                reasons.append(reason)
+        return reasons
+
+    def apply(
+        self,
+        target: Path,
+        after_each: Callable[[], None] | None = None,
+        guard: Guard | None = None,
+    ) -> None:
+        """Move every file into target in order; safe to call again after a crash. Each
+        path is checked inside target and each replaced file against the guard at the
+        moment it is moved."""
+        guard = guard or NewFilesOnly()
+        for relative in self.order:
+            source, final = self.path(relative), self.final(target, relative)
             if source.exists():
-                final.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    make_parents(target, final)
+                except UnsafeName as exc:
+                    raise InstallError(str(exc)) from exc
+                final = self.final(target, relative)
+                reason = guard.refusal(final)
+                if reason is not None:
+                    raise InstallError(f"{reason}; it is left alone")
                 source.replace(final)  # atomic on one filesystem: whole file or nothing
-            elif not final.exists():
+                guard.claim(final)
+            elif final.exists():
+                guard.claim(final)  # moved before a crash: the record catches up
+            else:
                 raise InstallError(f"{relative} was lost while it was installed; run it again")
             if after_each is not None:
                 after_each()

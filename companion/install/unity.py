@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
+from companion.install import policy
 from companion.install.archive import ArchiveError, safe_name
 from companion.install.packs import Context, animation_from_sheets, place_outputs, unpack
 from companion.install.sheet_source import Defaults
@@ -68,7 +69,8 @@ def _entries(
     entries: list[tuple[PurePosixPath, Path, Path | None]] = []
     if folders:  # the .unitypackage layout: GUID/asset, GUID/asset.meta, GUID/pathname
         for folder in sorted(folders):
-            lines = files[folder / "pathname"].read_text(encoding="utf-8").splitlines()
+            with files[folder / "pathname"].open("rb") as source:  # one line; never read whole
+                lines = source.read(4096).decode("utf-8", errors="replace").splitlines()
             try:
                 where = safe_name(lines[0].strip() if lines else "")
             except ArchiveError as exc:
@@ -77,10 +79,12 @@ def _entries(
                 raise InstallError(f"{pack}: {where} is not under Assets/")
             asset = files.get(folder / "asset")
             if asset is not None:  # folders carry only a meta and a pathname
+                policy.check("unity", where, pack)
                 entries.append((where, asset, files.get(folder / "asset.meta")))
         return entries
     for inside, path in files.items():  # a plain tree of assets with metas beside them
         if inside.suffix != ".meta":
+            policy.check("unity", inside, pack)
             meta = files.get(inside.with_name(inside.name + ".meta"))
             entries.append((inside, path, meta))
     return entries

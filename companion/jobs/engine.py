@@ -47,11 +47,13 @@ from companion.api.schema import (
     ImageInput,
     Task,
 )
+from companion.install import downloads
 from companion.install import plan as install_plan
+from companion.install.names import UnsafeName, output_names, shown
+from companion.install.ownership import Owner
 from companion.install.plan import Placement
 from companion.install.sheet_source import SheetSourceError
 from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
-from companion.jobs.animate import output_names
 from companion.jobs.crash import crash_point
 from companion.jobs.inputs import ImageReadError, LocalImage
 from companion.jobs.lifecycle import FINAL, State, check
@@ -99,6 +101,7 @@ class Engine:
         self.on_change = on_change
         self.on_progress = on_progress
         self.account: SharedAccount = account or LocalAccount(store, service)
+        self._loop: asyncio.AbstractEventLoop | None = None  # where installs report back
 
     # -- submission and control -------------------------------------------------------
 
@@ -113,7 +116,13 @@ class Engine:
         check(job.state, state)
         job = self.store.update_job(job.id, state=state.value, **fields)
         if self.on_change is not None:
-            self.on_change(job)
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:  # on the install thread: listeners live on the loop
+                assert self._loop is not None
+                self._loop.call_soon_threadsafe(self.on_change, job)
+            else:
+                self.on_change(job)
         return job
 
     async def _amove(self, job: Job, state: State, **fields: Any) -> Job:
@@ -195,8 +204,8 @@ class Engine:
             return await self._wait(job)
         if state is State.DOWNLOADING:
             return await self._download(job)
-        if state is State.INSTALLING:  # file moves and pack building: off the event loop
-            return await asyncio.to_thread(self._install, job)
+        if state is State.INSTALLING:
+            return await self._install_off_loop(job)
         raise AssertionError(state)
 
     async def _quote(self, job: Job) -> Job:
@@ -317,11 +326,19 @@ class Engine:
         progressed(task)  # the first read may already be the last
         task = await self.client.wait_for_task(task, timeout=self.timeout, on_progress=progressed)
         outputs = wanted(task.outputs, job.request, task.status == "succeeded")
-        names = output_names(outputs, job.name)
+        names = output_names([a.format for a in outputs], job.name)
+        known = [(a, n) for a, n in zip(outputs, names, strict=True) if n is not None]
+        # A format our table does not know never becomes a path: it is left at the
+        # service, and the job fails naming it once the known outputs are in.
+        unknown = [
+            f"{shown(a.format)} (asset {a.id})"
+            for a, n in zip(outputs, names, strict=True)
+            if n is None
+        ]
         await asyncio.to_thread(
             self.store.add_assets,
             job.id,
-            [(str(a.id), a.format, n, a.byte_size) for a, n in zip(outputs, names, strict=True)],
+            [(str(a.id), a.format, n, a.byte_size) for a, n in known],
         )
         credits = task.credits
         await self.account.settle(job.id, credits.charged, credits.refunded, credits.released)
@@ -331,12 +348,24 @@ class Engine:
             job,
             State.DOWNLOADING,
             error=error,
-            request={**job.request, "remote_status": str(task.status)},
+            request={
+                **job.request,
+                "remote_status": str(task.status),
+                **({"unknown_outputs": unknown} if unknown else {}),
+            },
         )
 
     def _staging(self, job: Job) -> Path:
         assert job.target_dir
-        return job_folder(Path(job.target_dir), job.id)
+        target = Path(job.target_dir)
+        folder = target / STAGING / job.id
+        for step in (folder.parent, folder):  # never follow a link planted in the target
+            if step.is_symlink():
+                raise JobFailed(f"{step} is a symbolic link; remove it and retry the job")
+        folder = job_folder(target, job.id)
+        if not folder.resolve().is_relative_to(target.resolve()):
+            raise JobFailed(f"{folder} leads outside {target}; remove the link and retry")
+        return folder
 
     async def _download(self, job: Job) -> Job:
         staging = self._staging(job)
@@ -350,6 +379,16 @@ class Engine:
             crash_point("mid_download")
         return await self._amove(job, State.INSTALLING)
 
+    async def _install_off_loop(self, job: Job) -> Job:
+        """Installs read, unpack and hash whole files: a thread does it, so the daemon
+        keeps answering; whatever goes wrong ends the job failed, saying why."""
+        self._loop = asyncio.get_running_loop()
+        try:
+            return await asyncio.to_thread(self._install, job)
+        except (InstallError, UnsafeName, OSError, UnicodeDecodeError, ValueError) as exc:
+            log.warning("job %s: install failed: %s", job.id, exc)
+            raise JobFailed(f"the install failed: {exc}") from exc
+
     def _install(self, job: Job) -> Job:
         assert job.target_dir
         placement = Placement.from_request(job.request, Path(job.target_dir))
@@ -362,14 +401,15 @@ class Engine:
                 log.warning(
                     "job %s: engine install failed (%s); files kept as downloaded", job.id, exc
                 )
-                self._install_as_downloaded(job)
+                notes = self._install_as_downloaded(job)
                 return self._move(
                     job,
                     State.FAILED,
-                    error=f"{exc}. The downloaded files are in {job.target_dir}",
+                    error="; ".join(
+                        [f"{exc}. The downloaded files are in {job.target_dir}", *notes]
+                    ),
                 )
-        self._install_as_downloaded(job)
-        return self._finish(job)
+        return self._finish(job, self._install_as_downloaded(job))
 
     def _install_for_engine(self, job: Job, placement: Placement) -> Job:
         target = placement.target
@@ -394,8 +434,13 @@ class Engine:
                 formats=[str(f) for f in export.get("output_formats") or []],
                 export=export,
             )
+        guard = Owner(self.store, job.id, job.name)
+        refused = tree.clashes(target, guard)
+        if refused:
+            more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
+            raise InstallError(f"{refused[0]}{more}: it is never replaced")
         try:
-            tree.apply(target, after_each=lambda: crash_point("mid_install"))
+            tree.apply(target, after_each=lambda: crash_point("mid_install"), guard=guard)
         except InstallError as exc:
             raise JobFailed(str(exc)) from exc
         for row in rows:
@@ -408,32 +453,43 @@ class Engine:
             job = self.store.update_job(job.id, request={**job.request, "resource": tree.resource})
         return self._finish(job)
 
-    def _install_as_downloaded(self, job: Job) -> None:
+    def _install_as_downloaded(self, job: Job) -> list[str]:
+        """The outputs as they are; says which ones had to go beside a file that is not
+        the companion's to replace."""
         assert job.target_dir
         target = Path(job.target_dir)
+        guard = Owner(self.store, job.id, job.name)
+        notes: list[str] = []
         for row in self.store.assets(job.id):
             if row.installed_path:
                 continue  # never installed twice
-            final = target / row.file_name
             staged = Path(row.staged_path) if row.staged_path else None
-            if staged is not None and staged.exists():
-                staged.replace(final)  # atomic on one filesystem: whole file or nothing
-            elif not (final.exists() and row.sha256 and sha256_of(final) == row.sha256):
+            try:
+                placed = downloads.place(target, row.file_name, staged, row.sha256, guard)
+            except downloads.LostError as exc:
                 raise JobFailed(
                     f"output {row.file_name} was lost before it was installed; "
                     "run: companion jobs retry is not possible, download it with "
                     f"companion assets download {row.id}"
-                )
-            self.store.asset_installed(row.id, str(final))
+                ) from exc
+            if placed.refused is not None:
+                notes.append(f"{placed.refused}, so {placed.path.name} was put beside it")
+            self.store.asset_installed(row.id, str(placed.path))
             crash_point("mid_install")
         shutil.rmtree(Path(target) / STAGING / job.id, ignore_errors=True)
         release_if_unused(target)
+        return notes
 
-    def _finish(self, job: Job) -> Job:
+    def _finish(self, job: Job, notes: list[str] | None = None) -> Job:
         status = job.request.get("remote_status")
         final_state = {"succeeded": State.DONE, "cancelled": State.CANCELLED}.get(
             str(status), State.FAILED
         )
+        # Refusals of what the service sent, and files left alone, fail the job by name.
+        refused = [*(notes or []), *_unknown_outputs(job)]
+        if refused:
+            error = "; ".join([*([job.error] if job.error else []), *refused])
+            return self._move(job, State.FAILED, error=error)
         return self._move(job, final_state)
 
     async def reconcile(self) -> dict[str, int | None]:
@@ -526,6 +582,17 @@ class Engine:
             ) from exc
         await self.account.remember_upload(image.sha256, str(uploaded.file_id))
         return uploaded
+
+
+def _unknown_outputs(job: Job) -> list[str]:
+    unknown = job.request.get("unknown_outputs") or []
+    if not unknown:
+        return []
+    return [
+        f"the service returned outputs of formats this companion does not know: "
+        f"{', '.join(unknown)}; they were not written anywhere (see them with "
+        "companion assets get)"
+    ]
 
 
 def _today() -> str:

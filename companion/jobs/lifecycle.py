@@ -37,7 +37,7 @@ ALLOWED: dict[State, frozenset[State]] = {
     State.AWAITING_APPROVAL: frozenset({State.QUOTED, State.CANCELLED}),
     State.CREATING: frozenset({State.RUNNING, State.FAILED}),
     State.RUNNING: frozenset({State.DOWNLOADING}),
-    State.DOWNLOADING: frozenset({State.INSTALLING}),
+    State.DOWNLOADING: frozenset({State.INSTALLING, State.FAILED}),  # e.g. a link in the way
     State.INSTALLING: frozenset({State.DONE, State.FAILED, State.CANCELLED}),
     State.DONE: frozenset(),
     State.FAILED: frozenset({State.NEW}),  # retry

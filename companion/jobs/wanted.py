@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from companion.api.schema import Asset
+from companion.media.export import FILE_SUFFIX
 
 INSTALL_FORMATS = "install_formats"
 
@@ -19,4 +20,6 @@ def wanted(assets: list[Asset], request: dict[str, Any], succeeded: bool) -> lis
     formats = request.get(INSTALL_FORMATS)
     if not isinstance(formats, list) or not succeeded:
         return list(assets)
-    return [a for a in assets if a.format in formats]
+    # A format our table does not know is kept, so the engine names it in the job's
+    # error instead of it vanishing as "not asked for".
+    return [a for a in assets if a.format in formats or a.format not in FILE_SUFFIX]

@@ -82,6 +82,17 @@ MIGRATIONS: tuple[str, ...] = (
     );
     ALTER TABLE jobs ADD COLUMN progress REAL NOT NULL DEFAULT 0;
     """,
+    # 4: every file the companion put in a project (resolved path and sha256), with the
+    # job and animation name that wrote it: only these may ever be replaced.
+    """
+    CREATE TABLE written_files (
+        path TEXT PRIMARY KEY,
+        sha256 TEXT NOT NULL,
+        job_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        written_at TEXT NOT NULL
+    );
+    """,
 )
 
 
@@ -119,6 +130,15 @@ class AssetRow:
     staged_path: str | None
     sha256: str | None
     installed_path: str | None
+
+
+@dataclass
+class WrittenFile:
+    path: str
+    sha256: str
+    job_id: str
+    name: str
+    written_at: str
 
 
 class Store:
@@ -333,6 +353,19 @@ class Store:
     def asset_installed(self, asset_id: str, path: str) -> None:
         with self._tx() as db:
             db.execute("UPDATE assets SET installed_path = ? WHERE id = ?", (path, asset_id))
+
+    # -- files written into projects -----------------------------------------------------
+
+    def written_file(self, path: str) -> WrittenFile | None:
+        row = self._db.execute("SELECT * FROM written_files WHERE path = ?", (path,)).fetchone()
+        return None if row is None else WrittenFile(**dict(row))
+
+    def record_written(self, path: str, sha256: str, job_id: str, name: str) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO written_files VALUES (?, ?, ?, ?, ?)",
+                (path, sha256, job_id, name, now()),
+            )
 
     # -- ledger -------------------------------------------------------------------------
 
