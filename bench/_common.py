@@ -1,14 +1,18 @@
-"""What the benchmark scripts share: free ports, and a sandbox in its own process."""
+"""What the benchmark scripts share: free ports, a sandbox and a daemon in their own
+processes."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,3 +43,25 @@ def sandbox_process(*options: str) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def daemon_process(
+    home: Path, env: dict[str, str], log: Path
+) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
+    """`companion serve` on a free port (COMPANION_HOME=home is in env), its output in
+    log; returns the process and its daemon.json once it is up. The caller stops it."""
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "companion", "serve", "--port", "0"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    info_path = home / "daemon.json"
+    while not info_path.exists():
+        if process.poll() is not None:
+            raise SystemExit("the daemon stopped:\n" + log.read_text())
+        time.sleep(0.05)
+    time.sleep(0.2)  # written before the port is served
+    return process, json.loads(info_path.read_text())

@@ -29,7 +29,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from _common import ROOT, free_port, sandbox_process  # bench/ is on sys.path when run
+from _common import (  # bench/ is on sys.path when run
+    ROOT,
+    daemon_process,
+    free_port,
+    sandbox_process,
+)
 
 sys.path.insert(0, str(ROOT))
 from tests.drop_helpers import (
@@ -168,25 +173,11 @@ def main() -> None:
             "COMPANION_BASE_URL": base,
             "COMPANION_API_KEY": KEY,
         }
-        log = (work / "daemon.log").open("w")
         control_port = free_port()
         control_process = subprocess.Popen([sys.executable, "-c", CONTROL, str(control_port)])
         control = Daemon(control_port, "")
-        process = subprocess.Popen(
-            [sys.executable, "-m", "companion", "serve", "--port", "0"],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+        process, info = daemon_process(work / "home", env, work / "daemon.log")
         try:
-            info_path = work / "home" / "daemon.json"
-            while not info_path.exists():
-                if process.poll() is not None:
-                    raise SystemExit("the daemon stopped:\n" + (work / "daemon.log").read_text())
-                time.sleep(0.05)
-            time.sleep(0.2)
-            info = json.loads(info_path.read_text())
             daemon = Daemon(info["port"], info["token"])
             project = work / "game"
             project.mkdir()

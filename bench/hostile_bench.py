@@ -16,10 +16,8 @@ daemon while it is idle, in the same run. Goal: under 0.2 s at worst.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import ROOT, sandbox_process
+from bench._common import daemon_process, sandbox_process
 from tests.conftest import TEST_KEY
 from tests.hostile_cases import (
     Daemon,
@@ -89,21 +87,8 @@ def main() -> None:
             "COMPANION_BASE_URL": hostile.base_url,
             "COMPANION_API_KEY": TEST_KEY,
         }
-        log = (root / "daemon.log").open("w")
-        server = subprocess.Popen(
-            [sys.executable, "-m", "companion", "serve", "--port", "0"],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+        server, info = daemon_process(home, env, root / "daemon.log")
         try:
-            while not (home / "daemon.json").exists():
-                if server.poll() is not None:
-                    raise SystemExit("the daemon stopped:\n" + (root / "daemon.log").read_text())
-                time.sleep(0.05)
-            time.sleep(0.2)
-            info = json.loads((home / "daemon.json").read_text())
             daemon = Daemon(f"http://127.0.0.1:{info['port']}", info["token"])
             with HealthWatch(daemon) as idle:
                 time.sleep(args.idle_seconds)

@@ -20,15 +20,13 @@ import json
 import os
 import signal
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
 import numpy as np
-from _common import sandbox_process  # bench/ is on sys.path when run
+from _common import daemon_process, sandbox_process  # bench/ is on sys.path when run
 from PIL import Image
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
@@ -97,22 +95,8 @@ def main() -> None:
             "COMPANION_BASE_URL": base,
             "COMPANION_API_KEY": KEY,
         }
-        log = (work / "daemon.log").open("w")
-        daemon = subprocess.Popen(
-            [sys.executable, "-m", "companion", "serve", "--port", "0"],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+        daemon, info = daemon_process(work / "home", env, work / "daemon.log")
         try:
-            info_path = work / "home" / "daemon.json"
-            while not info_path.exists():
-                if daemon.poll() is not None:
-                    raise SystemExit("the daemon stopped:\n" + (work / "daemon.log").read_text())
-                time.sleep(0.05)
-            time.sleep(0.2)
-            info = json.loads(info_path.read_text())
             port, token = info["port"], info["token"]
             headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
             project = work / "game"

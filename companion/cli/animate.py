@@ -69,27 +69,19 @@ def _read_image(path: Path, flag: str) -> LocalImage:
 
 def plan_from_args(args: argparse.Namespace) -> Plan:
     """Every check that needs no service, in the order a user fixes them."""
-    checks.frame_count_only(args)
-    options, selection = checks.export_options(args)
-    video = checks.video_options(args)
-    checks.one_click(options, video, args.prompt)
-    image = checks.input_file(args.image, "image")
-    last = checks.input_file(args.last_frame, "--last-frame") if args.last_frame else None
-    refs = [checks.input_file(p, "--ref") for p in args.ref]
-    if args.seconds is not None and (args.start is not None or args.duration is not None):
-        checks.selection_fits(args, args.seconds, "the video (--seconds)")
+    given = checks.one_click_args(args)
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout {args.timeout:g}: give seconds above 0")
     return Plan(
-        image=image,
+        image=given.image,
         prompt=args.prompt,
-        export=options,
-        selection=selection,
-        video=video,
+        export=given.options,
+        selection=given.selection,
+        video=given.video,
         out=checks.output_folder(args.out),
-        name=checks.base_name(args.name, image),
-        last_frame=last,
-        references=refs,
+        name=checks.base_name(args.name, given.image),
+        last_frame=given.last_frame,
+        references=given.references,
         as_json=args.json,
         timeout=args.timeout,
     )

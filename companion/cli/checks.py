@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -125,6 +126,31 @@ def export_options(args: argparse.Namespace) -> tuple[ExportOptions, Selection]:
     except ValidationError as exc:
         raise UsageError(_where(exc, FLAG_OF_FIELD)) from exc
     return options, selection
+
+
+@dataclass(frozen=True)
+class OneClickArgs:
+    options: ExportOptions
+    selection: Selection
+    video: VideoOptions
+    image: Path
+    last_frame: Path | None
+    references: list[Path]
+
+
+def one_click_args(args: argparse.Namespace) -> OneClickArgs:
+    """Every check of a one-click animation that needs no service, in the order a user
+    fixes them; `animate` and `jobs add` share them."""
+    frame_count_only(args)
+    options, selection = export_options(args)
+    video = video_options(args)
+    one_click(options, video, args.prompt)
+    image = input_file(args.image, "image")
+    last = input_file(args.last_frame, "--last-frame") if args.last_frame else None
+    refs = [input_file(p, "--ref") for p in args.ref]
+    if args.seconds is not None and (args.start is not None or args.duration is not None):
+        selection_fits(args, args.seconds, "the video (--seconds)")
+    return OneClickArgs(options, selection, video, image, last, refs)
 
 
 def spacing(args: argparse.Namespace) -> Spacing:

@@ -75,13 +75,9 @@ def _find(store: Store, prefix: str) -> Job:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    checks.frame_count_only(args)
-    options, selection = checks.export_options(args)
-    video = checks.video_options(args)
-    checks.one_click(options, video, args.prompt)
-    image = checks.input_file(args.image, "image")
-    last = checks.input_file(args.last_frame, "--last-frame") if args.last_frame else None
-    refs = [checks.input_file(p, "--ref") for p in args.ref]
+    given = checks.one_click_args(args)
+    options, selection, video = given.options, given.selection, given.video
+    image, last, refs = given.image, given.last_frame, given.references
     target = checks.output_folder(args.target, "--target")
     name = checks.base_name(args.name, image)
     formats = [f.value for f in options.formats]
