@@ -91,6 +91,7 @@ def no_secret_anywhere(secret: str, log_text: str, folder: Path) -> None:
             assert secret.encode() not in path.read_bytes(), path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("profile", PROFILES)
 def test_animate_under_every_fault_profile(
     make_sandbox, tmp_path: Path, caplog, profile: str

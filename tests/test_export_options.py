@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+import pytest
 import yaml
 from PIL import Image
 
@@ -133,6 +134,7 @@ def test_pages_are_followed_by_every_sheet_format(index_video: Path, tmp_path: P
         assert {"big_p0.paper2dsprites", "big_p1.paper2dsprites"} <= set(archive.namelist())
 
 
+@pytest.mark.slow
 def test_memory_stays_bounded_for_240_frames_at_1024(index_video: Path, tmp_path: Path) -> None:
     """240 RGBA frames of 1024x1024 are 1 GiB; the export must hold far less."""
     tracemalloc.start()

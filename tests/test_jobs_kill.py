@@ -87,6 +87,7 @@ def sandbox_process(tmp_path: Path):  # type: ignore[no-untyped-def]
     process.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_kill_at_every_step_and_recover(sandbox_process: str, tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}
     env.update(
