@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -128,3 +129,25 @@ def test_readme_is_self_contained_and_tells_the_sandbox_motion() -> None:
     for words in KEYWORDS.values():
         for word in words:
             assert f"`{word}`" in motion, word
+
+
+def test_help_never_cuts_a_flag_and_lists_what_it_offers() -> None:
+    from companion.sandbox.faults import PROFILES
+
+    assert options.FAULT_PROFILES == PROFILES
+    env = {**os.environ, "COLUMNS": "80"}
+
+    def help_of(*command: str) -> str:
+        return subprocess.run(
+            [sys.executable, "-m", "companion", *command, "--help"],
+            capture_output=True, text=True, timeout=60, env=env,
+        ).stdout  # fmt: skip
+
+    for command in (("export",), ("animate",), ("jobs", "add"), ("sandbox",), ("quote",)):
+        shown = help_of(*command)
+        broken = [line for line in shown.splitlines() if re.search(r"[a-z]-$", line)]
+        assert not broken, (command, broken)
+    assert "--fps" in help_of("export")
+    # A one-click animation is sampled by frame count only: --fps is not offered there.
+    assert "--fps" not in help_of("animate") and "--fps" not in help_of("jobs", "add")
+    assert "1080p" in help_of("animate") and "dropped-create" in help_of("sandbox")

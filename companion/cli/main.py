@@ -9,20 +9,42 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from companion import __version__
 from companion.cli.errors import EXIT_INTERRUPTED, EXIT_USAGE, CliError, fail, say
-from companion.cli.options import add_export_options, add_generation_options
+from companion.cli.options import FAULT_PROFILES, add_export_options, add_generation_options
 
 # Handlers are named, not imported: `companion --help` loads no command's code.
 Handler = str | Callable[[argparse.Namespace], int]
 
 
+class WholeWordsFormatter(argparse.HelpFormatter):
+    """Help wrapped between words only: a flag such as --pixel-art is never cut at its
+    hyphen."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return textwrap.fill(
+            " ".join(text.split()),
+            width,
+            initial_indent=indent,
+            subsequent_indent=indent,
+            break_on_hyphens=False,
+        )
+
+
 class OneLineParser(argparse.ArgumentParser):
     """Option errors in one line, like every other failure, with exit code 2."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", WholeWordsFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         say(f"companion: error: {message} (see: {self.prog} --help)")
@@ -103,7 +125,9 @@ def _add_service_commands(commands: Any) -> None:
         commands, "quote", "companion.cli.remote:cmd_quote", help="price of a video generation"
     )
     quote.add_argument("--seconds", type=float, metavar="S", help="video length (default 3)")
-    quote.add_argument("--resolution", help="e.g. 480p (default: the model's)")
+    quote.add_argument(
+        "--resolution", help="360p, 480p, 720p or 1080p, as the model offers (default: its own)"
+    )
     quote.add_argument("--last-frame", action="store_true", help="price it with a last frame")
     quote.add_argument(
         "--refs", type=int, default=0, metavar="N", help="reference images (default 0)"
@@ -197,7 +221,7 @@ def _add_team(commands: Any) -> None:
         verbs,
         "budget",
         "companion.cli.team:cmd_budget",
-        help="set the team's budget (or a member's, with --member); no value: none",
+        help="set the team's budget (or a member's, with --member); a limit left out is removed",
     )
     budget.add_argument("--member", help="a member's name (user@host); default: the team")
     budget.add_argument(
@@ -265,7 +289,13 @@ def _add_local(commands: Any) -> None:
         help="account tier and its limits (default registered)",
     )
     sandbox.add_argument("--limits", help="override the tier: CONCURRENCY,QUEUE,CREATES,OTHERS")
-    sandbox.add_argument("--faults", default="none", help="PROFILE[:SEED], see README")
+    sandbox.add_argument(
+        "--faults",
+        default="none",
+        metavar="PROFILE[:SEED]",
+        help="injected faults: " + ", ".join(FAULT_PROFILES) + " (default none; the same "
+        "seed makes the same decisions; README: The sandbox)",
+    )
     sandbox.add_argument("--state", type=Path, help="keep state across restarts in this file")
     sandbox.add_argument(
         "--url-seconds",

@@ -36,6 +36,17 @@ PIVOTS = (
     "bottom_right",
 )
 DEFAULT_KEY_COLOUR = "#00ff00"
+FAULT_PROFILES = (  # the sandbox's, for `companion sandbox --help`
+    "none",
+    "unavailable",
+    "storm",
+    "resets",
+    "slow",
+    "truncated",
+    "dropped-create",
+    "internal",
+    "chaos",
+)
 
 
 def add_export_options(
@@ -60,7 +71,10 @@ def add_export_options(
     sampling.add_argument(
         "--fps",
         type=float,
-        help="sample at source speed, this many frames a second (needs spritesheet_json)",
+        # The service samples a one-click animation by frame count only.
+        help="sample at source speed, this many frames a second (needs spritesheet_json)"
+        if local
+        else argparse.SUPPRESS,
     )
     parser.add_argument(
         "--width", type=int, default=512, metavar="PX", help="frame width, 64 to 1024 (default 512)"
@@ -188,7 +202,8 @@ def add_generation_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--resolution",
-        help="video resolution the model offers, e.g. 480p or 720p (see: companion models)",
+        help="video resolution: 360p, 480p, 720p or 1080p, as the model offers "
+        "(see: companion models; default: the model's own)",
     )
     parser.add_argument(
         "--seed", type=int, help="0 to 4294967295; the same seed repeats the same motion"
