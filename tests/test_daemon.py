@@ -202,8 +202,9 @@ def test_animate_end_to_end_with_progress_events(daemon: DaemonThread, tmp_path:
     done.set()
     assert job["state"] == "done", job
     files = sorted(p.name for p in (project / "animations").iterdir() if not p.name.startswith("."))
-    # A Godot project gets the pack unpacked, its .tres pointing where the sheet landed.
-    assert files == ["hero.json", "hero.mp4", "hero.png", "hero.tres"]
+    # A Godot project gets the pack unpacked, its .tres pointing where the sheet landed;
+    # the video the service also returns was not asked for, so it stays at the service.
+    assert files == ["hero.json", "hero.png", "hero.tres"]
     assert job["resource"] == "res://animations/hero.tres"
     tres = (project / "animations" / "hero.tres").read_text()
     assert 'path="res://animations/hero.png"' in tres

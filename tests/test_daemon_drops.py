@@ -314,3 +314,39 @@ def test_two_pictures_of_one_name_both_get_its_sidecar(
     sidecars = [p.read_text() for p in (inbox / "done").glob("*.yaml")]
     assert sidecars == ["prompt: a wave\n"] * 2
     assert not list((inbox / ".processing").iterdir())
+
+
+def test_a_drop_installs_only_the_formats_asked_for(
+    watched: tuple[DaemonThread, Path], tmp_path: Path
+) -> None:
+    running, inbox = watched
+    (inbox / "plain.png").write_bytes(png_bytes(45))
+    game = tmp_path / "godot_game"
+    game.mkdir()
+    (game / "project.godot").write_text("config_version=5\n")
+    export = {**EXPORT, "output_formats": ["spritesheet", "spritesheet_json", "godot_pack"]}
+    reply = call(
+        running,
+        "POST",
+        "/api/v1/projects",
+        {
+            "root": str(game),
+            "engine": "godot",
+            "inbox": "inbox",
+            "defaults": {**DEFAULTS, "export": export},
+        },
+    )
+    assert reply.status == 201, reply.body
+    wait_until(lambda: (game / "inbox").is_dir(), running)
+    (game / "inbox" / "knight.png").write_bytes(png_bytes(46))
+    wait_until(lambda: (inbox / "done" / "plain.png").exists(), running)
+    wait_until(lambda: (game / "inbox" / "done" / "knight.png").exists(), running)
+    jobs = call(running, "GET", "/api/v1/jobs").json["data"]
+    assert sorted(j["state"] for j in jobs) == ["done", "done"], jobs
+
+    def installed(folder: Path) -> list[str]:
+        return sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
+
+    # The video every one-click task also returns was not asked for: it stays there.
+    assert installed(inbox.parent / "animations") == ["plain.json", "plain.png"]
+    assert installed(game / "animations") == ["knight.json", "knight.png", "knight.tres"]

@@ -43,6 +43,7 @@ from companion.install.tree import InstallError
 from companion.install.unity import check_target
 from companion.jobs.engine import Engine
 from companion.jobs.lifecycle import FINAL, State
+from companion.jobs.wanted import INSTALL_FORMATS
 from companion.media.export import safe_name
 from companion.store import Job
 from companion.store.account import TeamUnavailable
@@ -384,6 +385,9 @@ class Daemon:
             "export": body.export.model_dump(mode="json"),
             "selection": body.selection.model_dump(mode="json"),
             "install": Placement(engine, root, target).to_json(),
+            # Only what was asked for lands in the project (not the video a one-click
+            # task always returns), as on the command line.
+            INSTALL_FORMATS: [f.value for f in body.export.formats],
         }
         return request, name, target
 

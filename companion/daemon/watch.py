@@ -71,6 +71,7 @@ from companion.daemon.drops import (
     sidecar_text,
 )
 from companion.install.plan import Placement, default_target
+from companion.jobs.wanted import INSTALL_FORMATS
 from companion.media.export import safe_name
 from companion.store import Job
 
@@ -404,6 +405,7 @@ class ProjectWatcher:
             "video": settings.video.model_dump(mode="json"),
             "export": settings.export.model_dump(mode="json"),
             "selection": settings.selection.model_dump(mode="json"),
+            INSTALL_FORMATS: [f.value for f in settings.export.formats],  # nothing unasked
         }
         digest.update(
             json.dumps(
