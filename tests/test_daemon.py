@@ -124,6 +124,39 @@ def test_projects_confine_paths(daemon: DaemonThread, tmp_path: Path) -> None:
     assert reply.status == 400 and "target_folder" in reply.error["message"]
 
 
+def test_registering_again_merges_the_defaults_one_level_deep(
+    daemon: DaemonThread, tmp_path: Path
+) -> None:
+    project = tmp_path / "game"
+    project.mkdir()
+    export = {"frame_count": 4, "output_formats": ["spritesheet", "spritesheet_json"]}
+    video = {"duration_seconds": 1}
+
+    def register(defaults: dict[str, Any]) -> dict[str, Any]:
+        reply = call(
+            daemon, "POST", "/api/v1/projects", {"root": str(project), "defaults": defaults}
+        )
+        assert reply.status == 201, reply.body
+        listed = call(daemon, "GET", "/api/v1/projects").json["data"]
+        return dict(next(p for p in listed if p["root"] == str(project.resolve()))["defaults"])
+
+    assert register({"prompt": "idle", "export": export, "video": video}) == {
+        "prompt": "idle",
+        "export": export,
+        "video": video,
+    }
+    # A key given replaces that key whole; the others are kept.
+    assert register({"prompt": "wave"}) == {"prompt": "wave", "export": export, "video": video}
+    assert register({"export": {"frame_count": 8}}) == {
+        "prompt": "wave",
+        "export": {"frame_count": 8},
+        "video": video,
+    }
+    # A key given as null is dropped; an empty mapping changes nothing.
+    assert register({"video": None}) == {"prompt": "wave", "export": {"frame_count": 8}}
+    assert register({}) == {"prompt": "wave", "export": {"frame_count": 8}}
+
+
 def test_engine_rules_are_checked_before_anything_is_spent(
     daemon: DaemonThread, tmp_path: Path
 ) -> None:

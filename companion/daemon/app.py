@@ -326,6 +326,10 @@ class Daemon:
             return error(400, "INVALID", refusal)
         settings = {k: getattr(project, k) for k in ("target", "inbox", "poll", "defaults")}
         settings = {k: v for k, v in settings.items() if k in given and v is not None}
+        if "defaults" in settings:
+            settings["defaults"] = merge_defaults(
+                (existing or {}).get("defaults"), project.defaults
+            )
         merged = {**(existing or {}), **settings}
         target_text = str(merged.get("target") or default_target(engine))
         target = _inside(root.resolve(), target_text)
@@ -490,6 +494,14 @@ class _Bad(Exception):
 
     def response(self) -> web.Response:
         return error(self.status, self.code, self.message)
+
+
+def merge_defaults(kept: Any, given: dict[str, Any]) -> dict[str, Any]:
+    """A project's drop defaults registered again: each key given (prompt, export, video,
+    selection, ...) replaces that key whole, one given as null is dropped, the others are
+    kept."""
+    merged = {**(kept if isinstance(kept, dict) else {}), **given}
+    return {k: v for k, v in merged.items() if v is not None}
 
 
 def _engine_refusal(engine: str, root: Path, target: Path) -> str | None:
