@@ -530,7 +530,8 @@ class ProjectWatcher:
             if not _exists(source):
                 return None
             original = _original(source)
-            sidecar = None if source.is_dir() else _sidecar_beside(source, Path(original).stem)
+            whole = stat.S_ISDIR(source.lstat().st_mode)  # a folder brings its own
+            sidecar = None if whole else _sidecar_beside(source, Path(original).stem)
             if sidecar is not None and not _exists(sidecar):
                 sidecar = None
             target = _free(self.inbox / folder / original, also=".yaml" if sidecar else None)
@@ -554,9 +555,7 @@ class ProjectWatcher:
 def _has_picture(sidecar: Path) -> bool:
     stem = sidecar.name[: -len(".yaml")]
     return any(
-        p.suffix.lower() in IMAGE_SUFFIXES
-        for p in sidecar.parent.glob(f"{glob_escape(stem)}.*")
-        if p.stem == stem
+        p != sidecar and p.stem == stem for p in sidecar.parent.glob(f"{glob_escape(stem)}.*")
     )
 
 
