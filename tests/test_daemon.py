@@ -124,6 +124,39 @@ def test_projects_confine_paths(daemon: DaemonThread, tmp_path: Path) -> None:
     assert reply.status == 400 and "target_folder" in reply.error["message"]
 
 
+def test_registering_again_merges_the_defaults_one_level_deep(
+    daemon: DaemonThread, tmp_path: Path
+) -> None:
+    project = tmp_path / "game"
+    project.mkdir()
+    export = {"frame_count": 4, "output_formats": ["spritesheet", "spritesheet_json"]}
+    video = {"duration_seconds": 1}
+
+    def register(defaults: dict[str, Any]) -> dict[str, Any]:
+        reply = call(
+            daemon, "POST", "/api/v1/projects", {"root": str(project), "defaults": defaults}
+        )
+        assert reply.status == 201, reply.body
+        listed = call(daemon, "GET", "/api/v1/projects").json["data"]
+        return dict(next(p for p in listed if p["root"] == str(project.resolve()))["defaults"])
+
+    assert register({"prompt": "idle", "export": export, "video": video}) == {
+        "prompt": "idle",
+        "export": export,
+        "video": video,
+    }
+    # A key given replaces that key whole; the others are kept.
+    assert register({"prompt": "wave"}) == {"prompt": "wave", "export": export, "video": video}
+    assert register({"export": {"frame_count": 8}}) == {
+        "prompt": "wave",
+        "export": {"frame_count": 8},
+        "video": video,
+    }
+    # A key given as null is dropped; an empty mapping changes nothing.
+    assert register({"video": None}) == {"prompt": "wave", "export": {"frame_count": 8}}
+    assert register({}) == {"prompt": "wave", "export": {"frame_count": 8}}
+
+
 def test_engine_rules_are_checked_before_anything_is_spent(
     daemon: DaemonThread, tmp_path: Path
 ) -> None:
@@ -202,8 +235,9 @@ def test_animate_end_to_end_with_progress_events(daemon: DaemonThread, tmp_path:
     done.set()
     assert job["state"] == "done", job
     files = sorted(p.name for p in (project / "animations").iterdir() if not p.name.startswith("."))
-    # A Godot project gets the pack unpacked, its .tres pointing where the sheet landed.
-    assert files == ["hero.json", "hero.mp4", "hero.png", "hero.tres"]
+    # A Godot project gets the pack unpacked, its .tres pointing where the sheet landed;
+    # the video the service also returns was not asked for, so it stays at the service.
+    assert files == ["hero.json", "hero.png", "hero.tres"]
     assert job["resource"] == "res://animations/hero.tres"
     tres = (project / "animations" / "hero.tres").read_text()
     assert 'path="res://animations/hero.png"' in tres

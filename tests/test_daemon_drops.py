@@ -4,6 +4,7 @@ same name twice, the same content after a cancel. Real daemon, real sandbox."""
 
 from __future__ import annotations
 
+import io
 import os
 import threading
 import time
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
+from PIL import Image
 
 from companion.sandbox import SandboxThread
 from tests.conftest import TEST_KEY
@@ -131,13 +133,19 @@ def test_nothing_in_processing_stops_start_up(
     (processing / "2-bomb.png").write_bytes(header_bomb())
     (processing / "3-empty").mkdir()
     (processing / "4-good.png").write_bytes(png_bytes(4))
+    (processing / "4-good.yaml").write_text("name: good_one\n")  # claimed before a stop
+    (processing / "5-lone.yaml").write_text("prompt: x\n")  # its picture had moved on
     config = {"projects": [{"root": str(project), "inbox": "inbox", "defaults": DEFAULTS}]}
     running = start_daemon(make_sandbox(task_seconds=0.2), tmp_path / "home", config)
     inbox = project / "inbox"
     try:
         wait_until(lambda: (inbox / "done" / "good.png").exists(), running)
-        for name in ("pipe.png", "bomb.png", "empty"):
+        for name in ("pipe.png", "bomb.png", "empty", "lone.yaml"):
             assert reason(inbox, name).strip(), name
+        assert (inbox / "done" / "good.yaml").exists()
+        assert [j["name"] for j in call(running, "GET", "/api/v1/jobs").json["data"]] == [
+            "good_one"
+        ]
         assert not list(processing.iterdir())
     finally:
         running.stop()
@@ -268,3 +276,77 @@ def test_health_answers_while_heavy_drops_are_taken(watched: tuple[DaemonThread,
     assert "output_width" in reason(inbox, "big0.png")
     # A generous bound for a shared machine; bench/daemon_health_bench.py has the figure.
     assert max(latencies) < 1.0, sorted(latencies)[-5:]
+
+
+def test_a_sidecar_leaves_the_inbox_with_its_picture(
+    watched: tuple[DaemonThread, Path],
+) -> None:
+    running, inbox = watched
+    (inbox / "other.yaml").write_text("name: walker\n")
+    (inbox / "other.png").write_bytes(png_bytes(40))
+    (inbox / "slime.yaml").mkdir()  # a folder where the sidecar should be
+    (inbox / "slime.yaml" / "note.txt").write_text("kept\n")
+    (inbox / "slime.png").write_bytes(png_bytes(41))
+    wait_until(lambda: (inbox / "done" / "other.png").exists(), running)
+    wait_until(lambda: (inbox / "failed" / "slime.png").exists(), running)
+    assert (inbox / "done" / "other.yaml").read_text() == "name: walker\n"
+    assert (inbox / "failed" / "slime.yaml" / "note.txt").read_text() == "kept\n"
+    assert "slime.yaml is a folder" in reason(inbox, "slime.png")
+    assert sorted(p.name for p in inbox.iterdir()) == [".processing", "done", "failed"]
+    # A later picture of the same name is not handed the settings of the earlier one.
+    (inbox / "other.png").write_bytes(png_bytes(42))
+    wait_until(lambda: (inbox / "done" / "other.1.png").exists(), running)
+    names = sorted(j["name"] for j in call(running, "GET", "/api/v1/jobs").json["data"])
+    assert names == ["other", "walker"]
+    assert not (inbox / "done" / "other.1.yaml").exists()
+
+
+def test_two_pictures_of_one_name_both_get_its_sidecar(
+    watched: tuple[DaemonThread, Path],
+) -> None:
+    running, inbox = watched
+    (inbox / "pair.yaml").write_text("prompt: a wave\n")
+    (inbox / "pair.png").write_bytes(png_bytes(43))
+    Image.open(io.BytesIO(png_bytes(44))).save(inbox / "pair.jpg", "JPEG")
+    wait_until(lambda: len(list((inbox / "done").glob("pair*.*g"))) == 2, running)
+    done = sorted(p.name for p in (inbox / "done").iterdir() if not p.name.endswith(".txt"))
+    assert len(done) == 4 and not (inbox / "pair.yaml").exists(), done
+    sidecars = [p.read_text() for p in (inbox / "done").glob("*.yaml")]
+    assert sidecars == ["prompt: a wave\n"] * 2
+    assert not list((inbox / ".processing").iterdir())
+
+
+def test_a_drop_installs_only_the_formats_asked_for(
+    watched: tuple[DaemonThread, Path], tmp_path: Path
+) -> None:
+    running, inbox = watched
+    (inbox / "plain.png").write_bytes(png_bytes(45))
+    game = tmp_path / "godot_game"
+    game.mkdir()
+    (game / "project.godot").write_text("config_version=5\n")
+    export = {**EXPORT, "output_formats": ["spritesheet", "spritesheet_json", "godot_pack"]}
+    reply = call(
+        running,
+        "POST",
+        "/api/v1/projects",
+        {
+            "root": str(game),
+            "engine": "godot",
+            "inbox": "inbox",
+            "defaults": {**DEFAULTS, "export": export},
+        },
+    )
+    assert reply.status == 201, reply.body
+    wait_until(lambda: (game / "inbox").is_dir(), running)
+    (game / "inbox" / "knight.png").write_bytes(png_bytes(46))
+    wait_until(lambda: (inbox / "done" / "plain.png").exists(), running)
+    wait_until(lambda: (game / "inbox" / "done" / "knight.png").exists(), running)
+    jobs = call(running, "GET", "/api/v1/jobs").json["data"]
+    assert sorted(j["state"] for j in jobs) == ["done", "done"], jobs
+
+    def installed(folder: Path) -> list[str]:
+        return sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
+
+    # The video every one-click task also returns was not asked for: it stays there.
+    assert installed(inbox.parent / "animations") == ["plain.json", "plain.png"]
+    assert installed(game / "animations") == ["knight.json", "knight.png", "knight.tres"]

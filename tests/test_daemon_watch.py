@@ -147,7 +147,7 @@ def test_two_hundred_drops(daemon, tmp_path: Path) -> None:  # type: ignore[no-u
         leftovers = [
             p
             for p in inbox.iterdir()
-            if p.name not in ("done", "failed", ".processing") and not p.name.endswith(".yaml")
+            if p.name not in ("done", "failed", ".processing")  # sidecars leave too
         ]
         processing = list((inbox / ".processing").iterdir())
         if not leftovers and not processing:
@@ -162,11 +162,16 @@ def test_two_hundred_drops(daemon, tmp_path: Path) -> None:  # type: ignore[no-u
         return sorted(
             p.name.replace(".1.png", ".png")
             for p in (inbox / folder).iterdir()
-            if not p.name.endswith((".error.txt", ".note.txt"))
+            if not p.name.endswith((".error.txt", ".note.txt", ".yaml"))
         )
+
+    def sidecars_in(folder: str) -> set[str]:
+        return {p.name for p in (inbox / folder).glob("*.yaml")}
 
     assert originals_in("done") == sorted(good), set(good) ^ set(originals_in("done"))
     assert originals_in("failed") == sorted(bad)
+    assert {"tuned.yaml", "clash1.yaml", "clash2.yaml"} <= sidecars_in("done")
+    assert {"badyaml.yaml", "badopt.yaml", "boxed.yaml"} <= sidecars_in("failed")
     for name, says in bad.items():
         assert says in (inbox / "failed" / f"{name}.error.txt").read_text(), name
     jobs = call(running, "GET", "/api/v1/jobs").json["data"]

@@ -43,6 +43,7 @@ from companion.install.tree import InstallError
 from companion.install.unity import check_target
 from companion.jobs.engine import Engine
 from companion.jobs.lifecycle import FINAL, State
+from companion.jobs.wanted import INSTALL_FORMATS
 from companion.media.export import safe_name
 from companion.store import Job
 from companion.store.account import TeamUnavailable
@@ -325,6 +326,10 @@ class Daemon:
             return error(400, "INVALID", refusal)
         settings = {k: getattr(project, k) for k in ("target", "inbox", "poll", "defaults")}
         settings = {k: v for k, v in settings.items() if k in given and v is not None}
+        if "defaults" in settings:
+            settings["defaults"] = merge_defaults(
+                (existing or {}).get("defaults"), project.defaults
+            )
         merged = {**(existing or {}), **settings}
         target_text = str(merged.get("target") or default_target(engine))
         target = _inside(root.resolve(), target_text)
@@ -384,6 +389,9 @@ class Daemon:
             "export": body.export.model_dump(mode="json"),
             "selection": body.selection.model_dump(mode="json"),
             "install": Placement(engine, root, target).to_json(),
+            # Only what was asked for lands in the project (not the video a one-click
+            # task always returns), as on the command line.
+            INSTALL_FORMATS: [f.value for f in body.export.formats],
         }
         return request, name, target
 
@@ -486,6 +494,14 @@ class _Bad(Exception):
 
     def response(self) -> web.Response:
         return error(self.status, self.code, self.message)
+
+
+def merge_defaults(kept: Any, given: dict[str, Any]) -> dict[str, Any]:
+    """A project's drop defaults registered again: each key given (prompt, export, video,
+    selection, ...) replaces that key whole, one given as null is dropped, the others are
+    kept."""
+    merged = {**(kept if isinstance(kept, dict) else {}), **given}
+    return {k: v for k, v in merged.items() if v is not None}
 
 
 def _engine_refusal(engine: str, root: Path, target: Path) -> str | None:

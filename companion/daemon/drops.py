@@ -194,22 +194,23 @@ def footprint(path: Path) -> tuple[int, float]:
     return size + count, mtime
 
 
-def sidecar_text(sidecar: Path) -> str | None:
+def sidecar_text(sidecar: Path, label: str | None = None) -> str | None:
     """A sidecar's text, None when there is none; a folder or a link is an error."""
+    label = label or sidecar.name
     try:
         sidecar.lstat()
     except FileNotFoundError:
         return None
     if sidecar.is_dir() and not sidecar.is_symlink():
         raise DropError(
-            f"{sidecar.name} is a folder; settings go in a YAML file of that name "
+            f"{label} is a folder; settings go in a YAML file of that name "
             "(remove the folder, or rename it)"
         )
-    data = read_regular(sidecar, MAX_SIDECAR_BYTES)
+    data = read_regular(sidecar, MAX_SIDECAR_BYTES, label)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise DropError(f"{sidecar.name} is not UTF-8 text; save it as UTF-8 YAML") from exc
+        raise DropError(f"{label} is not UTF-8 text; save it as UTF-8 YAML") from exc
 
 
 def inside(root: Path, path: Path) -> bool:

@@ -35,7 +35,11 @@ class ProjectIn(Request):
     )
     poll: bool = Field(default=False, description="poll the inbox (network drives)")
     defaults: dict[str, Any] = Field(
-        default_factory=dict, description="prompt, export, video for dropped files"
+        default_factory=dict,
+        description="prompt, export, video, selection for dropped files. Registering "
+        "again merges them one level deep: each key given replaces that key whole (an "
+        "export given replaces the whole export), a key given as null is removed, the "
+        "others are kept.",
     )
 
 

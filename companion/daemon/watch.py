@@ -15,7 +15,8 @@ becomes a job, and its results land in the project's target folder.
 - A dropped folder is one job: `first.*` (or its only image) is the first frame, `last.*`
   the last frame, `ref*.*` reference images, `animation.yaml` the settings.
 - Settings come from a sidecar (`hero.yaml` beside `hero.png`, or the folder's
-  `animation.yaml`) validated like the API's requests, over the project's defaults.
+  `animation.yaml`) validated like the API's requests, over the project's defaults. A
+  sidecar is taken with its picture and ends beside it in done/ or failed/.
 - A taken source is first renamed into `inbox/.processing/`; when its job ends it moves
   to `done/`, or to `failed/` beside a `.error.txt` that says what to do. Nothing is lost
   across restarts: what sits in `.processing/` without a job gets one.
@@ -41,6 +42,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +56,8 @@ from companion.api.schema import ExportOptions, Selection, VideoOptions
 from companion.api.schema.base import first_error
 from companion.api.schema.requests import one_click_export
 from companion.daemon.drops import (
+    IMAGE_SUFFIXES,
+    MAX_SIDECAR_BYTES,
     DropError,
     Incomplete,
     earlier_job,
@@ -63,9 +67,11 @@ from companion.daemon.drops import (
     inside,
     probe,
     read_image,
+    read_regular,
     sidecar_text,
 )
 from companion.install.plan import Placement, default_target
+from companion.jobs.wanted import INSTALL_FORMATS
 from companion.media.export import safe_name
 from companion.store import Job
 
@@ -220,6 +226,10 @@ class ProjectWatcher:
     def _adopt_processing(self, known: list[Job], entries: list[Path]) -> None:
         by_source = {j.request.get("drop_source"): j for j in known if j.request.get("drop_source")}
         for entry in entries:
+            if entry.name.endswith(".yaml"):  # a sidecar travels with its picture
+                if not _has_picture(entry):
+                    self._end_soon(lambda path, _: self._orphan_sidecar(path), entry, None)
+                continue
             job = by_source.get(str(entry))
             if job is None:  # taken, but the job was never recorded: record it now
                 self._adopted.append(entry)
@@ -365,21 +375,21 @@ class ProjectWatcher:
 
     def _prepare(self, source: Path) -> Prepared:
         """Runs on a worker thread: every read and check of a taken drop."""
+        images: dict[str, Any]
+        label = _original(source)
+        folder = stat.S_ISDIR(source.lstat().st_mode)
+        stem = label if folder else Path(label).stem
+        # Claimed first, so whatever refuses the drop, its sidecar ends beside it.
+        sidecar = source / FOLDER_SETTINGS if folder else self._claim_sidecar(source, stem)
         if not inside(self.root, self.target):
             raise DropError(
                 f"the target folder {self.target} leads outside the project "
                 f"{self.root} (a symbolic link); make it a real folder inside the project"
             )
-        images: dict[str, Any]
-        label = _original(source)
-        mode = source.lstat().st_mode
-        if stat.S_ISDIR(mode):
-            images, sidecar = self._folder_images(source), source / FOLDER_SETTINGS
-            stem = label
+        if folder:
+            images = self._folder_images(source)
         else:
             images = {"image": str(source), "last_frame": None, "references": []}
-            stem = Path(label).stem
-            sidecar = self.inbox / f"{stem}.yaml"
         digest = hashlib.sha256()
         for key in ("image", "last_frame"):
             if images.get(key):
@@ -395,6 +405,7 @@ class ProjectWatcher:
             "video": settings.video.model_dump(mode="json"),
             "export": settings.export.model_dump(mode="json"),
             "selection": settings.selection.model_dump(mode="json"),
+            INSTALL_FORMATS: [f.value for f in settings.export.formats],  # nothing unasked
         }
         digest.update(
             json.dumps(
@@ -421,24 +432,48 @@ class ProjectWatcher:
             "references": [str(p) for p in references[:8]],
         }
 
+    def _claim_sidecar(self, source: Path, stem: str) -> Path:
+        """Where the settings of a taken picture are read from. The sidecar moves into
+        `.processing/` beside its picture (the same prefix), so it ends in done/ or failed/
+        with it and never hands stale settings to a later picture of the same name. While
+        another picture of that name still waits in the inbox (hero.png and hero.jpg), a
+        regular sidecar is copied instead, so that one gets it too; one that is not a
+        regular file is left for it, and refused by each."""
+        claimed = _sidecar_beside(source, stem)
+        waiting: Path = self.inbox / f"{stem}.yaml"
+        if _exists(claimed) or not _exists(waiting):
+            return claimed
+        siblings = [
+            p
+            for p in self.inbox.glob(f"{glob_escape(stem)}.*")
+            if p.suffix.lower() in IMAGE_SUFFIXES and p.stem == stem
+        ]
+        if not siblings:
+            waiting.rename(claimed)  # a folder or a link moves as it is, never followed
+        elif stat.S_ISREG(waiting.lstat().st_mode):
+            claimed.write_bytes(read_regular(waiting, MAX_SIDECAR_BYTES))
+        else:
+            return waiting
+        return claimed
+
     def _settings(self, sidecar: Path) -> DropSettings:
         values: dict[str, Any] = json.loads(json.dumps(self.defaults))
-        text = sidecar_text(sidecar)
+        label = _original(sidecar)
+        text = sidecar_text(sidecar, label)
         if text is not None:
             try:
                 loaded = yaml.safe_load(text) or {}
             except yaml.YAMLError as exc:
-                raise DropError(f"{sidecar.name} is not valid YAML: {exc}") from exc
+                raise DropError(f"{label} is not valid YAML: {exc}") from exc
             if not isinstance(loaded, dict):
-                raise DropError(f"{sidecar.name} must be a mapping (prompt:, export:, ...)")
+                raise DropError(f"{label} must be a mapping (prompt:, export:, ...)")
             values = _merge(values, loaded)
         try:
             return DropSettings.model_validate(values)
         except ValidationError as exc:
             param, message = first_error(exc)
             raise DropError(
-                f"{sidecar.name if text is not None else 'the project defaults'}: "
-                f"{param}: {message}"
+                f"{label if text is not None else 'the project defaults'}: {param}: {message}"
             ) from exc
 
     # -- endings ------------------------------------------------------------------------------
@@ -477,22 +512,57 @@ class ProjectWatcher:
             log.exception("%s could not be moved out of .processing", source.name)
 
     def _done(self, source: Path, note: str | None = None) -> None:
-        with self._moves:
-            if not _exists(source):
-                return
-            target = _free(self.inbox / "done" / _original(source))
-            shutil.move(str(source), target)
-        if note:
+        target = self._move_out(source, "done")
+        if target is not None and note:
             target.with_name(target.name + ".note.txt").write_text(note + "\n")
 
     def _fail(self, source: Path, reason: str | None) -> None:
-        with self._moves:
-            if not _exists(source):
-                return
-            target = _free(self.inbox / "failed" / _original(source))
-            shutil.move(str(source), target)
+        target = self._move_out(source, "failed")
+        if target is None:
+            return
         target.with_name(target.name + ".error.txt").write_text(f"{reason}\n")
         log.info("%s failed: %s", target.name, reason)
+
+    def _move_out(self, source: Path, folder: str) -> Path | None:
+        """Move a taken source, and the sidecar it took, to done/ or failed/ under names
+        free for both (hero.1.png with hero.1.yaml); None when it is gone already."""
+        with self._moves:
+            if not _exists(source):
+                return None
+            original = _original(source)
+            whole = stat.S_ISDIR(source.lstat().st_mode)  # a folder brings its own
+            sidecar = None if whole else _sidecar_beside(source, Path(original).stem)
+            if sidecar is not None and not _exists(sidecar):
+                sidecar = None
+            target = _free(self.inbox / folder / original, also=".yaml" if sidecar else None)
+            shutil.move(str(source), target)
+            if sidecar is not None:
+                sidecar.rename(target.with_suffix(".yaml"))  # a rename: a folder moves whole
+        return target
+
+    def _orphan_sidecar(self, sidecar: Path) -> None:
+        """A sidecar left in .processing by a stop between its picture's move and its
+        own: it follows the picture into failed/ (nothing is deleted)."""
+        with self._moves:
+            target = _free(self.inbox / "failed" / _original(sidecar))
+            sidecar.rename(target)
+        target.with_name(target.name + ".error.txt").write_text(
+            "left in .processing when the daemon stopped; its picture is already in done/ "
+            "or failed/\n"
+        )
+
+
+def _has_picture(sidecar: Path) -> bool:
+    stem = sidecar.name[: -len(".yaml")]
+    return any(
+        p != sidecar and p.stem == stem for p in sidecar.parent.glob(f"{glob_escape(stem)}.*")
+    )
+
+
+def _sidecar_beside(source: Path, stem: str) -> Path:
+    """The sidecar a taken picture claimed: the same .processing prefix, its stem."""
+    prefix = source.name.split("-", 1)[0] + "-" if source.parent.name == ".processing" else ""
+    return source.with_name(f"{prefix}{stem}.yaml")
 
 
 def _exists(path: Path) -> bool:
@@ -520,9 +590,11 @@ def _original(taken: Path) -> str:
     return taken.name.split("-", 1)[-1] if taken.parent.name == ".processing" else taken.name
 
 
-def _free(path: Path) -> Path:
+def _free(path: Path, also: str | None = None) -> Path:
+    """path, or path.1, path.2, ... : the first name free (with the `also` suffix free
+    too, for a picture that brings its sidecar)."""
     candidate, n = path, 1
-    while _exists(candidate):
+    while _exists(candidate) or (also is not None and _exists(candidate.with_suffix(also))):
         candidate = path.with_name(f"{path.stem}.{n}{path.suffix}")
         n += 1
     return candidate

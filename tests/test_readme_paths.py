@@ -1,0 +1,20 @@
+"""Every file of the checkout the README names is there, under the name it gives."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# A path written in backticks that ends in a source or document suffix: a file of the
+# checkout (paths inside a user's project, such as res:// or Assets/, end otherwise).
+NAMED = re.compile(r"`([A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+\.(?:py|gd|cs|md|json|toml|sql))`")
+
+
+def test_every_source_path_the_readme_names_exists() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    named = sorted(set(NAMED.findall(text)))
+    # Files in the companion's home or in a Unity project, not in the checkout.
+    elsewhere = ("COMPANION_HOME/", "Packages/")
+    missing = [p for p in named if not p.startswith(elsewhere) and not (ROOT / p).exists()]
+    assert named and missing == [], missing
