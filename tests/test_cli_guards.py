@@ -92,6 +92,19 @@ EXPORT_GODOT = ["export", "cat.png", "--formats", "godot_pack"]
         ([*ANIMATE, "--formats", "spritesheet", "--fps", "12", "--out", "o"], 2, "--fps:"),
         ([*ANIMATE, "--formats", "gif", "--model", "nosuch", "--out", "o"], 2, "--model nosuch"),
         ([*ANIMATE, "--formats", "gif", "--seconds", "20", "--out", "o"], 2, "--seconds 20"),
+        # A folder that cannot be made (no directory can be made in /proc) is refused
+        # before the quote, not found out after the charge.
+        ([*ANIMATE, "--formats", "gif", "--out", "/proc/x"], 2, "--out /proc/x: cannot write"),
+        (
+            ["jobs", "add", "cat.png", "--prompt", "x", "--formats", "gif", "--target", "/proc/x"],
+            2,
+            "--target /proc/x: cannot write",
+        ),
+        (  # the folders made to check --out are gone again after a later refusal
+            [*ANIMATE, "--formats", "gif", "--model", "nosuch", "--out", "o/deeper/still"],
+            2,
+            "--model nosuch",
+        ),
     ],
 )
 def test_refused_before_anything_is_spent(

@@ -4,7 +4,9 @@ failure naming the flag and what to do (exit 2)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -246,17 +248,36 @@ def input_file(path: Path, flag: str, kind: str = "an image file (PNG, JPEG, Web
 
 
 def output_folder(out: Path, flag: str = "--out") -> Path:
-    """A folder the outputs can go into, or one that can be made; nothing is created."""
+    """A folder the outputs can go into: one that exists and takes a file, or one that
+    can be made. Missing folders are made to prove it, then removed again, so a refusal
+    later in the checks leaves nothing behind."""
     if out.exists() and not out.is_dir():
         raise UsageError(f"{flag} {out}: is a file; give a folder for the outputs")
-    probe = out.resolve()
+    folder = out.resolve()
+    missing: list[Path] = []
+    probe = folder
     while not probe.exists():
+        missing.append(probe)
         probe = probe.parent
     if not probe.is_dir():
         raise UsageError(f"{flag} {out}: {probe} is a file; give a folder for the outputs")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise UsageError(f"{flag} {out}: {probe} is not writable; choose another folder")
-    return out.resolve()
+    made: list[Path] = []
+    try:
+        for step in reversed(missing):
+            step.mkdir()
+            made.append(step)
+        with tempfile.TemporaryFile(dir=folder, prefix=".companion-probe-"):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise UsageError(
+            f"{flag} {out}: cannot write there ({reason}); choose a folder you can write to"
+        ) from exc
+    finally:
+        for step in reversed(made):
+            with contextlib.suppress(OSError):
+                step.rmdir()
+    return folder
 
 
 def never_over_a_source(outputs: list[Path], sources: list[Path]) -> None:
