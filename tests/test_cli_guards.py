@@ -191,3 +191,31 @@ def test_unreachable_service_is_one_line_for_serve_and_jobs_run(tmp_path: Path) 
         _, err = process.communicate(timeout=150)
         assert process.returncode == 1, err
         assert err.count("\n") == 1 and "cannot reach" in err and "COMPANION_BASE_URL" in err
+
+
+def test_export_replaces_only_its_own_unchanged_files(index_video: Path, tmp_path: Path) -> None:
+    home, out = tmp_path / "home", tmp_path / "u"
+    common = ["export", str(index_video), "--frame-count", "4", "--width", "64"]
+    common += ["--height", "64", "--name", "hero", "--out", str(out)]
+    out.mkdir()
+    (out / "hero.gif").write_text("the user's own")
+    refused = companion(home, *common, "--formats", "gif")
+    assert refused.returncode == 2, refused.stderr
+    assert f"--out: {out / 'hero.gif'} was not written by the companion" in one_error(refused)
+    assert (out / "hero.gif").read_text() == "the user's own"
+
+    (out / "hero.gif").unlink()
+    assert companion(home, *common, "--formats", "gif").returncode == 0
+    again = companion(home, *common, "--formats", "gif")
+    assert again.returncode == 0 and f"replacing {out / 'hero.gif'}" in again.stderr
+    (out / "hero.gif").write_bytes(b"edited by hand")
+    edited = companion(home, *common, "--formats", "gif")
+    assert edited.returncode == 2 and "changed since the companion wrote it" in one_error(edited)
+    assert (out / "hero.gif").read_bytes() == b"edited by hand"
+
+    # Sheet pages are named only once the sheet is laid out; a user's file among them
+    # still stops the export before any page moves in.
+    (out / "hero_p1.png").write_text("the user's own")
+    paged = companion(home, *common, "--formats", "spritesheet", "--max-sheet-side", "70")
+    assert paged.returncode == 2 and f"{out / 'hero_p1.png'} was not" in one_error(paged)
+    assert sorted(p.name for p in out.iterdir()) == ["hero.gif", "hero_p1.png"]
