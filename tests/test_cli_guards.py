@@ -100,6 +100,21 @@ EXPORT_GODOT = ["export", "cat.png", "--formats", "godot_pack"]
             2,
             "--target /proc/x: cannot write",
         ),
+        (
+            [*ANIMATE, "--formats", "spritesheet_json", "--out", "o"],
+            2,
+            "error: --formats: output format spritesheet_json needs spritesheet; add it",
+        ),
+        (
+            ["export", "cat.png", "--formats", "gif", "--fps", "12", "--out", "o"],
+            2,
+            "error: --fps: fps sampling needs the spritesheet and spritesheet_json formats",
+        ),
+        (
+            [*ANIMATE, "--formats", "", "--out", "o"],
+            2,
+            "error: --formats: give at least one format, from: clip_video, ",
+        ),
         (  # the folders made to check --out are gone again after a later refusal
             [*ANIMATE, "--formats", "gif", "--model", "nosuch", "--out", "o/deeper/still"],
             2,

@@ -50,15 +50,31 @@ FLAG_OF_VIDEO_FIELD = {
 }
 
 
+# Rules over several export fields, as the schema words them: the flag to name, and
+# what to do.
+FLAG_OF_RULE = {
+    "output format ": ("--formats", "add it to --formats"),
+    "fps sampling needs": ("--fps", "add them to --formats, or give --frame-count instead"),
+    "fps and frame_count": ("--fps/--frame-count", ""),
+}
+
+
 def _where(exc: ValidationError, flags: dict[str, str]) -> str:
     param, message = first_error(exc)
     where = ".".join(p for p in (param or "").split(".") if not p.isdigit())
     where = flags.get(where, where)
-    return f"{where}: {message}" if where else message
+    if where:
+        return f"{where}: {message}"
+    for start, (flag, hint) in FLAG_OF_RULE.items():
+        if message.startswith(start):
+            return f"{flag}: {message}" + (f"; {hint}" if hint else "")
+    return message
 
 
 def formats_from(text: str, transparent: bool) -> list[str]:
     formats = [f.strip() for f in text.split(",") if f.strip()]
+    if not formats:
+        raise UsageError(f"--formats: give at least one format, from: {', '.join(FORMAT_NAMES)}")
     unknown = [f for f in formats if f not in FORMAT_NAMES]
     if unknown:
         raise UsageError(
