@@ -53,6 +53,7 @@ class Plan:
     as_json: bool = False
     timeout: float | None = None
     again: bool = False  # a new job even when this one is done and its outputs in place
+    too_long: float | None = None  # --seconds past the spec's bound: refused, naming lengths
 
     @property
     def formats(self) -> list[str]:
@@ -72,7 +73,7 @@ def _read_image(path: Path, flag: str) -> LocalImage:
 
 def plan_from_args(args: argparse.Namespace) -> Plan:
     """Every check that needs no service, in the order a user fixes them."""
-    given = checks.one_click_args(args)
+    given = checks.one_click_args(args, lengths_later=True)
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout {args.timeout:g}: give seconds above 0")
     return Plan(
@@ -88,6 +89,7 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         as_json=args.json,
         timeout=args.timeout,
         again=args.again,
+        too_long=given.too_long,
     )
 
 
@@ -107,8 +109,23 @@ def _request(plan: Plan, hashes: list[str]) -> dict[str, Any]:
     return request
 
 
+def _refuse_length(seconds: float, video: VideoOptions) -> None:
+    """A length past the spec's bound, refused with the lengths the live model offers
+    (the model listing is free; nothing is quoted)."""
+
+    async def lengths(client: Client, endpoint: Endpoint, settings: Settings) -> None:
+        service = "sandbox" if endpoint.sandbox else endpoint.base_url
+        models = await live_models(client, settings.home / "cache", service)
+        raise checks.too_long(seconds, video, models)
+
+    with_service(lengths)
+
+
 def run_plan(plan: Plan) -> int:
     """Check the files, then hand the job to the engine (or resume the earlier one)."""
+    if plan.too_long is not None:
+        _refuse_length(plan.too_long, plan.video)
+        raise AssertionError("a length past the bound is always refused")
     images = [_read_image(plan.image, "image")]
     if plan.last_frame:
         images.append(_read_image(plan.last_frame, "--last-frame"))

@@ -154,21 +154,25 @@ class OneClickArgs:
     image: Path
     last_frame: Path | None
     references: list[Path]
+    too_long: float | None = None  # --seconds past the spec's bound, left to the models
 
 
-def one_click_args(args: argparse.Namespace) -> OneClickArgs:
+def one_click_args(args: argparse.Namespace, *, lengths_later: bool = False) -> OneClickArgs:
     """Every check of a one-click animation that needs no service, in the order a user
-    fixes them; `animate` and `jobs add` share them."""
+    fixes them; `animate` and `jobs add` share them. With lengths_later, a --seconds past
+    the spec's bound is returned as too_long, for the caller to refuse naming the lengths
+    the live model offers (and video then has no length: it must not be sent)."""
     frame_count_only(args)
     options, selection = export_options(args)
-    video = video_options(args)
+    too_long = args.seconds if lengths_later and (args.seconds or 0) > MAX_SECONDS else None
+    video = video_options(args, None if too_long is not None else args.seconds)
     one_click(options, video, args.prompt)
     image = input_file(args.image, "image")
     last = input_file(args.last_frame, "--last-frame") if args.last_frame else None
     refs = [input_file(p, "--ref") for p in args.ref]
     if args.seconds is not None and (args.start is not None or args.duration is not None):
         selection_fits(args, args.seconds, "the video (--seconds)")
-    return OneClickArgs(options, selection, video, image, last, refs)
+    return OneClickArgs(options, selection, video, image, last, refs, too_long)
 
 
 def spacing(args: argparse.Namespace) -> Spacing:
@@ -196,11 +200,12 @@ def selection_fits(args: argparse.Namespace, length: float, what: str) -> None:
         )
 
 
-def video_options(args: argparse.Namespace) -> VideoOptions:
-    """The generation flags, checked with the spec's bounds (the live models come later)."""
-    if args.seconds is not None and not 0 < args.seconds <= MAX_SECONDS:
+def video_options(args: argparse.Namespace, seconds: float | None = None) -> VideoOptions:
+    """The generation flags, checked with the spec's bounds (the live models come later);
+    seconds is --seconds, or None where the length is left out."""
+    if seconds is not None and not 0 < seconds <= MAX_SECONDS:
         raise UsageError(
-            f"--seconds {args.seconds:g}: a video is longer than 0 and at most "
+            f"--seconds {seconds:g}: a video is longer than 0 and at most "
             f"{MAX_SECONDS} s, and the model decides which lengths it offers "
             "(see: companion models)"
         )
@@ -214,7 +219,7 @@ def video_options(args: argparse.Namespace) -> VideoOptions:
     try:
         return VideoOptions.model_validate(
             {
-                "duration_seconds": args.seconds,
+                "duration_seconds": seconds,
                 "resolution": args.resolution,
                 "seed": args.seed,
                 "model": args.model,
@@ -340,6 +345,20 @@ def output_paths(out: Path, name: str, formats: list[str]) -> list[Path]:
 
 def _listed(values: list[float] | list[str]) -> str:
     return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values)
+
+
+def too_long(seconds: float, video: VideoOptions, models: ModelsResponse) -> UsageError:
+    """--seconds past the spec's bound, said with the lengths the chosen model offers."""
+    by_id = {m.id: m for m in models.data}
+    model = by_id.get(video.model or "") or (models.data[0] if models.data else None)
+    if model is None or not model.durations_seconds:
+        return UsageError(
+            f"--seconds {seconds:g}: a video is at most {MAX_SECONDS} s (see: companion models)"
+        )
+    return UsageError(
+        f"--seconds {seconds:g}: model {model.id} makes videos of "
+        f"{_listed(model.durations_seconds)} s; choose one of those"
+    )
 
 
 def against_models(
