@@ -7,6 +7,15 @@ import pytest
 from tests.media_helpers import write_index_video
 
 
+@pytest.fixture(autouse=True)
+def _own_companion_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Commands that record what they write (export does) never touch the real home,
+    nor the test's own tmp_path; a test that names its own COMPANION_HOME still wins."""
+    monkeypatch.setenv("COMPANION_HOME", str(tmp_path_factory.mktemp("companion-home")))
+
+
 @pytest.fixture(scope="session")
 def index_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """2 s, 24 fps, 48 frames, 320x240, green background, frame index in a square."""

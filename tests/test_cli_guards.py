@@ -70,7 +70,11 @@ EXPORT_GODOT = ["export", "cat.png", "--formats", "godot_pack"]
         ([*ANIMATE, "--formats", "gif", "--out", "afile"], 2, "--out afile: is a file"),
         (["demo", "--out", "afile"], 2, "--out afile: is a file"),
         ([*ANIMATE, "--formats", "webm_alpha", "--out", "o"], 2, "add --transparent"),
-        ([*ANIMATE, "--formats", "gif", "--seconds", "100", "--out", "o"], 2, "--seconds 100"),
+        (  # past the spec's bound: said with the lengths the live model offers
+            [*ANIMATE, "--formats", "gif", "--seconds", "100", "--out", "o"],
+            2,
+            "--seconds 100: model sandbox-motion-1 makes videos of 1, 2, 3",
+        ),
         ([*ANIMATE, "--formats", "gif,mp4", "--out", "o"], 2, "'mp4' is not a format"),
         (["animate", "adir", "--prompt", "x", "--formats", "gif", "--out", "o"], 1, "is a folder"),
         (
@@ -92,6 +96,34 @@ EXPORT_GODOT = ["export", "cat.png", "--formats", "godot_pack"]
         ([*ANIMATE, "--formats", "spritesheet", "--fps", "12", "--out", "o"], 2, "--fps:"),
         ([*ANIMATE, "--formats", "gif", "--model", "nosuch", "--out", "o"], 2, "--model nosuch"),
         ([*ANIMATE, "--formats", "gif", "--seconds", "20", "--out", "o"], 2, "--seconds 20"),
+        # A folder that cannot be made (no directory can be made in /proc) is refused
+        # before the quote, not found out after the charge.
+        ([*ANIMATE, "--formats", "gif", "--out", "/proc/x"], 2, "--out /proc/x: cannot write"),
+        (
+            ["jobs", "add", "cat.png", "--prompt", "x", "--formats", "gif", "--target", "/proc/x"],
+            2,
+            "--target /proc/x: cannot write",
+        ),
+        (
+            [*ANIMATE, "--formats", "spritesheet_json", "--out", "o"],
+            2,
+            "error: --formats: output format spritesheet_json needs spritesheet; add it",
+        ),
+        (
+            ["export", "cat.png", "--formats", "gif", "--fps", "12", "--out", "o"],
+            2,
+            "error: --fps: fps sampling needs the spritesheet and spritesheet_json formats",
+        ),
+        (
+            [*ANIMATE, "--formats", "", "--out", "o"],
+            2,
+            "error: --formats: give at least one format, from: clip_video, ",
+        ),
+        (  # the folders made to check --out are gone again after a later refusal
+            [*ANIMATE, "--formats", "gif", "--model", "nosuch", "--out", "o/deeper/still"],
+            2,
+            "--model nosuch",
+        ),
     ],
 )
 def test_refused_before_anything_is_spent(
@@ -178,3 +210,31 @@ def test_unreachable_service_is_one_line_for_serve_and_jobs_run(tmp_path: Path) 
         _, err = process.communicate(timeout=150)
         assert process.returncode == 1, err
         assert err.count("\n") == 1 and "cannot reach" in err and "COMPANION_BASE_URL" in err
+
+
+def test_export_replaces_only_its_own_unchanged_files(index_video: Path, tmp_path: Path) -> None:
+    home, out = tmp_path / "home", tmp_path / "u"
+    common = ["export", str(index_video), "--frame-count", "4", "--width", "64"]
+    common += ["--height", "64", "--name", "hero", "--out", str(out)]
+    out.mkdir()
+    (out / "hero.gif").write_text("the user's own")
+    refused = companion(home, *common, "--formats", "gif")
+    assert refused.returncode == 2, refused.stderr
+    assert f"--out: {out / 'hero.gif'} was not written by the companion" in one_error(refused)
+    assert (out / "hero.gif").read_text() == "the user's own"
+
+    (out / "hero.gif").unlink()
+    assert companion(home, *common, "--formats", "gif").returncode == 0
+    again = companion(home, *common, "--formats", "gif")
+    assert again.returncode == 0 and f"replacing {out / 'hero.gif'}" in again.stderr
+    (out / "hero.gif").write_bytes(b"edited by hand")
+    edited = companion(home, *common, "--formats", "gif")
+    assert edited.returncode == 2 and "changed since the companion wrote it" in one_error(edited)
+    assert (out / "hero.gif").read_bytes() == b"edited by hand"
+
+    # Sheet pages are named only once the sheet is laid out; a user's file among them
+    # still stops the export before any page moves in.
+    (out / "hero_p1.png").write_text("the user's own")
+    paged = companion(home, *common, "--formats", "spritesheet", "--max-sheet-side", "70")
+    assert paged.returncode == 2 and f"{out / 'hero_p1.png'} was not" in one_error(paged)
+    assert sorted(p.name for p in out.iterdir()) == ["hero.gif", "hero_p1.png"]

@@ -2,8 +2,9 @@
 the daemon and watched folders run theirs.
 
 Every local check runs first (nothing is spent before they pass); the live models are
-checked before the quote; the job's key and body are on disk before the create; and the
-same command again after a crash or Ctrl-C resumes that job instead of paying again."""
+checked before the quote; the job's key and body are on disk before the create; the
+same command again after a crash or Ctrl-C resumes that job instead of paying again; and
+once it is done, the same command again points at its outputs (--again makes a new one)."""
 
 from __future__ import annotations
 
@@ -21,12 +22,13 @@ from companion.cli import checks
 from companion.cli.engine import open_engine
 from companion.cli.errors import InputFailure, ServiceRefused, UsageError, say
 from companion.cli.options import FORMAT_NAMES
+from companion.cli.session import settings as current_settings
 from companion.cli.session import with_service
 from companion.install.ownership import Owner
 from companion.jobs.inputs import ImageReadError, LocalImage
 from companion.jobs.lifecycle import State
 from companion.jobs.models_cache import live_models
-from companion.jobs.resume import FINGERPRINT, fingerprint, unfinished
+from companion.jobs.resume import FINGERPRINT, already_made, fingerprint, unfinished
 from companion.jobs.wanted import INSTALL_FORMATS
 from companion.settings.config import Settings
 from companion.settings.endpoint import Endpoint
@@ -50,6 +52,8 @@ class Plan:
     references: list[Path] = field(default_factory=list)
     as_json: bool = False
     timeout: float | None = None
+    again: bool = False  # a new job even when this one is done and its outputs in place
+    too_long: float | None = None  # --seconds past the spec's bound: refused, naming lengths
 
     @property
     def formats(self) -> list[str]:
@@ -69,7 +73,7 @@ def _read_image(path: Path, flag: str) -> LocalImage:
 
 def plan_from_args(args: argparse.Namespace) -> Plan:
     """Every check that needs no service, in the order a user fixes them."""
-    given = checks.one_click_args(args)
+    given = checks.one_click_args(args, lengths_later=True)
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout {args.timeout:g}: give seconds above 0")
     return Plan(
@@ -84,6 +88,8 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         references=given.references,
         as_json=args.json,
         timeout=args.timeout,
+        again=args.again,
+        too_long=given.too_long,
     )
 
 
@@ -103,8 +109,23 @@ def _request(plan: Plan, hashes: list[str]) -> dict[str, Any]:
     return request
 
 
+def _refuse_length(seconds: float, video: VideoOptions) -> None:
+    """A length past the spec's bound, refused with the lengths the live model offers
+    (the model listing is free; nothing is quoted)."""
+
+    async def lengths(client: Client, endpoint: Endpoint, settings: Settings) -> None:
+        service = "sandbox" if endpoint.sandbox else endpoint.base_url
+        models = await live_models(client, settings.home / "cache", service)
+        raise checks.too_long(seconds, video, models)
+
+    with_service(lengths)
+
+
 def run_plan(plan: Plan) -> int:
     """Check the files, then hand the job to the engine (or resume the earlier one)."""
+    if plan.too_long is not None:
+        _refuse_length(plan.too_long, plan.video)
+        raise AssertionError("a length past the bound is always refused")
     images = [_read_image(plan.image, "image")]
     if plan.last_frame:
         images.append(_read_image(plan.last_frame, "--last-frame"))
@@ -113,6 +134,15 @@ def run_plan(plan: Plan) -> int:
     checks.never_over_a_source(planned, plan.inputs())
     replaced = checks.existing_outputs(planned)
     request = _request(plan, [i.sha256 for i in images])
+    if not plan.again:
+        made = _made_before(request[FINGERPRINT], plan.out)
+        if made is not None:
+            say(
+                f"companion: already made by job {made.id[:8]}; outputs in {plan.out} "
+                "(add --again to make a new one)"
+            )
+            return _report(made, plan.as_json)
+    started: list[str] = []  # the job this run works on, once it has one
 
     async def job(client: Client, endpoint: Endpoint, settings: Settings) -> Job:
         store = Store(settings.database)
@@ -153,12 +183,38 @@ def run_plan(plan: Plan) -> int:
                     for path in replaced:
                         say(f"companion: will replace {path}")
                     current = engine.submit(request, name=plan.name, target_dir=plan.out)
+                started.append(current.id)
                 say(f"companion: job {current.id[:8]} on {endpoint.label}")
                 return await engine.run(current.id)
         finally:
             store.close()
 
-    return _report(with_service(job), plan.as_json)
+    try:
+        return _report(with_service(job), plan.as_json)
+    except KeyboardInterrupt:
+        finished = _done(started[0]) if started else None
+        if finished is None:
+            raise
+        # The work was done when Ctrl-C came: nothing is left to resume.
+        say(f"companion: interrupted after job {finished.id[:8]} was done")
+        return _report(finished, plan.as_json)
+
+
+def _made_before(digest: str, out: Path) -> Job | None:
+    store = Store(current_settings().database)
+    try:
+        return already_made(store, digest, out)
+    finally:
+        store.close()
+
+
+def _done(job_id: str) -> Job | None:
+    store = Store(current_settings().database)
+    try:
+        job = store.job(job_id)
+    finally:
+        store.close()
+    return job if job.state == State.DONE else None
 
 
 def _progress(job: Job, task: Task) -> None:

@@ -4,7 +4,9 @@ failure naming the flag and what to do (exit 2)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,15 +50,31 @@ FLAG_OF_VIDEO_FIELD = {
 }
 
 
+# Rules over several export fields, as the schema words them: the flag to name, and
+# what to do.
+FLAG_OF_RULE = {
+    "output format ": ("--formats", "add it to --formats"),
+    "fps sampling needs": ("--fps", "add them to --formats, or give --frame-count instead"),
+    "fps and frame_count": ("--fps/--frame-count", ""),
+}
+
+
 def _where(exc: ValidationError, flags: dict[str, str]) -> str:
     param, message = first_error(exc)
     where = ".".join(p for p in (param or "").split(".") if not p.isdigit())
     where = flags.get(where, where)
-    return f"{where}: {message}" if where else message
+    if where:
+        return f"{where}: {message}"
+    for start, (flag, hint) in FLAG_OF_RULE.items():
+        if message.startswith(start):
+            return f"{flag}: {message}" + (f"; {hint}" if hint else "")
+    return message
 
 
 def formats_from(text: str, transparent: bool) -> list[str]:
     formats = [f.strip() for f in text.split(",") if f.strip()]
+    if not formats:
+        raise UsageError(f"--formats: give at least one format, from: {', '.join(FORMAT_NAMES)}")
     unknown = [f for f in formats if f not in FORMAT_NAMES]
     if unknown:
         raise UsageError(
@@ -136,21 +154,25 @@ class OneClickArgs:
     image: Path
     last_frame: Path | None
     references: list[Path]
+    too_long: float | None = None  # --seconds past the spec's bound, left to the models
 
 
-def one_click_args(args: argparse.Namespace) -> OneClickArgs:
+def one_click_args(args: argparse.Namespace, *, lengths_later: bool = False) -> OneClickArgs:
     """Every check of a one-click animation that needs no service, in the order a user
-    fixes them; `animate` and `jobs add` share them."""
+    fixes them; `animate` and `jobs add` share them. With lengths_later, a --seconds past
+    the spec's bound is returned as too_long, for the caller to refuse naming the lengths
+    the live model offers (and video then has no length: it must not be sent)."""
     frame_count_only(args)
     options, selection = export_options(args)
-    video = video_options(args)
+    too_long = args.seconds if lengths_later and (args.seconds or 0) > MAX_SECONDS else None
+    video = video_options(args, None if too_long is not None else args.seconds)
     one_click(options, video, args.prompt)
     image = input_file(args.image, "image")
     last = input_file(args.last_frame, "--last-frame") if args.last_frame else None
     refs = [input_file(p, "--ref") for p in args.ref]
     if args.seconds is not None and (args.start is not None or args.duration is not None):
         selection_fits(args, args.seconds, "the video (--seconds)")
-    return OneClickArgs(options, selection, video, image, last, refs)
+    return OneClickArgs(options, selection, video, image, last, refs, too_long)
 
 
 def spacing(args: argparse.Namespace) -> Spacing:
@@ -178,11 +200,12 @@ def selection_fits(args: argparse.Namespace, length: float, what: str) -> None:
         )
 
 
-def video_options(args: argparse.Namespace) -> VideoOptions:
-    """The generation flags, checked with the spec's bounds (the live models come later)."""
-    if args.seconds is not None and not 0 < args.seconds <= MAX_SECONDS:
+def video_options(args: argparse.Namespace, seconds: float | None = None) -> VideoOptions:
+    """The generation flags, checked with the spec's bounds (the live models come later);
+    seconds is --seconds, or None where the length is left out."""
+    if seconds is not None and not 0 < seconds <= MAX_SECONDS:
         raise UsageError(
-            f"--seconds {args.seconds:g}: a video is longer than 0 and at most "
+            f"--seconds {seconds:g}: a video is longer than 0 and at most "
             f"{MAX_SECONDS} s, and the model decides which lengths it offers "
             "(see: companion models)"
         )
@@ -196,7 +219,7 @@ def video_options(args: argparse.Namespace) -> VideoOptions:
     try:
         return VideoOptions.model_validate(
             {
-                "duration_seconds": args.seconds,
+                "duration_seconds": seconds,
                 "resolution": args.resolution,
                 "seed": args.seed,
                 "model": args.model,
@@ -246,17 +269,36 @@ def input_file(path: Path, flag: str, kind: str = "an image file (PNG, JPEG, Web
 
 
 def output_folder(out: Path, flag: str = "--out") -> Path:
-    """A folder the outputs can go into, or one that can be made; nothing is created."""
+    """A folder the outputs can go into: one that exists and takes a file, or one that
+    can be made. Missing folders are made to prove it, then removed again, so a refusal
+    later in the checks leaves nothing behind."""
     if out.exists() and not out.is_dir():
         raise UsageError(f"{flag} {out}: is a file; give a folder for the outputs")
-    probe = out.resolve()
+    folder = out.resolve()
+    missing: list[Path] = []
+    probe = folder
     while not probe.exists():
+        missing.append(probe)
         probe = probe.parent
     if not probe.is_dir():
         raise UsageError(f"{flag} {out}: {probe} is a file; give a folder for the outputs")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise UsageError(f"{flag} {out}: {probe} is not writable; choose another folder")
-    return out.resolve()
+    made: list[Path] = []
+    try:
+        for step in reversed(missing):
+            step.mkdir()
+            made.append(step)
+        with tempfile.TemporaryFile(dir=folder, prefix=".companion-probe-"):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise UsageError(
+            f"{flag} {out}: cannot write there ({reason}); choose a folder you can write to"
+        ) from exc
+    finally:
+        for step in reversed(made):
+            with contextlib.suppress(OSError):
+                step.rmdir()
+    return folder
 
 
 def never_over_a_source(outputs: list[Path], sources: list[Path]) -> None:
@@ -303,6 +345,20 @@ def output_paths(out: Path, name: str, formats: list[str]) -> list[Path]:
 
 def _listed(values: list[float] | list[str]) -> str:
     return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values)
+
+
+def too_long(seconds: float, video: VideoOptions, models: ModelsResponse) -> UsageError:
+    """--seconds past the spec's bound, said with the lengths the chosen model offers."""
+    by_id = {m.id: m for m in models.data}
+    model = by_id.get(video.model or "") or (models.data[0] if models.data else None)
+    if model is None or not model.durations_seconds:
+        return UsageError(
+            f"--seconds {seconds:g}: a video is at most {MAX_SECONDS} s (see: companion models)"
+        )
+    return UsageError(
+        f"--seconds {seconds:g}: model {model.id} makes videos of "
+        f"{_listed(model.durations_seconds)} s; choose one of those"
+    )
 
 
 def against_models(

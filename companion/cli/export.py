@@ -5,12 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import uuid
 from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from companion.cli import checks
-from companion.cli.errors import InputFailure, say
+from companion.cli.errors import InputFailure, UsageError, say
 from companion.media import ExportResult, MediaError, export_video, probe
 from companion.media.from_schema import export_spec
+
+if TYPE_CHECKING:  # the store and the record are imported only when an export runs
+    from companion.install.ownership import Owner
 
 
 def _report(result: ExportResult, as_json: bool) -> None:
@@ -63,12 +69,45 @@ def cmd_export(args: argparse.Namespace) -> int:
         spacing=layout,
     )
     spec = replace(spec, max_sheet_side=args.max_sheet_side)
-    for path in replaced:
-        say(f"companion: replacing {path}")
+
+    from companion.install.ownership import Owner
+    from companion.settings.config import ConfigError, load_settings
+    from companion.store import Store
+
     try:
-        result = export_video(video, out, spec)
-    except MediaError as exc:
-        raise InputFailure(str(exc)) from exc
+        database = load_settings().database
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from exc
+    store = Store(database)
+    try:
+        owner = Owner(store, f"export-{uuid.uuid4()}", name)  # each export its own writer
+        _refuse_others(owner, replaced)
+
+        def before_move(paths: list[Path]) -> None:
+            _refuse_others(owner, paths)  # sheet pages are known only now
+            for path in paths:
+                if path.exists():
+                    say(f"companion: replacing {path} (written by the companion, unchanged)")
+
+        try:
+            result = export_video(video, out, spec, before_move=before_move)
+        except MediaError as exc:
+            raise InputFailure(str(exc)) from exc
+        for output in result.outputs:
+            owner.claim(output.path)
+    finally:
+        store.close()
     _report(result, args.json)
     sys.stdout.flush()
     return 0
+
+
+def _refuse_others(owner: Owner, paths: list[Path]) -> None:
+    """Only the companion's own files of this name, unchanged since, are replaced."""
+    for path in paths:
+        refusal = owner.refusal(path)
+        if refusal is not None:
+            raise UsageError(
+                f"--out: {refusal}; move it away or choose another --out or --name "
+                "(nothing was written)"
+            )

@@ -14,6 +14,7 @@ from companion.cli.errors import CliError, InputFailure, UsageError, say
 from companion.cli.session import settings as load
 from companion.cli.session import with_service
 from companion.jobs.engine import Engine, JobFailed
+from companion.jobs.lifecycle import FINAL, State
 from companion.settings.config import Settings
 from companion.settings.endpoint import Endpoint
 from companion.store import Job, Store
@@ -57,6 +58,7 @@ def _job_json(store: Store, job: Job) -> dict[str, Any]:
         "ledger": [{k: e[k] for k in ("entry", "credits", "at")} for e in store.ledger(job.id)],
         "outputs": [
             {
+                "asset": a.id,
                 "format": a.format,
                 "file": a.file_name,
                 "bytes": a.byte_size,
@@ -147,7 +149,7 @@ def cmd_control(args: argparse.Namespace) -> int:
 
     async def act(engine: Engine) -> Job:
         if verb == "cancel":
-            return await engine.cancel(job_id)
+            return _cancelled(engine.store.job(job_id), await engine.cancel(job_id))
         try:
             if verb == "approve":
                 engine.approve(job_id)
@@ -159,4 +161,25 @@ def cmd_control(args: argparse.Namespace) -> int:
 
     job = _with_engine(act)
     print(f"{job.id}  {job.state}")
+    if verb == "cancel" and job.error:
+        say(f"companion: {job.error}")
     return 0
+
+
+def _cancelled(before: Job, after: Job) -> Job:
+    """A cancel that changed nothing says why, with a non-zero exit."""
+    short = before.id[:8]
+    if before.state in FINAL:
+        raise CliError(f"job {short} is already {before.state}; there is nothing to cancel", 1)
+    if after.state == State.CREATING:
+        raise CliError(
+            f"job {short} is being created at the service and cannot be stopped until it "
+            "has a task there; run companion jobs run, then cancel it while it runs",
+            1,
+        )
+    if after.state == State.RUNNING:
+        say(
+            f"companion: cancel asked for job {short} at the service; companion jobs run "
+            "collects whatever it made"
+        )
+    return after

@@ -89,6 +89,12 @@ def _add_animate(commands: Any) -> None:
         help="stop waiting after this many seconds; the task goes on, run again to collect "
         "it (default: timeout_seconds in config.yaml, 900)",
     )
+    animate.add_argument(
+        "--again",
+        action="store_true",
+        help="make a new animation even if this same command already made one whose "
+        "outputs are still in --out (that is otherwise reported, and nothing is spent)",
+    )
     add_export_options(animate, out_help="folder for the outputs (made if missing)")
 
     demo = _command(

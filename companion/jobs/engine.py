@@ -156,6 +156,23 @@ class Engine:
             return self._move(job, State.CANCELLED, error="cancelled before it was sent")
         if job.state == State.RUNNING and job.remote_id:
             await self.client.cancel_animation(job.remote_id)  # best effort; polling goes on
+        if job.state in (State.DOWNLOADING, State.INSTALLING):
+            # The service has finished (and charged) the task: only the local install is
+            # left, and it is given up. Files already installed stay where they are.
+            if job.target_dir:
+                target = Path(job.target_dir)
+                await asyncio.to_thread(shutil.rmtree, target / STAGING / job.id, True)
+                await asyncio.to_thread(release_if_unused, target)
+            return await self._amove(
+                job,
+                State.FAILED,
+                error=(
+                    f"cancelled while {job.state}: the service had finished the task, so "
+                    "its credits are spent; its outputs stay at the service: download them "
+                    "with companion assets download ASSET_ID --out FILE (ids: companion "
+                    f"jobs show {job_id[:8]})"
+                ),
+            )
         return self.store.job(job_id)
 
     # -- running ------------------------------------------------------------------------
@@ -362,19 +379,41 @@ class Engine:
         for step in (folder.parent, folder):  # never follow a link planted in the target
             if step.is_symlink():
                 raise JobFailed(f"{step} is a symbolic link; remove it and retry the job")
-        folder = job_folder(target, job.id)
+        try:
+            folder = job_folder(target, job.id)
+        except OSError as exc:
+            raise JobFailed(self._unwritable(job, target, exc)) from exc
         if not folder.resolve().is_relative_to(target.resolve()):
             raise JobFailed(f"{folder} leads outside {target}; remove the link and retry")
         return folder
 
+    def _unwritable(self, job: Job, target: Path, exc: OSError) -> str:
+        """Why the outputs of a finished task cannot go into its target, and where they
+        are instead: still at the service, paid for, one download each."""
+        reason = exc.strerror or str(exc)
+        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(target) else ""
+        assets = ", ".join(f"{row.id} ({row.format})" for row in self.store.assets(job.id))
+        return (
+            f"cannot write the outputs into {target}: {reason}{where}. The task is paid for "
+            "and its outputs stay at the service: fix the folder or pick another one, then "
+            "download each with companion assets download ASSET_ID --out FILE"
+            + (f"; assets: {assets}" if assets else "")
+        )
+
     async def _download(self, job: Job) -> Job:
+        assert job.target_dir
         staging = self._staging(job)
         for row in self.store.assets(job.id):
             if row.installed_path or (row.staged_path and Path(row.staged_path).exists()):
                 continue
             asset: Asset = await self.client.get_asset(row.id)
-            path = await self.client.download_asset(asset, staging / row.file_name)
-            digest = await asyncio.to_thread(sha256_of, path)  # off the event loop
+            try:
+                path = await self.client.download_asset(asset, staging / row.file_name)
+                digest = await asyncio.to_thread(sha256_of, path)  # off the event loop
+            except ConnectionError:
+                raise  # the network, not the disk: the downloader's own retries gave up
+            except OSError as exc:  # a full disk, a folder taken away or made read-only
+                raise JobFailed(self._unwritable(job, Path(job.target_dir), exc)) from exc
             await asyncio.to_thread(self.store.asset_staged, row.id, str(path), digest)
             crash_point("mid_download")
         return await self._amove(job, State.INSTALLING)
@@ -385,7 +424,11 @@ class Engine:
         self._loop = asyncio.get_running_loop()
         try:
             return await asyncio.to_thread(self._install, job)
-        except (InstallError, UnsafeName, OSError, UnicodeDecodeError, ValueError) as exc:
+        except OSError as exc:
+            log.warning("job %s: install failed: %s", job.id, exc)
+            assert job.target_dir
+            raise JobFailed(self._unwritable(job, Path(job.target_dir), exc)) from exc
+        except (InstallError, UnsafeName, UnicodeDecodeError, ValueError) as exc:
             log.warning("job %s: install failed: %s", job.id, exc)
             raise JobFailed(f"the install failed: {exc}") from exc
 
@@ -520,7 +563,13 @@ class Engine:
             async with gate:
                 return await self.run(job_id)
 
-        return list(await asyncio.gather(*(one(j.id) for j in waiting)))
+        # One job's trouble never stops the others: every job runs to where it can go,
+        # then the first error (the service away, say) is raised for the caller to report.
+        ran = await asyncio.gather(*(one(j.id) for j in waiting), return_exceptions=True)
+        for outcome in ran:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        return [outcome for outcome in ran if isinstance(outcome, Job)]
 
     # -- inputs -------------------------------------------------------------------------
 

@@ -1,14 +1,17 @@
-"""The same command again finds its own unfinished job: a request's fingerprint covers
-the input images' bytes, every option and the target, so a re-run after a crash or
-Ctrl-C resumes that job (its key and body already on disk) instead of paying again."""
+"""The same command again finds its own job: a request's fingerprint covers the input
+images' bytes, every option and the target, so a re-run after a crash or Ctrl-C resumes
+that job (its key and body already on disk) instead of paying again, and a re-run after
+it is done finds its outputs still in place instead of paying for them again."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
-from companion.jobs.lifecycle import FINAL
+from companion.install.tree import sha256_of
+from companion.jobs.lifecycle import FINAL, State
 from companion.store import Job, Store
 
 FINGERPRINT = "fingerprint"
@@ -31,3 +34,23 @@ def unfinished(store: Store, digest: str) -> Job | None:
         if job.state not in FINAL and job.request.get(FINGERPRINT) == digest:
             return job
     return None
+
+
+def already_made(store: Store, digest: str, target: Path) -> Job | None:
+    """The latest done job with this fingerprint, if every output it installed is still
+    in target as the companion wrote it (a file moved, removed or changed since means
+    the outputs are not there any more, and the job is made again)."""
+    done = [j for j in store.jobs_with(FINGERPRINT, digest) if j.state == State.DONE]
+    if not done:
+        return None
+    job = done[-1]
+    installed = [Path(a.installed_path) for a in store.assets(job.id) if a.installed_path]
+    if not installed:
+        return None
+    for path in installed:
+        if not path.is_relative_to(target) or path.is_symlink() or not path.is_file():
+            return None
+        known = store.written_file(str(path))
+        if known is None or known.sha256 != sha256_of(path):
+            return None
+    return job

@@ -179,8 +179,14 @@ def check_spec(spec: ExportSpec) -> None:
 
 
 def export_video(
-    source: Path, out_dir: Path, spec: ExportSpec, progress: Progress | None = None
+    source: Path,
+    out_dir: Path,
+    spec: ExportSpec,
+    progress: Progress | None = None,
+    before_move: Callable[[list[Path]], None] | None = None,
 ) -> ExportResult:
+    """Render into a staging folder beside out_dir, then move every file in. before_move
+    sees every final path first (sheet pages included) and may raise to move none."""
     check_spec(spec)
     out_dir = out_dir.resolve()
     info = probe(source)
@@ -195,6 +201,8 @@ def export_video(
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
     try:
         outputs, warnings = _render(source, staging, spec, info, plan, progress)
+        if before_move is not None:
+            before_move([out_dir / output.path.name for output in outputs])
         out_dir.mkdir(parents=True, exist_ok=True)
         final = []
         for output in outputs:

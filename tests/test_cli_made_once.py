@@ -1,0 +1,120 @@
+"""`companion animate` pays once for one animation: the same command after it is done
+points at the outputs still in --out (exit 0, nothing spent), --again makes a new one,
+and a Ctrl-C that lands once the job is done is no interruption (exit 0, not 130)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.media.demo_art import draw_character
+from companion.store import Store
+from tests.conftest import TEST_KEY
+from tests.http_helpers import Api
+
+pytestmark = pytest.mark.slow
+
+SMALL = ["--formats", "gif", "--frame-count", "4", "--width", "64", "--height", "64"]
+SMALL += ["--seconds", "1", "--resolution", "360p"]
+
+
+def environment(base_url: str, home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}
+    env.update(COMPANION_HOME=str(home), COMPANION_BASE_URL=base_url, COMPANION_API_KEY=TEST_KEY)
+    return env
+
+
+def companion(base_url: str, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "companion", *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=environment(base_url, home),
+    )
+
+
+def tasks(api: Api) -> list[dict[str, Any]]:
+    data: list[dict[str, Any]] = api.get("/animations?limit=100").json["data"]
+    return data
+
+
+def charges(home: Path) -> int:
+    store = Store(home / "companion.db")
+    try:
+        return len([e for e in store.ledger() if e["entry"] == "charge"])
+    finally:
+        store.close()
+
+
+def test_the_same_command_after_done_pays_nothing(make_sandbox, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    sandbox = make_sandbox()
+    api = Api(sandbox.base_url, key=TEST_KEY)
+    home, out = tmp_path / "home", tmp_path / "out"
+    draw_character(64).save(tmp_path / "hero.png")
+    args = ["animate", str(tmp_path / "hero.png"), "--prompt", "idle", *SMALL, "--out", str(out)]
+
+    first = companion(sandbox.base_url, home, *args)
+    assert first.returncode == 0, first.stderr
+    job = next(line.split()[2] for line in first.stderr.splitlines() if " on " in line)
+    made = (out / "hero.gif").read_bytes()
+
+    again = companion(sandbox.base_url, home, *args)
+    assert again.returncode == 0, again.stderr
+    assert (
+        f"companion: already made by job {job}; outputs in {out} "
+        "(add --again to make a new one)" in again.stderr.splitlines()
+    )
+    assert str(out / "hero.gif") in again.stdout
+    assert len(tasks(api)) == 1 and charges(home) == 1
+    assert (out / "hero.gif").read_bytes() == made
+
+    forced = companion(sandbox.base_url, home, *args, "--again")
+    assert forced.returncode == 0, forced.stderr
+    assert f"will replace {out / 'hero.gif'}" in forced.stderr
+    assert len(tasks(api)) == 2 and charges(home) == 2
+
+    (out / "hero.gif").write_bytes(b"the user's own edit")  # no longer the outputs made
+    edited = companion(sandbox.base_url, home, *args)
+    assert edited.returncode == 2 and "changed since the companion wrote it" in edited.stderr
+    assert len(tasks(api)) == 2 and charges(home) == 2
+
+
+def test_ctrl_c_once_the_job_is_done_is_no_interruption(make_sandbox, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    sandbox = make_sandbox()
+    api = Api(sandbox.base_url, key=TEST_KEY)
+    home, out = tmp_path / "home", tmp_path / "out"
+    draw_character(64).save(tmp_path / "hero.png")
+    args = ["animate", str(tmp_path / "hero.png"), "--prompt", "idle", *SMALL, "--out", str(out)]
+    running = subprocess.Popen(
+        [sys.executable, "-m", "companion", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment(sandbox.base_url, home),
+    )
+    assert running.stderr is not None
+    seen: list[str] = []
+    for line in running.stderr:
+        seen.append(line)
+        if line.startswith("job ") and line.rstrip().endswith(" done"):
+            # Held still, so the Ctrl-C lands after the job is done, before it exits.
+            running.send_signal(signal.SIGSTOP)
+            running.send_signal(signal.SIGINT)
+            running.send_signal(signal.SIGCONT)
+            break
+    rest = running.stderr.read()
+    running.wait(timeout=60)
+    assert running.returncode == 0, "".join(seen) + rest
+    assert "interrupted after job" in rest and "Traceback" not in rest
+    assert (out / "hero.gif").is_file()
+
+    again = companion(sandbox.base_url, home, *args)  # what the user does next: no new task
+    assert again.returncode == 0 and "already made by job" in again.stderr
+    assert len(tasks(api)) == 1 and charges(home) == 1

@@ -1,0 +1,94 @@
+"""A job whose outputs cannot be written never hangs the queue: it ends failed saying what
+to do, the other jobs run on, and a job caught between the service and the disk can be
+cancelled. Against a sandbox on loopback, through the real command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion.jobs.staging import STAGING
+from companion.media.demo_art import draw_character
+from tests.conftest import TEST_KEY
+
+pytestmark = pytest.mark.slow
+
+SMALL = ["--formats", "gif", "--frame-count", "4", "--width", "64", "--height", "64"]
+SMALL += ["--seconds", "1", "--resolution", "360p"]
+
+
+def companion(
+    base_url: str, home: Path, *args: str, crash: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}
+    env.update(COMPANION_HOME=str(home), COMPANION_BASE_URL=base_url, COMPANION_API_KEY=TEST_KEY)
+    if crash:
+        env["COMPANION_CRASH_AT"] = crash
+    return subprocess.run(
+        [sys.executable, "-m", "companion", *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+    )
+
+
+def states(base_url: str, home: Path) -> dict[str, str]:
+    listed = companion(base_url, home, "jobs", "list").stdout.split()
+    return {listed[i]: listed[i + 1] for i in range(0, len(listed), 4)}
+
+
+def test_an_unwritable_target_fails_its_job_and_the_others_run(
+    make_sandbox, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    base = make_sandbox().base_url
+    home = tmp_path / "home"
+    draw_character(64).save(tmp_path / "hero.png")
+    add = ["jobs", "add", str(tmp_path / "hero.png"), "--prompt", "idle", *SMALL]
+    lost = companion(base, home, *add, "--target", str(tmp_path / "project" / "anim"))
+    kept = companion(base, home, *add, "--target", str(tmp_path / "ok"))
+    assert lost.returncode == 0 and kept.returncode == 0, lost.stderr + kept.stderr
+    # The project went away after the job was queued: a file stands in its place.
+    (tmp_path / "project").write_text("not a folder")
+
+    ran = companion(base, home, "jobs", "run")
+    assert ran.returncode == 1 and "Traceback" not in ran.stderr, ran.stderr
+    assert states(base, home) == {lost.stdout.strip(): "failed", kept.stdout.strip(): "done"}
+    again = companion(base, home, "jobs", "run")  # nothing is left hanging to run again
+    assert again.returncode == 0 and again.stdout == "" and "Traceback" not in again.stderr
+    shown = json.loads(companion(base, home, "jobs", "show", lost.stdout.strip()[:8]).stdout)
+    assert f"cannot write the outputs into {tmp_path / 'project' / 'anim'}" in shown["error"]
+    assert "companion assets download" in shown["error"]
+    assert shown["outputs"][0]["asset"] in shown["error"]
+    assert (tmp_path / "ok" / "hero.gif").is_file()
+
+
+def test_a_job_caught_downloading_can_be_cancelled(make_sandbox, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    base = make_sandbox().base_url
+    home = tmp_path / "home"
+    draw_character(64).save(tmp_path / "hero.png")
+    target = tmp_path / "out"
+    added = companion(
+        base, home, "jobs", "add", str(tmp_path / "hero.png"), "--prompt", "idle", *SMALL,
+        "--target", str(target),
+    )  # fmt: skip
+    job = added.stdout.strip()
+    killed = companion(base, home, "jobs", "run", crash="mid_download")
+    assert killed.returncode < 0 and states(base, home) == {job: "downloading"}
+
+    cancelled = companion(base, home, "jobs", "cancel", job[:8])
+    assert cancelled.returncode == 0, cancelled.stderr
+    assert cancelled.stdout.split() == [job, "failed"]
+    assert "companion assets download" in cancelled.stderr
+    assert states(base, home) == {job: "failed"}
+    assert not (target / STAGING).exists()
+
+    again = companion(base, home, "jobs", "cancel", job[:8])
+    assert again.returncode == 1 and "already failed" in again.stderr
+    assert companion(base, home, "jobs", "run").returncode == 0  # nothing left to run
+    assert states(base, home) == {job: "failed"}
