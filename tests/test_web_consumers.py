@@ -129,7 +129,12 @@ def check_regions(seen: list[dict[str, Any]], frames: list[np.ndarray], who: str
 def test_phaser_and_pixi_play_the_exported_sheets(site: tuple[str, Path], tmp_path: Path) -> None:
     base, root = site
     url = f"{base}/index.html?single=hero&multi=big&pages=2"
-    dom = chromium(tmp_path, url, "--dump-dom", budget_ms=15000)
+    # Decoding an 8192 px page takes real time that a busy machine may not fit into the
+    # virtual-time budget: a second, longer load before judging (the checks stay whole).
+    for budget in (15000, 60000):
+        dom = chromium(tmp_path / f"budget{budget}", url, "--dump-dom", budget_ms=budget)
+        if 'data-done="yes"' in dom:
+            break
     assert 'data-done="yes"' in dom, dom[-3000:]
     found = re.search(r'<pre id="out">(.*?)</pre>', dom, re.DOTALL)
     assert found, dom[-2000:]
