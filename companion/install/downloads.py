@@ -48,7 +48,7 @@ def place(
         exists = os.path.lexists(final)
         if not pending:
             if exists and final.is_file() and sha256 and sha256_of(final) == sha256:
-                guard.claim(final)
+                guard.claim(final, sha256)
                 return Placed(final, refused)
             if not exists:
                 raise LostError(f"{file_name} was lost before it was installed")
@@ -65,7 +65,7 @@ def place(
             reason = guard.refusal(final)  # checked again at the moment of writing
             if reason is None:
                 staged.replace(final)  # atomic on one filesystem: whole file or nothing
-                guard.claim(final)
+                guard.claim(final, sha256)  # the download's digest: no second read
                 return Placed(final, refused)
         refused = refused or reason
     raise InstallError(f"no free name for {file_name} in {target}")

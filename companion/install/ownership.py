@@ -52,11 +52,12 @@ class Owner:
             return f"{final} holds the output of another animation ({known.name!r})"
         return None
 
-    def claim(self, final: Path) -> None:
-        """Remember final as written by this job, with its bytes as they are now."""
+    def claim(self, final: Path, sha256: str | None = None) -> None:
+        """Remember final as written by this job, with its bytes as they are now (sha256
+        when the caller already knows it: large outputs are not read twice)."""
         if self.record is None:
             return
         known = self.record.written_file(str(final))
-        digest = sha256_of(final)
+        digest = sha256 or sha256_of(final)
         if known is None or known.sha256 != digest or known.job_id != self.job_id:
             self.record.record_written(str(final), digest, self.job_id, self.name)

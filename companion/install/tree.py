@@ -41,7 +41,7 @@ class Guard(Protocol):
 
     def refusal(self, final: Path) -> str | None: ...
 
-    def claim(self, final: Path) -> None: ...
+    def claim(self, final: Path, sha256: str | None = None) -> None: ...
 
 
 class NewFilesOnly:
@@ -50,7 +50,7 @@ class NewFilesOnly:
     def refusal(self, final: Path) -> str | None:
         return f"{final} already exists" if os.path.lexists(final) else None
 
-    def claim(self, final: Path) -> None:
+    def claim(self, final: Path, sha256: str | None = None) -> None:
         return None
 
 
