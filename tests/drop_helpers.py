@@ -11,6 +11,19 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+# A small, quick animation: the settings every drop test's project gets.
+EXPORT = {
+    "frame_count": 4,
+    "output_width": 64,
+    "output_height": 64,
+    "output_formats": ["spritesheet", "spritesheet_json"],
+}
+DEFAULTS = {
+    "prompt": "idle breathing",
+    "export": EXPORT,
+    "video": {"duration_seconds": 1, "resolution": "360p"},
+}
+
 
 def png_bytes(seed: int, side: int = 48) -> bytes:
     buffer = io.BytesIO()

@@ -4,17 +4,16 @@ and a Ctrl-C that lands once the job is done is no interruption (exit 0, not 130
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from companion.media.demo_art import draw_character
 from companion.store import Store
+from tests.cli_helpers import companion, environment, tasks
 from tests.conftest import TEST_KEY
 from tests.http_helpers import Api
 
@@ -22,27 +21,6 @@ pytestmark = pytest.mark.slow
 
 SMALL = ["--formats", "gif", "--frame-count", "4", "--width", "64", "--height", "64"]
 SMALL += ["--seconds", "1", "--resolution", "360p"]
-
-
-def environment(base_url: str, home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}
-    env.update(COMPANION_HOME=str(home), COMPANION_BASE_URL=base_url, COMPANION_API_KEY=TEST_KEY)
-    return env
-
-
-def companion(base_url: str, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "companion", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env=environment(base_url, home),
-    )
-
-
-def tasks(api: Api) -> list[dict[str, Any]]:
-    data: list[dict[str, Any]] = api.get("/animations?limit=100").json["data"]
-    return data
 
 
 def charges(home: Path) -> int:

@@ -5,10 +5,7 @@ the work came in (animate, demo, jobs, the daemon)."""
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -16,6 +13,7 @@ from typing import Any
 import pytest
 
 from companion.media.demo_art import draw_character
+from tests.cli_helpers import companion, tasks
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
 from tests.http_helpers import Api, request
@@ -24,27 +22,6 @@ pytestmark = pytest.mark.slow
 
 SMALL = ["--frame-count", "4", "--width", "64", "--height", "64"]
 SHORT = ["--seconds", "1", "--resolution", "360p"]
-
-
-def companion(
-    base_url: str, home: Path, *args: str, crash: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}
-    env.update(COMPANION_HOME=str(home), COMPANION_BASE_URL=base_url, COMPANION_API_KEY=TEST_KEY)
-    if crash:
-        env["COMPANION_CRASH_AT"] = crash
-    return subprocess.run(
-        [sys.executable, "-m", "companion", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env=env,
-    )
-
-
-def tasks(api: Api) -> list[dict[str, Any]]:
-    data: list[dict[str, Any]] = api.get("/animations?limit=100").json["data"]
-    return data
 
 
 @pytest.mark.parametrize("point", ["after_persist", "after_send"])

@@ -5,37 +5,18 @@ cancelled. Against a sandbox on loopback, through the real command line."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from companion.jobs.staging import STAGING
 from companion.media.demo_art import draw_character
-from tests.conftest import TEST_KEY
+from tests.cli_helpers import companion
 
 pytestmark = pytest.mark.slow
 
 SMALL = ["--formats", "gif", "--frame-count", "4", "--width", "64", "--height", "64"]
 SMALL += ["--seconds", "1", "--resolution", "360p"]
-
-
-def companion(
-    base_url: str, home: Path, *args: str, crash: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}
-    env.update(COMPANION_HOME=str(home), COMPANION_BASE_URL=base_url, COMPANION_API_KEY=TEST_KEY)
-    if crash:
-        env["COMPANION_CRASH_AT"] = crash
-    return subprocess.run(
-        [sys.executable, "-m", "companion", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env=env,
-    )
 
 
 def states(base_url: str, home: Path) -> dict[str, str]:

@@ -20,6 +20,8 @@ from companion.sandbox import SandboxThread
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
 from tests.drop_helpers import (
+    DEFAULTS,
+    EXPORT,
     header_bomb,
     heavy_png,
     outputs_by_job,
@@ -29,18 +31,6 @@ from tests.drop_helpers import (
 )
 from tests.http_helpers import request
 from tests.test_daemon import call
-
-EXPORT = {
-    "frame_count": 4,
-    "output_width": 64,
-    "output_height": 64,
-    "output_formats": ["spritesheet", "spritesheet_json"],
-}
-DEFAULTS = {
-    "prompt": "idle breathing",
-    "export": EXPORT,
-    "video": {"duration_seconds": 1, "resolution": "360p"},
-}
 
 
 def start_daemon(

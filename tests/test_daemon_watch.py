@@ -15,20 +15,8 @@ from PIL import Image
 from companion.media.demo_art import draw_character
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
-from tests.drop_helpers import header_bomb, outputs_by_job, slow_write
+from tests.drop_helpers import DEFAULTS, header_bomb, outputs_by_job, slow_write
 from tests.test_daemon import call
-
-EXPORT = {
-    "frame_count": 4,
-    "output_width": 64,
-    "output_height": 64,
-    "output_formats": ["spritesheet", "spritesheet_json"],
-}
-DEFAULTS = {
-    "prompt": "idle breathing",
-    "export": EXPORT,
-    "video": {"duration_seconds": 1, "resolution": "360p"},
-}
 
 
 def picture(seed: int, path: Path) -> None:
