@@ -57,7 +57,7 @@ from companion.install.tree import InstallError, Staged, load_manifest, sha256_o
 from companion.jobs.crash import crash_point
 from companion.jobs.inputs import ImageReadError, LocalImage
 from companion.jobs.lifecycle import FINAL, State, check
-from companion.jobs.staging import STAGING, job_folder, release_if_unused
+from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
 from companion.jobs.wanted import wanted
 from companion.store import Job, Store
 from companion.store.account import LocalAccount, SharedAccount, TeamUnavailable
@@ -375,17 +375,12 @@ class Engine:
     def _staging(self, job: Job) -> Path:
         assert job.target_dir
         target = Path(job.target_dir)
-        folder = target / STAGING / job.id
-        for step in (folder.parent, folder):  # never follow a link planted in the target
-            if step.is_symlink():
-                raise JobFailed(f"{step} is a symbolic link; remove it and retry the job")
         try:
-            folder = job_folder(target, job.id)
+            return job_folder(target, job.id)
+        except StagingRefused as exc:
+            raise JobFailed(str(exc)) from exc
         except OSError as exc:
             raise JobFailed(self._unwritable(job, target, exc)) from exc
-        if not folder.resolve().is_relative_to(target.resolve()):
-            raise JobFailed(f"{folder} leads outside {target}; remove the link and retry")
-        return folder
 
     def _unwritable(self, job: Job, target: Path, exc: OSError) -> str:
         """Why the outputs of a finished task cannot go into its target, and where they

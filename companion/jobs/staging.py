@@ -10,9 +10,20 @@ STAGING = ".companion-staging~"  # hidden from Unity ("~") and, with .gdignore, 
 GDIGNORE = ".gdignore"
 
 
+class StagingRefused(Exception):
+    """The staging folder would be reached through a link; the message says what to do."""
+
+
 def job_folder(target: Path, job_id: str) -> Path:
+    """The job's staging folder, made if missing; never one reached through a link
+    planted in the target (StagingRefused). OSError when it cannot be made."""
     folder = target / STAGING / job_id
+    for step in (folder.parent, folder):
+        if step.is_symlink():
+            raise StagingRefused(f"{step} is a symbolic link; remove it and retry the job")
     folder.mkdir(parents=True, exist_ok=True)
+    if not folder.resolve().is_relative_to(target.resolve()):
+        raise StagingRefused(f"{folder} leads outside {target}; remove the link and retry")
     (folder.parent / GDIGNORE).touch()
     return folder
 
