@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import os
 import sys
 
 from companion.cli.errors import InputFailure, UsageError
@@ -33,6 +34,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from companion.daemon.server import run_forever
     from companion.settings.config import ConfigError
 
+    if args.home is not None:  # before anything reads the settings
+        os.environ["COMPANION_HOME"] = str(args.home.expanduser())
     current = settings()
     if current.api_key is not None:
         _preflight(current)  # before logging is on: a bad key or address is one line

@@ -249,6 +249,13 @@ def _add_local(commands: Any) -> None:
     serve.add_argument(
         "--port", type=int, default=8791, help="localhost port (default 8791; 0: any free)"
     )
+    serve.add_argument(
+        "--home",
+        type=Path,
+        metavar="FOLDER",
+        help="COMPANION_HOME for this daemon (the login task on Windows passes it this way)",
+    )
+    _add_service(commands)
     openapi = _command(
         commands,
         "openapi",
@@ -309,6 +316,31 @@ def _add_local(commands: Any) -> None:
         default=300,
         help="lifetime of signed download URLs (default 300)",
     )
+
+
+def _add_service(commands: Any) -> None:
+    service = commands.add_parser(
+        "service",
+        help="start the daemon at login: install, uninstall, status",
+        description="A systemd user unit (Linux), a LaunchAgent (macOS) or a Task "
+        "Scheduler task (Windows) that runs `companion serve` for this COMPANION_HOME "
+        "with this Python, and starts it again after a failure.",
+    )
+    verbs = service.add_subparsers(dest="verb", required=True, metavar="VERB")
+    _command(
+        verbs,
+        "install",
+        "companion.cli.service:cmd_install",
+        help="write, check and start the login service (again: update it)",
+    )
+    _command(verbs, "uninstall", "companion.cli.service:cmd_uninstall", help="stop and remove it")
+    status = _command(
+        verbs,
+        "status",
+        "companion.cli.service:cmd_status",
+        help="whether it is installed, current, and the daemon answering",
+    )
+    status.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def build_parser() -> argparse.ArgumentParser:
