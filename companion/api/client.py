@@ -79,7 +79,11 @@ class Client:
         pacer: Pacer | None = None,
         connect_timeout: float = 10.0,
         read_timeout: float = 60.0,
+        proxy: bool = True,
     ) -> None:
+        # proxy: HTTPS_PROXY, HTTP_PROXY and NO_PROXY from the environment are honoured,
+        # as every HTTP client does; only a service on this machine (the embedded
+        # sandbox) is reached directly.
         self.transport = Transport(
             base_url,
             api_key,
@@ -87,11 +91,15 @@ class Client:
             policy=policy,
             connect_timeout=connect_timeout,
             read_timeout=read_timeout,
+            proxy=proxy,
         )
         # Per task: the monotonic moment before which it must not be read (Retry-After).
         self._not_before: dict[str, float] = {}
         self.downloader = Downloader(
-            self.get_asset, connect_timeout=connect_timeout, read_timeout=read_timeout
+            self.get_asset,
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
+            proxy=proxy,
         )
 
     async def __aenter__(self) -> Client:

@@ -35,9 +35,15 @@ class _Expired(Exception):
 
 class Downloader:
     def __init__(
-        self, refresh: Refresh, *, connect_timeout: float = 10.0, read_timeout: float = 60.0
+        self,
+        refresh: Refresh,
+        *,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 60.0,
+        proxy: bool = True,
     ) -> None:
         self._refresh = refresh
+        self._proxy = proxy
         self._timeout = aiohttp.ClientTimeout(sock_connect=connect_timeout, sock_read=read_timeout)
         self._session: aiohttp.ClientSession | None = None
 
@@ -45,7 +51,10 @@ class Downloader:
         if self._session is None or self._session.closed:
             # Its own session: the API session's Authorization header can never reach here.
             self._session = aiohttp.ClientSession(
-                timeout=self._timeout, cookie_jar=aiohttp.DummyCookieJar(), auto_decompress=False
+                timeout=self._timeout,
+                cookie_jar=aiohttp.DummyCookieJar(),
+                auto_decompress=False,
+                trust_env=self._proxy,  # the download origin is remote too
             )
         return self._session
 

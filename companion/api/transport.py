@@ -130,6 +130,7 @@ class Transport:
         connect_timeout: float = 10.0,
         read_timeout: float = 60.0,
         user_agent: str = "companion",
+        proxy: bool = True,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._auth = f"Bearer {api_key}"
@@ -140,6 +141,7 @@ class Transport:
         )
         self._session: aiohttp.ClientSession | None = None
         self._user_agent = user_agent
+        self._proxy = proxy
 
     async def session(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
@@ -147,6 +149,7 @@ class Transport:
                 timeout=self._timeout,
                 cookie_jar=aiohttp.DummyCookieJar(),
                 headers={"User-Agent": self._user_agent},
+                trust_env=self._proxy,  # HTTPS_PROXY / HTTP_PROXY / NO_PROXY
             )
         return self._session
 

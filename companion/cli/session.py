@@ -74,7 +74,9 @@ def with_service(
         async with open_endpoint(chosen) as endpoint:
             if endpoint.sandbox:
                 say(BANNER)
-            async with Client(endpoint.base_url, endpoint.api_key) as client:
+            async with Client(
+                endpoint.base_url, endpoint.api_key, proxy=not endpoint.sandbox
+            ) as client:
                 return await job(client, endpoint, chosen)
 
     try:

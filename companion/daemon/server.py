@@ -60,7 +60,9 @@ async def serve(
             pacer = shared_pacer(endpoint.base_url, endpoint.api_key)
             pacer.headroom = HEADROOM
             async with (
-                Client(endpoint.base_url, endpoint.api_key, pacer=pacer) as client,
+                Client(
+                    endpoint.base_url, endpoint.api_key, pacer=pacer, proxy=not endpoint.sandbox
+                ) as client,
                 open_account(settings, store, endpoint.base_url, pacer) as shared,
             ):
                 account = await client.refresh_limits()
