@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import socket
 import time
 from pathlib import Path
 
@@ -41,25 +42,58 @@ def test_status_page_shows_jobs_credits_and_previews(make_sandbox, tmp_path: Pat
             },
         }
         job_id = call(daemon, "POST", "/api/v1/animate", body).json["id"]
+        # A job whose outputs hold no frames to preview (a spritesheet without its JSON).
+        body["export"]["output_formats"] = ["spritesheet"]
+        body["name"] = "bare"
+        bare_id = call(daemon, "POST", "/api/v1/animate", body).json["id"]
         for _ in range(300):
-            if call(daemon, "GET", f"/api/v1/jobs/{job_id}").json["state"] == "done":
+            states = {
+                call(daemon, "GET", f"/api/v1/jobs/{j}").json["state"] for j in (job_id, bare_id)
+            }
+            if states == {"done"}:
                 break
             time.sleep(0.1)
+        assert call(daemon, "GET", f"/api/v1/jobs/{bare_id}").json["preview"] is False
         gif = call(daemon, "GET", f"/api/v1/jobs/{job_id}/preview.gif")
         assert gif.status == 200 and gif.headers["content-type"] == "image/gif"
         assert Image.open(io.BytesIO(gif.body)).n_frames == 6
         info = daemon.info
-        link = f"http://127.0.0.1:{info['port']}/?token={info['token']}"
-        # Without the link's token the page is closed.
-        assert request("GET", f"http://127.0.0.1:{info['port']}/").status == 401
+        base = f"http://127.0.0.1:{info['port']}"
+        # The daemon's long-lived token in an address is no way in.
+        assert request("GET", f"{base}/?token={info['token']}").status == 401
+        assert request("GET", f"{base}/").status == 401
+        link = call(daemon, "POST", "/api/v1/status-link").json["url"]
+        assert link.startswith(f"{base}/?code=") and info["token"] not in link
         dom = chromium(tmp_path, link, "--dump-dom")
         assert 'data-loaded="yes"' in dom, dom[:2000]
         assert f'id="job-{job_id}"' in dom and "state-done" in dom
         assert f"/api/v1/jobs/{job_id}/preview.gif" in dom
+        # No picture (and so no broken one) for the job with nothing to preview.
+        assert f'id="job-{bare_id}"' in dom and f"/api/v1/jobs/{bare_id}/preview.gif" not in dom
+        # The code opened one session; the same link again is refused.
+        assert request("GET", link).status == 401
         assert "hero" in dom and "balance" in dom and "live" in dom
         assert info["token"] not in dom
         shot = tmp_path / "status.png"
-        chromium(tmp_path, link, f"--screenshot={shot}", "--window-size=1100,500")
+        fresh = call(daemon, "POST", "/api/v1/status-link").json["url"]
+        chromium(tmp_path, fresh, f"--screenshot={shot}", "--window-size=1100,500")
         assert shot.exists() and Image.open(shot).size == (1100, 500)
+    finally:
+        daemon.stop()
+
+
+def test_status_page_says_when_the_service_does_not_answer(tmp_path: Path) -> None:
+    require_chromium()
+    with socket.socket() as probe:  # a port where nothing listens
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    daemon = DaemonThread(tmp_path / "home", f"http://127.0.0.1:{port}/v1", TEST_KEY).start()
+    try:
+        status = call(daemon, "GET", "/api/v1/status").json
+        assert status["reachable"] is False and status["service_error"]
+        link = call(daemon, "POST", "/api/v1/status-link").json["url"]
+        dom = chromium(tmp_path, link, "--dump-dom")
+        assert 'data-loaded="yes"' in dom, dom[:2000]
+        assert 'id="service-away"' in dom and "does not answer" in dom
     finally:
         daemon.stop()

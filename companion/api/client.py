@@ -117,9 +117,13 @@ class Client:
         return self.transport.pacer
 
     async def _get(
-        self, path: str, model: type[Model], query: dict[str, str] | None = None
+        self,
+        path: str,
+        model: type[Model],
+        query: dict[str, str] | None = None,
+        policy: RetryPolicy | None = None,
     ) -> Model:
-        reply = await self.transport.request("GET", path, query=query)
+        reply = await self.transport.request("GET", path, query=query, policy=policy)
         return model.model_validate(reply.body)
 
     async def _post(
@@ -155,17 +159,17 @@ class Client:
 
     # -- account, credits, models ---------------------------------------------------------
 
-    async def get_account(self) -> AccountResponse:
-        return await self._get("/account", AccountResponse)
+    async def get_account(self, policy: RetryPolicy | None = None) -> AccountResponse:
+        return await self._get("/account", AccountResponse, policy=policy)
 
-    async def refresh_limits(self) -> AccountResponse:
+    async def refresh_limits(self, policy: RetryPolicy | None = None) -> AccountResponse:
         """Read the account's limits and pace every later call by them."""
-        account = await self.get_account()
+        account = await self.get_account(policy)
         self.pacer.configure(account.limits)
         return account
 
-    async def get_credit_balance(self) -> CreditsBalanceResponse:
-        return await self._get("/credits/balance", CreditsBalanceResponse)
+    async def get_credit_balance(self, policy: RetryPolicy | None = None) -> CreditsBalanceResponse:
+        return await self._get("/credits/balance", CreditsBalanceResponse, policy=policy)
 
     async def list_models(self) -> ModelsResponse:
         return await self._get("/models", ModelsResponse)

@@ -20,7 +20,7 @@ from companion.api.client import Client
 from companion.api.schema import ExportOptions, Selection, Task, VideoOptions
 from companion.cli import checks
 from companion.cli.engine import open_engine
-from companion.cli.errors import InputFailure, ServiceRefused, UsageError, say
+from companion.cli.errors import AwaitingApproval, InputFailure, ServiceRefused, UsageError, say
 from companion.cli.options import FORMAT_NAMES
 from companion.cli.session import settings as current_settings
 from companion.cli.session import with_service
@@ -141,8 +141,9 @@ def run_plan(plan: Plan) -> int:
                 f"companion: already made by job {made.id[:8]}; outputs in {plan.out} "
                 "(add --again to make a new one)"
             )
-            return _report(made, plan.as_json)
+            return _report(made, plan.as_json, charged_before=None)
     started: list[str] = []  # the job this run works on, once it has one
+    charged_before: list[int] = []  # what the job had cost when this run took it up
 
     async def job(client: Client, endpoint: Endpoint, settings: Settings) -> Job:
         store = Store(settings.database)
@@ -184,20 +185,22 @@ def run_plan(plan: Plan) -> int:
                         say(f"companion: will replace {path}")
                     current = engine.submit(request, name=plan.name, target_dir=plan.out)
                 started.append(current.id)
+                charged_before.append(store.charged(current.id))
                 say(f"companion: job {current.id[:8]} on {endpoint.label}")
                 return await engine.run(current.id)
         finally:
             store.close()
 
     try:
-        return _report(with_service(job), plan.as_json)
+        done = with_service(job)
+        return _report(done, plan.as_json, charged_before=charged_before[0])
     except KeyboardInterrupt:
         finished = _done(started[0]) if started else None
         if finished is None:
             raise
         # The work was done when Ctrl-C came: nothing is left to resume.
         say(f"companion: interrupted after job {finished.id[:8]} was done")
-        return _report(finished, plan.as_json)
+        return _report(finished, plan.as_json, charged_before=charged_before[0])
 
 
 def _made_before(digest: str, out: Path) -> Job | None:
@@ -233,7 +236,9 @@ def _tell(job: Job, endpoint: Endpoint) -> None:
         say(f"job {job.id[:8]} {job.state}")
 
 
-def _report(job: Job, as_json: bool) -> int:
+def _report(job: Job, as_json: bool, charged_before: int | None) -> int:
+    """The job's end, in one summary. charged_before: what the job had cost when this
+    run took it up (None: this run only found it done, so it spent nothing)."""
     from companion.settings.config import load_settings
 
     store = Store(load_settings().database)
@@ -242,11 +247,7 @@ def _report(job: Job, as_json: bool) -> int:
         charged = store.charged(job.id)
     finally:
         store.close()
-    if job.state == State.AWAITING_APPROVAL:
-        raise InputFailure(
-            f"job {job.id[:8]} costs {job.quote} credits, over the budget in config.yaml; "
-            f"approve it with: companion jobs approve {job.id[:8]}"
-        )
+    spent_now = 0 if charged_before is None else max(0, charged - charged_before)
     outputs = [
         {"format": a.format, "path": a.installed_path, "bytes": a.byte_size}
         for a in assets
@@ -258,15 +259,25 @@ def _report(job: Job, as_json: bool) -> int:
             "state": job.state,
             "task_id": job.remote_id,
             "credits": charged,
+            "spent_now": spent_now,
             "error": job.error,
             "outputs": outputs,
         }
         print(json.dumps(summary))
     else:
-        if job.remote_id:
-            say(f"task {job.remote_id}: {job.state}; charged {charged} credits")
+        if job.remote_id and spent_now:
+            say(f"task {job.remote_id}: {job.state}; charged {spent_now} credits")
+        elif job.remote_id:
+            earlier = f" (it cost {charged} credits when it was made)" if charged else ""
+            say(f"task {job.remote_id}: {job.state}; nothing spent by this run{earlier}")
         for output in outputs:
             print(f"  {output['format']:<20} {output['path']}  ({output['bytes']:,} bytes)")
+    if job.state == State.AWAITING_APPROVAL:
+        raise AwaitingApproval(
+            f"job {job.id[:8]} costs {job.quote} credits, over a budget in config.yaml; "
+            f"nothing was spent. Approve it with: companion jobs approve {job.id[:8]} "
+            "(then run this same command again to go on)"
+        )
     if job.state == State.DONE:
         return 0
     error = job.error or job.state

@@ -71,15 +71,31 @@ def _where(exc: ValidationError, flags: dict[str, str]) -> str:
     return message
 
 
+def did_you_mean(given: str, names: tuple[str, ...]) -> str | None:
+    """The name (or the few names) meant, when close: the start of a name (godot ->
+    godot_pack, unity -> unity_meta or unity_pack), or a near spelling (spritesheat ->
+    spritesheet)."""
+    import difflib
+
+    text = given.strip().lower().replace("-", "_")
+    starting = [n for n in names if n.startswith(text) or text.startswith(n)]
+    if 1 <= len(starting) <= 3:
+        return " or ".join(starting)
+    close = difflib.get_close_matches(text, names, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
 def formats_from(text: str, transparent: bool) -> list[str]:
     formats = [f.strip() for f in text.split(",") if f.strip()]
     if not formats:
         raise UsageError(f"--formats: give at least one format, from: {', '.join(FORMAT_NAMES)}")
     unknown = [f for f in formats if f not in FORMAT_NAMES]
     if unknown:
+        guesses = [g for g in (did_you_mean(u, FORMAT_NAMES) for u in unknown) if g]
         raise UsageError(
-            f"--formats: {', '.join(repr(u) for u in unknown)} is not a format; "
-            f"choose from {', '.join(FORMAT_NAMES)}"
+            f"--formats: {', '.join(repr(u) for u in unknown)} is not a format"
+            + (f"; did you mean {' or '.join(guesses)}?" if guesses else "")
+            + f" (formats: {', '.join(FORMAT_NAMES)})"
         )
     alpha_only = [f for f in formats if f in ALPHA_ONLY_FORMATS]
     if alpha_only and not transparent:

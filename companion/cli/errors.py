@@ -6,6 +6,8 @@
     2  the command line is wrong: an option, its value, or a combination of options
        (nothing was spent)
     3  the service refused: key, credits, limits, or a request it would not take
+    4  waiting for your approval: a budget in config.yaml holds the job (nothing was
+       spent); the message names the command that approves it
   130  interrupted (Ctrl-C); the same command again resumes where it stopped
 
 This module is imported on every start, so it imports nothing heavy."""
@@ -17,6 +19,7 @@ import sys
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_REFUSED = 3
+EXIT_WAITING = 4
 EXIT_INTERRUPTED = 130
 
 
@@ -24,6 +27,7 @@ class CliError(Exception):
     """A failure shown to the user as one line; the exit code rides along."""
 
     code = EXIT_FAILED
+    label = "error"  # how the line starts: companion: error: ...
 
     def __init__(self, message: str, code: int | None = None) -> None:
         super().__init__(message)
@@ -49,11 +53,18 @@ class ServiceRefused(CliError):
     code = EXIT_REFUSED
 
 
+class AwaitingApproval(CliError):
+    """Held by a budget: nothing failed and nothing was spent; approving goes on."""
+
+    code = EXIT_WAITING
+    label = "waiting for approval"
+
+
 def say(message: str) -> None:
     """One line for the user on stderr, never wrapped and never on stdout."""
     print(message, file=sys.stderr, flush=True)
 
 
 def fail(exc: CliError) -> int:
-    say(f"companion: error: {exc}")
+    say(f"companion: {exc.label}: {exc}")
     return exc.code

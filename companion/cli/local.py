@@ -9,20 +9,39 @@ import json
 import os
 import sys
 
-from companion.cli.errors import InputFailure, UsageError
+from companion.cli.errors import InputFailure, UsageError, say
 from companion.cli.session import explain, settings, with_service
 from companion.settings.config import Settings
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    import urllib.request
+
     path = settings().home / "daemon.json"
     if not path.exists():
         raise InputFailure("the daemon is not running; start it with: companion serve")
     info = json.loads(path.read_text())
-    print(f"daemon {info['version']} (pid {info['pid']}) on http://127.0.0.1:{info['port']}")
+    base = f"http://127.0.0.1:{info['port']}"
+    print(f"daemon {info['version']} (pid {info['pid']}) on {base}")
+    # Its own daemon on loopback: never through a proxy.
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    asked = urllib.request.Request(  # noqa: S310 (http://127.0.0.1 built just above)
+        f"{base}/api/v1/status-link",
+        data=b"{}",
+        method="POST",
+        headers={"Authorization": f"Bearer {info['token']}", "Content-Type": "application/json"},
+    )
+    try:
+        with opener.open(asked, timeout=10) as response:
+            link = json.loads(response.read())
+    except (OSError, ValueError) as exc:
+        raise InputFailure(
+            f"the daemon (pid {info['pid']}) does not answer on {base} ({exc}); "
+            "restart it with: companion serve"
+        ) from exc
     print(
-        f"status page (keep this link to yourself): "
-        f"http://127.0.0.1:{info['port']}/?token={info['token']}"
+        f"status page (works once, within {link['expires_in']} s; "
+        f"run companion status again for another): {link['url']}"
     )
     return 0
 
@@ -37,6 +56,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.home is not None:  # before anything reads the settings
         os.environ["COMPANION_HOME"] = str(args.home.expanduser())
     current = settings()
+    from companion.settings.endpoint import address_mistake
+
+    mistake = address_mistake(current)
+    if mistake is not None:
+        raise UsageError(mistake)
     if current.api_key is not None:
         _preflight(current)  # before logging is on: a bad key or address is one line
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
@@ -54,12 +78,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _preflight(current: Settings) -> None:
-    """One look at the account: the key and the address work, or one line says why."""
+    """One quick look at the account: a bad key is one line and no daemon; a service
+    that does not answer is said, and the daemon starts anyway (work waits for it)."""
     from companion.api.client import Client
+    from companion.api.errors import CompanionApiError
+    from companion.daemon.reach import unreachable
+    from companion.daemon.server import PROBE_POLICY
     from companion.settings.endpoint import Endpoint
 
     async def look(client: Client, endpoint: Endpoint, chosen: Settings) -> None:
-        await client.get_account()
+        try:
+            await client.get_account(PROBE_POLICY)
+        except CompanionApiError as exc:
+            if not unreachable(exc):
+                raise
+            say(
+                f"companion: {chosen.base_url} does not answer ({exc}); the daemon starts "
+                "anyway, and queued work goes on once the service answers"
+            )
 
     with_service(look, current)
 

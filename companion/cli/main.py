@@ -2,8 +2,8 @@
 
 Exit codes: 0 done; 1 the work failed (an input file, a video, a task, the daemon or
 the network); 2 the command line is wrong (nothing was spent); 3 the service refused
-(key, credits, limits, or the request); 130 interrupted (run the same command again
-to resume)."""
+(key, credits, limits, or the request); 4 waiting for approval (a budget holds the
+job; nothing was spent); 130 interrupted (run the same command again to resume)."""
 
 from __future__ import annotations
 

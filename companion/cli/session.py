@@ -5,6 +5,8 @@ into one line with its exit code."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import sys
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -35,6 +37,27 @@ HINTS = {
     500: "the service failed; try again later",
     503: "the service is unavailable; try again later",
 }
+
+
+class _Retries(logging.Filter):
+    """Only what a person waiting wants to see: each retry (attempt, wait, why) and each
+    interrupted download as it happens, not the pacing of every call."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.name == "companion.api.download" or str(record.msg).startswith("retrying")
+
+
+def show_retries() -> None:
+    """Retries on stderr as they happen, instead of silence until the last one fails."""
+    logger = logging.getLogger("companion.api")
+    if any(isinstance(f, _Retries) for h in logger.handlers for f in h.filters):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("companion: %(message)s"))
+    handler.addFilter(_Retries())
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False  # a daemon's own logging (serve) is configured elsewhere
 
 
 def settings() -> Settings:
@@ -69,6 +92,7 @@ def with_service(
     """Run `job` against the endpoint; service failures become CliErrors."""
     chosen = current or settings()
     label = chosen.base_url or "the service"
+    show_retries()
 
     async def main() -> T:
         async with open_endpoint(chosen) as endpoint:

@@ -19,12 +19,14 @@ from companion import __version__
 from companion.api.errors import ApiStatusError, CompanionApiError
 from companion.api.schema.base import first_error
 from companion.api.schema.images import sniff_image_type
+from companion.api.transport import RetryPolicy
 from companion.daemon import bodies
 from companion.daemon.events import CLOSED, Broker
-from companion.daemon.gif_preview import preview_gif
+from companion.daemon.gif_preview import has_preview_source, preview_gif
 from companion.daemon.limits import request_limits
 from companion.daemon.openapi import daemon_openapi
-from companion.daemon.page import TOKEN, page
+from companion.daemon.page import CODES, TOKEN, LinkCodes, page, status_link
+from companion.daemon.reach import Reach, unreachable
 from companion.daemon.roots import expand, root_refusal
 from companion.daemon.schema import (
     AnimateIn,
@@ -51,6 +53,7 @@ from companion.store.account import TeamUnavailable
 log = logging.getLogger("companion.daemon")
 Model = TypeVar("Model", bound=BaseModel)
 STATUS_CACHE_SECONDS = 10.0
+STATUS_POLICY = RetryPolicy(max_attempts=2, deadline=8.0)  # the page waits on it
 HEARTBEAT_SECONDS = 15.0
 
 
@@ -80,6 +83,9 @@ class Daemon:
         self._worker_count = workers
         self._status: tuple[float, dict[str, Any]] | None = None
         self.watchers: dict[str, ProjectWatcher] = {}
+        # Whether the service answers; set by the server before start (None: assume so).
+        self.reach: Reach | None = None
+        self.link_codes = LinkCodes()
         self.stable_seconds = 0.5
         self._loop: asyncio.AbstractEventLoop | None = None
         engine.on_change = self._changed
@@ -154,7 +160,17 @@ class Daemon:
         for project in self.store.projects():
             await self.watch(project)
 
+    def set_workers(self, count: int) -> None:
+        """As many workers as the account has slots (known once the service answers)."""
+        self._worker_count = max(1, count)
+        if self._loop is None:
+            return
+        while len(self._workers) < self._worker_count:
+            self._workers.append(asyncio.create_task(self._work()))
+
     async def stop(self) -> None:
+        if self.reach is not None:
+            await self.reach.stop()
         self.broker.close()  # event streams end, so shutdown need not wait for them
         for watcher in self.watchers.values():
             await watcher.stop()
@@ -165,10 +181,18 @@ class Daemon:
     async def _work(self) -> None:
         while True:
             _, _, job_id = await self._queue.get()
+            if self.reach is not None:
+                await self.reach.online.wait()  # queued while the service is away
             try:
                 job = await self.engine.run(job_id)
                 self._changed(job)
             except CompanionApiError as exc:
+                if self.reach is not None and unreachable(exc):
+                    # Away: the job waits in the queue until the probe finds the service.
+                    self.reach.lost(exc)
+                    self._queued.discard(job_id)
+                    self.enqueue(self.store.job(job_id))
+                    continue
                 # The service is unreachable or refusing for now: the job stays where it
                 # is and is tried again shortly.
                 log.warning("job %s paused: %s", job_id, exc)
@@ -181,6 +205,10 @@ class Daemon:
             self._queued.discard(job_id)
 
     def _job_out(self, job: Job) -> JobOut:
+        outputs = [
+            OutputOut(format=a.format, file=a.file_name, installed_path=a.installed_path)
+            for a in self.store.assets(job.id)
+        ]
         return JobOut(
             id=job.id,
             state=job.state,
@@ -193,10 +221,9 @@ class Daemon:
             resource=job.request.get("resource"),
             created_at=job.created_at,
             updated_at=job.updated_at,
-            outputs=[
-                OutputOut(format=a.format, file=a.file_name, installed_path=a.installed_path)
-                for a in self.store.assets(job.id)
-            ],
+            outputs=outputs,
+            preview=job.state == State.DONE
+            and has_preview_source({o.format for o in outputs if o.installed_path}),
         )
 
     # -- the application -----------------------------------------------------------------
@@ -204,7 +231,10 @@ class Daemon:
     def app(self, allowed_origins: frozenset[str] = frozenset()) -> web.Application:
         app = web.Application(
             client_max_size=MAX_BODY,
-            middlewares=[self._errors, guard(self.token, lambda: self.port, allowed_origins)],
+            middlewares=[
+                self._errors,
+                guard(self.token, lambda: self.port, allowed_origins, self.link_codes.session),
+            ],
         )
         routes = [
             ("GET", "/api/v1/health", self.health),
@@ -222,11 +252,13 @@ class Daemon:
             ("POST", "/api/v1/jobs/{job_id}/approve", self.approve_job),
             ("GET", "/api/v1/events", self.events),
             ("GET", "/api/v1/jobs/{job_id}/preview.gif", self.preview),
+            ("POST", "/api/v1/status-link", status_link),
             ("GET", "/", page),
         ]
         for method, path, handler in routes:
             app.router.add_route(method, path, handler)
         app[TOKEN] = self.token
+        app[CODES] = self.link_codes
         return app
 
     @web.middleware
@@ -278,14 +310,22 @@ class Daemon:
 
     async def status(self, request: web.Request) -> web.Response:
         cached = self._status
+        reach = self.reach
         if cached is None or time.monotonic() - cached[0] > STATUS_CACHE_SECONDS:
             info: dict[str, Any] = {}
             try:
-                account = await self.engine.client.get_account()
+                if reach is not None and not reach.reachable:
+                    raise _Away
+                account = await self.engine.client.get_account(STATUS_POLICY)
                 info["tier"] = str(account.plan.code)
-                info["balance"] = (await self.engine.client.get_credit_balance()).available
+                balance = await self.engine.client.get_credit_balance(STATUS_POLICY)
+                info["balance"] = balance.available
+            except _Away:
+                pass
             except CompanionApiError as exc:
                 log.warning("status: the service did not answer (%s)", exc)
+                if reach is not None and unreachable(exc):
+                    reach.lost(exc)
             self._status = (time.monotonic(), info)
             cached = self._status
         counts: dict[str, int] = {}
@@ -297,6 +337,9 @@ class Daemon:
             service=self.service_label,
             jobs=counts,
             limits=request_limits(),
+            reachable=reach is None or reach.reachable,
+            service_error=None if reach is None else reach.error,
+            next_try=None if reach is None or reach.reachable else reach.next_try,
             **cached[1],
         )
         return web.json_response(out.model_dump(mode="json"))
@@ -485,6 +528,10 @@ class Daemon:
         finally:
             self.broker.unsubscribe(queue)
         return response
+
+
+class _Away(Exception):
+    """The service is known to be away: the status page does not wait for it."""
 
 
 class _Bad(Exception):

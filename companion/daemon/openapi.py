@@ -15,6 +15,7 @@ from companion.daemon.schema import (
     ProjectIn,
     ProjectOut,
     QuoteOut,
+    StatusLinkOut,
     StatusOut,
 )
 
@@ -33,6 +34,7 @@ ROUTES: list[tuple[str, str, str, Any, int, Any]] = [
     ("get", "/api/v1/jobs/{job_id}", "getJob", None, 200, JobOut),
     ("post", "/api/v1/jobs/{job_id}/cancel", "cancelJob", None, 200, JobOut),
     ("post", "/api/v1/jobs/{job_id}/approve", "approveJob", None, 200, JobOut),
+    ("post", "/api/v1/status-link", "statusLink", None, 201, StatusLinkOut),
 ]
 ERRORS = {
     "400": "Invalid request",

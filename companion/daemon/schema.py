@@ -101,6 +101,11 @@ class JobOut(Reply):
     created_at: str
     updated_at: str
     outputs: list[OutputOut] = Field(default_factory=list)
+    preview: bool = Field(
+        default=False,
+        description="a GIF preview can be made (GET /api/v1/jobs/{id}/preview.gif): the "
+        "job is done and installed frames (gif, spritesheet with its JSON, frames_zip)",
+    )
 
 
 class JobList(Reply):
@@ -146,6 +151,20 @@ class StatusOut(Reply):
     balance: int | None = None
     jobs: dict[str, int] = Field(default_factory=dict)
     limits: RequestLimits
+    reachable: bool = Field(
+        default=True, description="whether the service answered the daemon's last call"
+    )
+    service_error: str | None = Field(
+        default=None, description="why the service is unreachable (work waits meanwhile)"
+    )
+    next_try: float | None = Field(
+        default=None, description="when the daemon looks for the service again (Unix time)"
+    )
+
+
+class StatusLinkOut(Reply):
+    url: str = Field(description="the status page, opened with a single-use code")
+    expires_in: int = Field(description="seconds the code stays valid")
 
 
 class ErrorOut(Reply):

@@ -29,8 +29,13 @@ def error(status: int, code: str, message: str) -> web.Response:
 
 
 def guard(
-    token: str, port_of: Callable[[], int], allowed_origins: frozenset[str] = frozenset()
+    token: str,
+    port_of: Callable[[], int],
+    allowed_origins: frozenset[str] = frozenset(),
+    session: str | None = None,
 ) -> Callable[..., Awaitable[web.StreamResponse]]:
+    """session: the status page's cookie value (page.py), never the token itself."""
+
     @web.middleware
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
         peer = request.transport.get_extra_info("peername") if request.transport else None
@@ -47,7 +52,7 @@ def guard(
         own = {f"http://127.0.0.1:{port}", f"http://localhost:{port}"}  # the status page
         if origin is not None and origin not in allowed_origins and origin not in own:
             return error(403, "FOREIGN_ORIGIN", "requests from web pages are refused")
-        if request.path not in OPEN_PATHS and not _authorised(request, token):
+        if request.path not in OPEN_PATHS and not _authorised(request, token, session):
             return error(401, "BAD_TOKEN", "send Authorization: Bearer <token from daemon.json>")
         if request.content_length is not None and request.content_length > MAX_BODY:
             return error(413, "TOO_LARGE", f"bodies are at most {MAX_BODY} bytes")
@@ -59,11 +64,16 @@ def guard(
     return middleware
 
 
-def _authorised(request: web.Request, token: str) -> bool:
+def _authorised(request: web.Request, token: str, session: str | None) -> bool:
     scheme, _, given = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() == "bearer" and hmac.compare_digest(given.strip(), token):
         return True
-    # The status page: a cookie set from the one-time link `companion status --open`
-    # prints; SameSite=Strict and the Origin rule keep other pages from using it.
+    # The status page: a cookie set from the one-time link `companion status` prints;
+    # SameSite=Strict and the Origin rule keep other pages from using it.
     cookie = request.cookies.get(COOKIE, "")
-    return request.method == "GET" and bool(cookie) and hmac.compare_digest(cookie, token)
+    return (
+        request.method == "GET"
+        and session is not None
+        and bool(cookie)
+        and hmac.compare_digest(cookie, session)
+    )

@@ -22,7 +22,11 @@ from aiohttp import web
 
 from companion import __version__
 from companion.api.client import Client, shared_pacer
+from companion.api.schema import AccountResponse
+from companion.api.transport import RetryPolicy
 from companion.daemon.app import Daemon
+from companion.daemon.lock import HomeInUse, HomeLock
+from companion.daemon.reach import Reach
 from companion.daemon.roots import expand, folders_refusal, root_refusal
 from companion.jobs.engine import Budget, Engine
 from companion.jobs.team import open_account
@@ -33,6 +37,9 @@ from companion.store.account import TeamUnavailable
 
 log = logging.getLogger("companion.daemon")
 HEADROOM = 0.2  # a fifth of the account's request budget stays free for interactive calls
+OFFLINE_WORKERS = 2  # until the account's limits are known
+# A look at the service that answers in seconds: the start and the status page wait on it.
+PROBE_POLICY = RetryPolicy(max_attempts=2, deadline=8.0)
 
 
 def write_daemon_file(path: Path, info: dict[str, Any]) -> None:
@@ -53,6 +60,21 @@ async def serve(
     stop: asyncio.Event | None = None,
 ) -> None:
     stop = stop or asyncio.Event()
+    # Before anything is opened or written: a second daemon on this home holds off.
+    lock = HomeLock(settings.home)
+    lock.acquire()
+    try:
+        await _serve(settings, port, ready, stop)
+    finally:
+        lock.release()
+
+
+async def _serve(
+    settings: Settings,
+    port: int,
+    ready: Callable[[Daemon], Awaitable[None] | None] | None,
+    stop: asyncio.Event,
+) -> None:
     store = Store(settings.database)
     daemon_file = settings.home / "daemon.json"
     try:
@@ -65,7 +87,6 @@ async def serve(
                 ) as client,
                 open_account(settings, store, endpoint.base_url, pacer) as shared,
             ):
-                account = await client.refresh_limits()
                 engine = Engine(
                     store,
                     client,
@@ -80,8 +101,15 @@ async def serve(
                     token=secrets.token_urlsafe(32),
                     sandbox=endpoint.sandbox,
                     service_label=endpoint.label,
-                    workers=account.limits.concurrency + account.limits.queue,
+                    workers=OFFLINE_WORKERS,
                 )
+
+                def limits_known(account: AccountResponse) -> None:
+                    daemon.set_workers(account.limits.concurrency + account.limits.queue)
+
+                daemon.reach = Reach(lambda: client.refresh_limits(PROBE_POLICY), limits_known)
+                # Away, the daemon starts all the same; queued work waits for the service.
+                await daemon.reach.first_look()
                 for project in settings.projects:  # config.yaml projects join the registry
                     given = expand(str(project["root"]))
                     kind = project.get("engine")
@@ -141,9 +169,11 @@ def run_forever(settings: Settings, port: int) -> int:
                 loop.add_signal_handler(sig, stop.set)
 
         def announce(daemon: Daemon) -> None:
+            away = daemon.reach is not None and not daemon.reach.reachable
             print(
                 f"companion daemon on http://127.0.0.1:{daemon.port} "
-                f"({'embedded sandbox' if daemon.sandbox else daemon.service_label}); "
+                f"({'embedded sandbox' if daemon.sandbox else daemon.service_label}"
+                f"{', not answering yet: work waits for it' if away else ''}); "
                 f"token in {settings.home / 'daemon.json'}",
                 flush=True,
             )
@@ -152,7 +182,7 @@ def run_forever(settings: Settings, port: int) -> int:
 
     try:
         asyncio.run(main())
-    except TeamUnavailable as exc:
-        print(f"companion: {exc}", file=sys.stderr)
+    except (TeamUnavailable, HomeInUse) as exc:
+        print(f"companion: error: {exc}", file=sys.stderr)
         return 1
     return 0

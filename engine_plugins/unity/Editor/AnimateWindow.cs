@@ -194,7 +194,9 @@ namespace Companion.Animate
                 var parsed = JsonUtility.FromJson<StatusReply>(reply.Body);
                 var mode = parsed.mode == "sandbox" ? "Sandbox (no credits are spent)" : "Live";
                 var balance = parsed.balance >= 0 ? parsed.balance.ToString() : "?";
-                status = $"{mode} · balance {balance} credits";
+                status = parsed.reachable
+                    ? $"{mode} · balance {balance} credits"
+                    : $"{mode} · service not answering: work waits for it";
                 limits = parsed.limits ?? new Limits();
                 limitsReported = limits.Known;
             }

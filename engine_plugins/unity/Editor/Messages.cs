@@ -46,6 +46,7 @@ namespace Companion.Animate
         public string service = "";
         public string tier = "";
         public int balance = -1;
+        public bool reachable = true;
         public Limits limits = new Limits();
     }
 

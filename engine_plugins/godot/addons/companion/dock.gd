@@ -216,6 +216,8 @@ func refresh() -> void:
 	var balance: Variant = status.get("balance")
 	var credits := "?" if balance == null else str(int(balance))
 	_status_label.text = "%s · balance %s credits" % [mode, credits]
+	if status.get("reachable") == false:  # the daemon runs; the service does not answer
+		_status_label.text = "%s · service not answering: work waits for it" % mode
 	if typeof(status.get("limits")) == TYPE_DICTIONARY:
 		apply_limits(status["limits"])
 	if _message.text == DaemonClient.NOT_RUNNING:

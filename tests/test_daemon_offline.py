@@ -1,0 +1,151 @@
+"""A daemon users can rely on: it starts with the service away, says so, queues work and
+goes on when the service answers; and one daemon per COMPANION_HOME."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.media.demo_art import draw_character
+from companion.sandbox import SandboxConfig, SandboxThread
+from tests.cli_helpers import environment
+from tests.conftest import ROOMY, TEST_KEY
+from tests.http_helpers import Reply, request
+
+pytestmark = pytest.mark.slow
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Served:
+    def __init__(self, process: subprocess.Popen[str], home: Path) -> None:
+        self.process, self.home = process, home
+
+    @property
+    def info(self) -> dict[str, Any]:
+        return json.loads((self.home / "daemon.json").read_text())
+
+    def call(self, method: str, path: str, body: Any = None) -> Reply:
+        info = self.info
+        headers = {"Authorization": f"Bearer {info['token']}"}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        return request(method, f"http://127.0.0.1:{info['port']}{path}", body=data, headers=headers)
+
+
+def _serve(env: dict[str, str], home: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "companion", "serve", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[Served, int]]:
+    """`companion serve` against a service address where nothing listens yet."""
+    port = _free_port()
+    home = tmp_path / "home"
+    process = _serve(environment(f"http://127.0.0.1:{port}/v1", home), home)
+    try:
+        deadline = time.monotonic() + 20  # it used to give up after 28 s of retries
+        while not (home / "daemon.json").exists():
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "the daemon did not start offline"
+            time.sleep(0.1)
+        yield Served(process, home), port
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+def _animate_body(project: Path) -> dict[str, Any]:
+    return {
+        "project_root": str(project),
+        "image_path": "art/hero.png",
+        "prompt": "idle",
+        "video": {"duration_seconds": 1, "resolution": "360p"},
+        "export": {
+            "frame_count": 4,
+            "output_width": 64,
+            "output_height": 64,
+            "output_formats": ["spritesheet", "spritesheet_json"],
+        },
+    }
+
+
+def test_serve_starts_offline_says_so_and_runs_queued_work_once_the_service_answers(
+    served: tuple[Served, int], tmp_path: Path
+) -> None:
+    daemon, port = served
+    status = daemon.call("GET", "/api/v1/status")
+    assert status.status == 200, status.body
+    assert status.json["reachable"] is False and status.json["service_error"]
+    project = tmp_path / "game"
+    (project / "art").mkdir(parents=True)
+    draw_character(64).save(project / "art" / "hero.png")
+    assert daemon.call("POST", "/api/v1/projects", {"root": str(project)}).status == 201
+    accepted = daemon.call("POST", "/api/v1/animate", _animate_body(project))
+    assert accepted.status == 202, accepted.body
+    job_id = accepted.json["id"]
+    time.sleep(0.5)
+    assert daemon.call("GET", f"/api/v1/jobs/{job_id}").json["state"] == "new"  # queued
+    config = SandboxConfig(api_keys=[TEST_KEY], task_seconds=0.3, limits=ROOMY, min_retry_after=0)
+    sandbox = SandboxThread(config, port=port).start()
+    try:
+        deadline = time.monotonic() + 90
+        while (job := daemon.call("GET", f"/api/v1/jobs/{job_id}").json)["state"] != "done":
+            assert job["state"] not in ("failed", "cancelled"), job
+            assert time.monotonic() < deadline, job
+            time.sleep(0.2)
+        assert job["preview"] is True
+        assert daemon.call("GET", "/api/v1/status").json["reachable"] is True
+    finally:
+        sandbox.stop()
+
+
+def test_a_second_daemon_on_the_same_home_holds_off_and_names_the_first(
+    served: tuple[Served, int],
+) -> None:
+    daemon, port = served
+    before = daemon.info
+    env = environment(f"http://127.0.0.1:{port}/v1", daemon.home)
+    second = subprocess.run(
+        [sys.executable, "-m", "companion", "serve", "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert second.returncode == 1, second.stderr
+    assert f"pid {daemon.process.pid}" in second.stderr
+    assert "already serves" in second.stderr
+    # The first is untouched and still reachable through its daemon.json.
+    assert daemon.info == before
+    assert daemon.call("GET", "/api/v1/health").status == 200
+    status = subprocess.run(
+        [sys.executable, "-m", "companion", "status"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert status.returncode == 0 and f"pid {daemon.process.pid}" in status.stdout
+    # Its link holds a single-use code, never the daemon's token.
+    assert "/?code=" in status.stdout and before["token"] not in status.stdout
