@@ -44,6 +44,8 @@ class Downloader:
     ) -> None:
         self._refresh = refresh
         self._proxy = proxy
+        # Told (file name, bytes so far, bytes in all) as bytes arrive: a progress bar.
+        self.on_bytes: Callable[[str, int, int], None] | None = None
         self._timeout = aiohttp.ClientTimeout(sock_connect=connect_timeout, sock_read=read_timeout)
         self._session: aiohttp.ClientSession | None = None
 
@@ -128,5 +130,8 @@ class Downloader:
                         sink.write(chunk)
                         if sink.tell() > asset.byte_size:
                             raise DownloadError(f"asset {asset.id}: more bytes than byte_size")
+                        if self.on_bytes is not None:
+                            name = partial.name.removesuffix(".part")
+                            self.on_bytes(name, sink.tell(), asset.byte_size)
                 return
         raise DownloadError(f"asset {asset.id}: too many redirects")

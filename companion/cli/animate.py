@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from companion.cli import checks
 from companion.cli.engine import open_engine
 from companion.cli.errors import AwaitingApproval, InputFailure, ServiceRefused, UsageError, say
 from companion.cli.options import FORMAT_NAMES
+from companion.cli.progress import Reporter, reporter
 from companion.cli.session import settings as current_settings
 from companion.cli.session import with_service
 from companion.install.ownership import Owner
@@ -143,6 +143,7 @@ def run_plan(plan: Plan) -> int:
             )
             return _report(made, plan.as_json, charged_before=None)
     started: list[str] = []  # the job this run works on, once it has one
+    shown = reporter(plan.as_json)
     charged_before: list[int] = []  # what the job had cost when this run took it up
 
     async def job(client: Client, endpoint: Endpoint, settings: Settings) -> Job:
@@ -164,14 +165,17 @@ def run_plan(plan: Plan) -> int:
                         f"--out: {refusal}; move it away or choose another --out or --name "
                         "(nothing was spent)"
                     )
+            client.downloader.on_bytes = lambda asset, done, total: shown.update(
+                f"downloading {asset}", done / total if total else 1.0, done, total
+            )
             async with open_engine(
                 client,
                 endpoint,
                 settings,
                 store,
                 timeout=plan.timeout,
-                on_change=lambda j: _tell(j, endpoint),
-                on_progress=_progress if sys.stderr.isatty() else None,
+                on_change=lambda j: _tell(j, endpoint, shown),
+                on_progress=lambda j, task: _progress(task, shown),
             ) as engine:
                 earlier = unfinished(store, request[FINGERPRINT])
                 if earlier is not None:
@@ -192,7 +196,10 @@ def run_plan(plan: Plan) -> int:
             store.close()
 
     try:
-        done = with_service(job)
+        try:
+            done = with_service(job)
+        finally:
+            shown.close()
         return _report(done, plan.as_json, charged_before=charged_before[0])
     except KeyboardInterrupt:
         finished = _done(started[0]) if started else None
@@ -220,20 +227,17 @@ def _done(job_id: str) -> Job | None:
     return job if job.state == State.DONE else None
 
 
-def _progress(job: Job, task: Task) -> None:
-    """On a terminal only: one line rewritten in place."""
-    line = f"  {task.status} {task.stage} {float(task.progress):4.0%}"
-    sys.stderr.write("\r" + line.ljust(60))
-    sys.stderr.flush()
+def _progress(task: Task, shown: Reporter) -> None:
+    """The service's own stage and progress while the task runs."""
+    stage = f"generating ({task.stage})" if task.stage else f"generating ({task.status})"
+    shown.update(stage, float(task.progress))
 
 
-def _tell(job: Job, endpoint: Endpoint) -> None:
-    if job.state == State.DOWNLOADING and sys.stderr.isatty():
-        sys.stderr.write("\n")
+def _tell(job: Job, endpoint: Endpoint, shown: Reporter) -> None:
     if job.state == State.QUOTED:
-        say(f"quote: {job.quote} credits on {endpoint.label}")
+        shown.note(f"quote: {job.quote} credits on {endpoint.label}")
     else:
-        say(f"job {job.id[:8]} {job.state}")
+        shown.note(f"job {job.id[:8]} {job.state}")
 
 
 def _report(job: Job, as_json: bool, charged_before: int | None) -> int:

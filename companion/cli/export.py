@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from companion.cli import checks
 from companion.cli.errors import InputFailure, UsageError, say
+from companion.cli.progress import reporter
 from companion.media import ExportResult, MediaError, export_video, probe
 from companion.media.from_schema import export_spec
 
@@ -89,10 +90,19 @@ def cmd_export(args: argparse.Namespace) -> int:
                 if path.exists():
                     say(f"companion: replacing {path} (written by the companion, unchanged)")
 
+        shown = reporter(args.json)
         try:
-            result = export_video(video, out, spec, before_move=before_move)
+            result = export_video(
+                video,
+                out,
+                spec,
+                progress=lambda done: shown.update("decoding and writing frames", done),
+                before_move=before_move,
+            )
         except MediaError as exc:
             raise InputFailure(str(exc)) from exc
+        finally:
+            shown.close()
         for output in result.outputs:
             owner.claim(output.path)
     finally:

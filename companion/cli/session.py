@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -47,12 +46,19 @@ class _Retries(logging.Filter):
         return record.name == "companion.api.download" or str(record.msg).startswith("retrying")
 
 
+class _Say(logging.Handler):
+    """To whatever stderr is at that moment (a progress bar draws above it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        say(self.format(record))
+
+
 def show_retries() -> None:
     """Retries on stderr as they happen, instead of silence until the last one fails."""
     logger = logging.getLogger("companion.api")
     if any(isinstance(f, _Retries) for h in logger.handlers for f in h.filters):
         return
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _Say()
     handler.setFormatter(logging.Formatter("companion: %(message)s"))
     handler.addFilter(_Retries())
     logger.addHandler(handler)
