@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-import urllib.request
 from pathlib import Path
 
 from companion.cli.errors import InputFailure
@@ -170,16 +169,14 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def _daemon_answers(home: Path) -> str | None:
-    """The daemon's version when it answers on loopback, never through a proxy."""
+    """The daemon's version when it answers on loopback (never through a proxy)."""
+    from companion.cli.daemon_link import NotRunning, call, daemon_info
+
     try:
-        info = json.loads((home / "daemon.json").read_text())
-        url = f"http://127.0.0.1:{int(info['port'])}/api/v1/health"
-    except (OSError, ValueError, KeyError, TypeError):
+        info = daemon_info(home)
+        status, body = call(home, "GET", "/api/v1/health")
+    except NotRunning:
         return None
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    try:
-        with opener.open(url, timeout=5) as response:
-            body = json.loads(response.read())
-    except (OSError, ValueError):
+    if status != 200 or not isinstance(body, dict):
         return None
     return f"{body.get('version')} on http://127.0.0.1:{info['port']} (pid {info.get('pid')})"

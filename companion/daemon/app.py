@@ -35,6 +35,7 @@ from companion.daemon.schema import (
     OutputOut,
     ProjectIn,
     ProjectOut,
+    ProjectRef,
     QuoteOut,
     StatusOut,
 )
@@ -244,6 +245,7 @@ class Daemon:
             ("GET", "/api/v1/openapi.json", self.openapi),
             ("GET", "/api/v1/projects", self.list_projects),
             ("POST", "/api/v1/projects", self.add_project),
+            ("POST", "/api/v1/projects/remove", self.remove_project),
             ("POST", "/api/v1/quote", self.quote),
             ("POST", "/api/v1/animate", self.animate),
             ("GET", "/api/v1/jobs", self.list_jobs),
@@ -396,6 +398,29 @@ class Daemon:
             inbox=registered.get("inbox"),
         )
         return web.json_response(out.model_dump(), status=201)
+
+    async def remove_project(self, request: web.Request) -> web.Response:
+        """Forget a project: its watcher stops; its files and jobs stay."""
+        try:
+            given = (await self._body(request, ProjectRef, bodies.SMALL_BODY)).root
+        except _Bad as bad:
+            return bad.response()
+        project = (
+            self._project(given) if "\x00" not in given and expand(given).is_absolute() else None
+        )
+        if project is None:
+            return error(404, "NOT_FOUND", f"root: {given} is not registered")
+        watcher = self.watchers.pop(project["root"], None)
+        if watcher is not None:
+            await watcher.stop()
+        self.store.remove_project(project["root"])
+        out = ProjectOut(
+            root=str(project["root"]),
+            engine=str(project["engine"]),
+            target=str(project.get("target") or default_target(str(project["engine"]))),
+            inbox=project.get("inbox"),
+        )
+        return web.json_response(out.model_dump())
 
     def _project(self, root: str) -> dict[str, Any] | None:
         resolved = str(expand(root).resolve())
