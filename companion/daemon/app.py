@@ -280,6 +280,8 @@ class Daemon:
                 return error(400, "SERVICE_REFUSED", f"the service refused it: {exc}")
             return error(502, "SERVICE_ERROR", f"the service failed: {exc}")
         except CompanionApiError as exc:
+            if self.reach is not None and unreachable(exc):
+                self.reach.lost(exc)  # queued work waits; the probe looks for it
             return error(502, "SERVICE_UNREACHABLE", f"the service did not answer: {exc}")
         except TeamUnavailable as exc:  # team mode: nothing is sent without the team's room
             return error(503, "TEAM_UNAVAILABLE", f"{exc}; try again shortly")
@@ -346,7 +348,22 @@ class Daemon:
         )
         return web.json_response(out.model_dump(mode="json"))
 
+    def _away(self) -> web.Response | None:
+        """A prompt answer, instead of a long wait, while the service is known away."""
+        reach = self.reach
+        if reach is None or reach.reachable:
+            return None
+        return error(
+            503,
+            "SERVICE_UNREACHABLE",
+            f"the service does not answer ({reach.error}); animate requests are queued "
+            "meanwhile and go on when it answers",
+        )
+
     async def models(self, request: web.Request) -> web.Response:
+        away = self._away()
+        if away is not None:
+            return away
         return web.json_response((await self.engine.client.list_models()).model_dump(mode="json"))
 
     async def openapi(self, request: web.Request) -> web.Response:
@@ -482,6 +499,9 @@ class Daemon:
             job_request, name, _ = await self._request(body)
         except _Bad as bad:
             return bad.response()
+        away = self._away()
+        if away is not None:
+            return away
         credits = await self.engine.quote(job_request, name)
         return web.json_response(QuoteOut(credits=credits).model_dump())
 

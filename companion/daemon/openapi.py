@@ -47,6 +47,7 @@ ERRORS = {
     "413": "Body too large",
     "415": "Not JSON",
     "421": "Host is not localhost",
+    "503": "The service does not answer (GET /api/v1/status says since when)",
 }
 
 
