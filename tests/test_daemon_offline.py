@@ -101,6 +101,10 @@ def test_serve_starts_offline_says_so_and_runs_queued_work_once_the_service_answ
     (project / "art").mkdir(parents=True)
     draw_character(64).save(project / "art" / "hero.png")
     assert daemon.call("POST", "/api/v1/projects", {"root": str(project)}).status == 201
+    # What needs the service says so at once (503), not a 502 after the client's retries.
+    quote = daemon.call("POST", "/api/v1/quote", _animate_body(project))
+    assert quote.status == 503 and quote.error["code"] == "SERVICE_UNREACHABLE", quote.body
+    assert daemon.call("GET", "/api/v1/models").status == 503
     accepted = daemon.call("POST", "/api/v1/animate", _animate_body(project))
     assert accepted.status == 202, accepted.body
     job_id = accepted.json["id"]
@@ -147,5 +151,6 @@ def test_a_second_daemon_on_the_same_home_holds_off_and_names_the_first(
         env=env,
     )
     assert status.returncode == 0 and f"pid {daemon.process.pid}" in status.stdout
+    assert "does not answer" in status.stdout  # nothing listens at the service address
     # Its link holds a single-use code, never the daemon's token.
     assert "/?code=" in status.stdout and before["token"] not in status.stdout

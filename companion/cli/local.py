@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import json
 import os
 import sys
 
@@ -15,30 +14,22 @@ from companion.settings.config import Settings
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    import urllib.request
+    from companion.cli.daemon_link import call, daemon_info, refusal
 
-    path = settings().home / "daemon.json"
-    if not path.exists():
-        raise InputFailure("the daemon is not running; start it with: companion serve")
-    info = json.loads(path.read_text())
-    base = f"http://127.0.0.1:{info['port']}"
-    print(f"daemon {info['version']} (pid {info['pid']}) on {base}")
-    # Its own daemon on loopback: never through a proxy.
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    asked = urllib.request.Request(  # noqa: S310 (http://127.0.0.1 built just above)
-        f"{base}/api/v1/status-link",
-        data=b"{}",
-        method="POST",
-        headers={"Authorization": f"Bearer {info['token']}", "Content-Type": "application/json"},
-    )
-    try:
-        with opener.open(asked, timeout=10) as response:
-            link = json.loads(response.read())
-    except (OSError, ValueError) as exc:
-        raise InputFailure(
-            f"the daemon (pid {info['pid']}) does not answer on {base} ({exc}); "
-            "restart it with: companion serve"
-        ) from exc
+    home = settings().home
+    info = daemon_info(home)
+    print(f"daemon {info['version']} (pid {info['pid']}) on http://127.0.0.1:{info['port']}")
+    code, state = call(home, "GET", "/api/v1/status")
+    if code == 200 and state.get("reachable") is False:
+        print(
+            f"service: {state.get('service')} does not answer ({state.get('service_error')}); "
+            "work waits in the queue until it does"
+        )
+    elif code == 200:
+        print(f"service: {state.get('service')}, balance {state.get('balance', '?')} credits")
+    status, link = call(home, "POST", "/api/v1/status-link", {})
+    if status != 201:
+        raise InputFailure(f"the daemon gave no status link: {refusal(link)}")
     print(
         f"status page (works once, within {link['expires_in']} s; "
         f"run companion status again for another): {link['url']}"

@@ -256,6 +256,7 @@ def _add_local(commands: Any) -> None:
         help="COMPANION_HOME for this daemon (the login task on Windows passes it this way)",
     )
     _add_service(commands)
+    _add_projects(commands)
     openapi = _command(
         commands,
         "openapi",
@@ -316,6 +317,54 @@ def _add_local(commands: Any) -> None:
         default=300,
         help="lifetime of signed download URLs (default 300)",
     )
+
+
+def _add_projects(commands: Any) -> None:
+    projects = commands.add_parser(
+        "projects",
+        help="the projects the daemon serves: add, list, remove",
+        description="Editor and drop jobs write only into registered projects. add and "
+        "remove go through the running daemon (its checks, and an inbox is watched at "
+        "once); list works with it stopped. Projects in config.yaml are registered when "
+        "the daemon starts and whenever the file changes.",
+    )
+    verbs = projects.add_subparsers(dest="verb", required=True, metavar="VERB")
+    add = _command(
+        verbs,
+        "add",
+        "companion.cli.projects:cmd_add",
+        help="register a project, or change what is given of one already registered",
+    )
+    add.add_argument("root", help="the project's folder (holding project.godot, or Assets/)")
+    add.add_argument(
+        "--engine", choices=["godot", "unity", "other"], help="the engine (default other)"
+    )
+    add.add_argument(
+        "--target",
+        metavar="FOLDER",
+        help="outputs folder inside the project (default: animations, or Assets/Animations "
+        "for Unity)",
+    )
+    add.add_argument("--inbox", metavar="FOLDER", help="a drop folder to watch, inside it")
+    add.add_argument("--poll", action="store_true", help="poll the inbox (network drives)")
+    add.add_argument(
+        "--defaults",
+        metavar="JSON|FILE",
+        help="drop defaults (prompt, export, video, selection) as JSON or a YAML file; "
+        "merged one level deep into those registered",
+    )
+    add.add_argument("--json", action="store_true", help="print the registration as JSON")
+    remove = _command(
+        verbs,
+        "remove",
+        "companion.cli.projects:cmd_remove",
+        help="forget a project (its files and jobs stay)",
+    )
+    remove.add_argument("root", help="the project's folder, as registered")
+    listing = _command(
+        verbs, "list", "companion.cli.projects:cmd_list", help="every registered project"
+    )
+    listing.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _add_service(commands: Any) -> None:

@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-import urllib.request
 from pathlib import Path
 
 from companion.cli.errors import InputFailure
@@ -28,7 +27,13 @@ def _service() -> Service:
     python = Path(sys.executable)
     if sys.platform == "win32" and python.with_name("pythonw.exe").exists():
         python = python.with_name("pythonw.exe")  # no console window at every login
-    return Service(python=python, home=home, default_home=home == default_home().absolute())
+    user = None
+    if sys.platform == "win32" and os.environ.get("USERNAME"):
+        domain = os.environ.get("USERDOMAIN")
+        user = f"{domain}\\{os.environ['USERNAME']}" if domain else os.environ["USERNAME"]
+    return Service(
+        python=python, home=home, default_home=home == default_home().absolute(), user=user
+    )
 
 
 def _manager(platform: str) -> bool:
@@ -170,16 +175,14 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def _daemon_answers(home: Path) -> str | None:
-    """The daemon's version when it answers on loopback, never through a proxy."""
+    """The daemon's version when it answers on loopback (never through a proxy)."""
+    from companion.cli.daemon_link import NotRunning, call, daemon_info
+
     try:
-        info = json.loads((home / "daemon.json").read_text())
-        url = f"http://127.0.0.1:{int(info['port'])}/api/v1/health"
-    except (OSError, ValueError, KeyError, TypeError):
+        info = daemon_info(home)
+        status, body = call(home, "GET", "/api/v1/health")
+    except NotRunning:
         return None
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    try:
-        with opener.open(url, timeout=5) as response:
-            body = json.loads(response.read())
-    except (OSError, ValueError):
+    if status != 200 or not isinstance(body, dict):
         return None
     return f"{body.get('version')} on http://127.0.0.1:{info['port']} (pid {info.get('pid')})"

@@ -35,6 +35,7 @@ from companion.daemon.schema import (
     OutputOut,
     ProjectIn,
     ProjectOut,
+    ProjectRef,
     QuoteOut,
     StatusOut,
 )
@@ -244,6 +245,7 @@ class Daemon:
             ("GET", "/api/v1/openapi.json", self.openapi),
             ("GET", "/api/v1/projects", self.list_projects),
             ("POST", "/api/v1/projects", self.add_project),
+            ("POST", "/api/v1/projects/remove", self.remove_project),
             ("POST", "/api/v1/quote", self.quote),
             ("POST", "/api/v1/animate", self.animate),
             ("GET", "/api/v1/jobs", self.list_jobs),
@@ -278,6 +280,8 @@ class Daemon:
                 return error(400, "SERVICE_REFUSED", f"the service refused it: {exc}")
             return error(502, "SERVICE_ERROR", f"the service failed: {exc}")
         except CompanionApiError as exc:
+            if self.reach is not None and unreachable(exc):
+                self.reach.lost(exc)  # queued work waits; the probe looks for it
             return error(502, "SERVICE_UNREACHABLE", f"the service did not answer: {exc}")
         except TeamUnavailable as exc:  # team mode: nothing is sent without the team's room
             return error(503, "TEAM_UNAVAILABLE", f"{exc}; try again shortly")
@@ -312,21 +316,7 @@ class Daemon:
         cached = self._status
         reach = self.reach
         if cached is None or time.monotonic() - cached[0] > STATUS_CACHE_SECONDS:
-            info: dict[str, Any] = {}
-            try:
-                if reach is not None and not reach.reachable:
-                    raise _Away
-                account = await self.engine.client.get_account(STATUS_POLICY)
-                info["tier"] = str(account.plan.code)
-                balance = await self.engine.client.get_credit_balance(STATUS_POLICY)
-                info["balance"] = balance.available
-            except _Away:
-                pass
-            except CompanionApiError as exc:
-                log.warning("status: the service did not answer (%s)", exc)
-                if reach is not None and unreachable(exc):
-                    reach.lost(exc)
-            self._status = (time.monotonic(), info)
+            self._status = (time.monotonic(), await self._service_info())
             cached = self._status
         counts: dict[str, int] = {}
         for job in self.store.jobs():
@@ -344,7 +334,36 @@ class Daemon:
         )
         return web.json_response(out.model_dump(mode="json"))
 
+    async def _service_info(self) -> dict[str, Any]:
+        """Tier and balance, asked briefly; nothing while the service is known away."""
+        if self.reach is not None and not self.reach.reachable:
+            return {}
+        try:
+            account = await self.engine.client.get_account(STATUS_POLICY)
+            balance = await self.engine.client.get_credit_balance(STATUS_POLICY)
+        except CompanionApiError as exc:
+            log.warning("status: the service did not answer (%s)", exc)
+            if self.reach is not None and unreachable(exc):
+                self.reach.lost(exc)
+            return {}
+        return {"tier": str(account.plan.code), "balance": balance.available}
+
+    def _away(self) -> web.Response | None:
+        """A prompt answer, instead of a long wait, while the service is known away."""
+        reach = self.reach
+        if reach is None or reach.reachable:
+            return None
+        return error(
+            503,
+            "SERVICE_UNREACHABLE",
+            f"the service does not answer ({reach.error}); animate requests are queued "
+            "meanwhile and go on when it answers",
+        )
+
     async def models(self, request: web.Request) -> web.Response:
+        away = self._away()
+        if away is not None:
+            return away
         return web.json_response((await self.engine.client.list_models()).model_dump(mode="json"))
 
     async def openapi(self, request: web.Request) -> web.Response:
@@ -396,6 +415,29 @@ class Daemon:
             inbox=registered.get("inbox"),
         )
         return web.json_response(out.model_dump(), status=201)
+
+    async def remove_project(self, request: web.Request) -> web.Response:
+        """Forget a project: its watcher stops; its files and jobs stay."""
+        try:
+            given = (await self._body(request, ProjectRef, bodies.SMALL_BODY)).root
+        except _Bad as bad:
+            return bad.response()
+        project = (
+            self._project(given) if "\x00" not in given and expand(given).is_absolute() else None
+        )
+        if project is None:
+            return error(404, "NOT_FOUND", f"root: {given} is not registered")
+        watcher = self.watchers.pop(project["root"], None)
+        if watcher is not None:
+            await watcher.stop()
+        self.store.remove_project(project["root"])
+        out = ProjectOut(
+            root=str(project["root"]),
+            engine=str(project["engine"]),
+            target=str(project.get("target") or default_target(str(project["engine"]))),
+            inbox=project.get("inbox"),
+        )
+        return web.json_response(out.model_dump())
 
     def _project(self, root: str) -> dict[str, Any] | None:
         resolved = str(expand(root).resolve())
@@ -457,6 +499,9 @@ class Daemon:
             job_request, name, _ = await self._request(body)
         except _Bad as bad:
             return bad.response()
+        away = self._away()
+        if away is not None:
+            return away
         credits = await self.engine.quote(job_request, name)
         return web.json_response(QuoteOut(credits=credits).model_dump())
 
@@ -528,10 +573,6 @@ class Daemon:
         finally:
             self.broker.unsubscribe(queue)
         return response
-
-
-class _Away(Exception):
-    """The service is known to be away: the status page does not wait for it."""
 
 
 class _Bad(Exception):

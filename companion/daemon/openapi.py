@@ -14,6 +14,7 @@ from companion.daemon.schema import (
     JobOut,
     ProjectIn,
     ProjectOut,
+    ProjectRef,
     QuoteOut,
     StatusLinkOut,
     StatusOut,
@@ -28,6 +29,7 @@ ROUTES: list[tuple[str, str, str, Any, int, Any]] = [
     ("get", "/api/v1/models", "models", None, 200, None),
     ("get", "/api/v1/projects", "listProjects", None, 200, None),
     ("post", "/api/v1/projects", "addProject", ProjectIn, 201, ProjectOut),
+    ("post", "/api/v1/projects/remove", "removeProject", ProjectRef, 200, ProjectOut),
     ("post", "/api/v1/quote", "quote", AnimateIn, 200, QuoteOut),
     ("post", "/api/v1/animate", "animate", AnimateIn, 202, JobOut),
     ("get", "/api/v1/jobs", "listJobs", None, 200, JobList),
@@ -45,6 +47,7 @@ ERRORS = {
     "413": "Body too large",
     "415": "Not JSON",
     "421": "Host is not localhost",
+    "503": "The service does not answer (GET /api/v1/status says since when)",
 }
 
 
@@ -66,6 +69,7 @@ def daemon_openapi() -> dict[str, Any]:
             operation["parameters"] = [
                 {"name": "job_id", "in": "path", "required": True, "schema": {"type": "string"}}
             ]
+
         if body is not None:
             operation["requestBody"] = {
                 "required": True,

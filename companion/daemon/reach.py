@@ -55,9 +55,9 @@ class Reach:
         try:
             account = await self._probe()
         except CompanionApiError as exc:
-            if not unreachable(exc):
-                raise
-            self.lost(exc)
+            if isinstance(exc, ApiStatusError) and exc.status in (401, 403):
+                raise  # the key or the account: no use starting
+            self.lost(exc)  # away, busy (429) or failing: work waits, the probe goes on
             return
         self._found(account)
 

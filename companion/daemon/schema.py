@@ -43,6 +43,12 @@ class ProjectIn(Request):
     )
 
 
+class ProjectRef(Request):
+    root: str = Field(
+        min_length=1, max_length=4096, description="the project's folder, as registered"
+    )
+
+
 class ProjectOut(Reply):
     root: str
     engine: str

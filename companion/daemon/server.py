@@ -25,9 +25,9 @@ from companion.api.client import Client, shared_pacer
 from companion.api.schema import AccountResponse
 from companion.api.transport import RetryPolicy
 from companion.daemon.app import Daemon
+from companion.daemon.config_watch import ConfigWatch, register_listed
 from companion.daemon.lock import HomeInUse, HomeLock
 from companion.daemon.reach import Reach
-from companion.daemon.roots import expand, folders_refusal, root_refusal
 from companion.jobs.engine import Budget, Engine
 from companion.jobs.team import open_account
 from companion.settings.config import Settings
@@ -110,20 +110,7 @@ async def _serve(
                 daemon.reach = Reach(lambda: client.refresh_limits(PROBE_POLICY), limits_known)
                 # Away, the daemon starts all the same; queued work waits for the service.
                 await daemon.reach.first_look()
-                for project in settings.projects:  # config.yaml projects join the registry
-                    given = expand(str(project["root"]))
-                    kind = project.get("engine")
-                    refusal = root_refusal(given, str(kind or "other")) or folders_refusal(
-                        given, project
-                    )
-                    if refusal:  # the others are still served
-                        log.error("config.yaml project skipped: %s", refusal)
-                        continue
-                    store.add_project(
-                        str(given.resolve()),
-                        str(kind) if kind else None,
-                        {k: v for k, v in project.items() if k not in ("root", "engine")},
-                    )
+                register_listed(store, settings.projects)  # config.yaml's projects
                 runner = web.AppRunner(
                     daemon.app(), access_log=None, handle_signals=False, shutdown_timeout=5.0
                 )
@@ -133,6 +120,9 @@ async def _serve(
                 sockets = getattr(site._server, "sockets", None) or []
                 daemon.port = int(sockets[0].getsockname()[1])
                 await daemon.start()
+                # A project added to config.yaml later is taken without a restart.
+                config_watch = ConfigWatch(settings.home, store, daemon.watch)
+                config_watch.start()
                 write_daemon_file(
                     daemon_file,
                     {
@@ -153,6 +143,7 @@ async def _serve(
                 try:
                     await stop.wait()
                 finally:
+                    await config_watch.stop()
                     await daemon.stop()
                     await runner.cleanup()
                     daemon_file.unlink(missing_ok=True)

@@ -304,6 +304,11 @@ class Store:
                 (engine or row["engine"], json.dumps(merged), root),
             )
 
+    def remove_project(self, root: str) -> bool:
+        """Forget a registered root (its files and jobs stay); False if it was unknown."""
+        with self._tx() as db:
+            return db.execute("DELETE FROM projects WHERE root = ?", (root,)).rowcount > 0
+
     def projects(self) -> list[dict[str, Any]]:
         rows = self._read.execute("SELECT * FROM projects ORDER BY root").fetchall()
         return [

@@ -1,0 +1,61 @@
+"""The command line talking to its own daemon: loopback, the token from daemon.json,
+and never through a proxy (HTTP_PROXY may be set for the service; the daemon is here)."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from companion.cli.errors import InputFailure
+
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+class NotRunning(InputFailure):
+    """No daemon answers for this COMPANION_HOME."""
+
+
+def daemon_info(home: Path) -> dict[str, Any]:
+    try:
+        info: dict[str, Any] = json.loads((home / "daemon.json").read_text())
+        int(info["port"]), str(info["token"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise NotRunning(
+            "the daemon is not running; start it with: companion serve "
+            "(or at every login: companion service install)"
+        ) from exc
+    return info
+
+
+def call(home: Path, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    """(status, parsed JSON) of one request to the daemon; refusals are answers too."""
+    info = daemon_info(home)
+    url = f"http://127.0.0.1:{int(info['port'])}{path}"
+    data = None if body is None else json.dumps(body).encode()
+    headers = {"Authorization": f"Bearer {info['token']}"}
+    if data is not None:
+        headers["Content-Type"] = "application/json"
+    request = urllib.request.Request(url, data=data, method=method, headers=headers)
+    try:
+        with _DIRECT.open(request, timeout=30) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        try:
+            return exc.code, json.loads(exc.read() or b"null")
+        except ValueError:
+            return exc.code, None
+    except (OSError, ValueError) as exc:
+        raise NotRunning(
+            f"the daemon (pid {info.get('pid')}) does not answer on 127.0.0.1:{info['port']} "
+            f"({exc}); restart it with: companion serve"
+        ) from exc
+
+
+def refusal(reply: Any) -> str:
+    """The daemon's own words for a refusal."""
+    if isinstance(reply, dict) and isinstance(reply.get("error"), dict):
+        return str(reply["error"].get("message") or reply["error"].get("code"))
+    return "the daemon refused it"
