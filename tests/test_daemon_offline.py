@@ -151,5 +151,6 @@ def test_a_second_daemon_on_the_same_home_holds_off_and_names_the_first(
         env=env,
     )
     assert status.returncode == 0 and f"pid {daemon.process.pid}" in status.stdout
+    assert "does not answer" in status.stdout  # nothing listens at the service address
     # Its link holds a single-use code, never the daemon's token.
     assert "/?code=" in status.stdout and before["token"] not in status.stdout

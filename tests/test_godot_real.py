@@ -7,8 +7,11 @@ in an AnimatedSprite2D."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
+import sys
 import time
 import zipfile
 from collections.abc import Callable
@@ -103,6 +106,23 @@ def over_budget_daemon(
     return lambda: DaemonThread(home, sandbox.base_url, TEST_KEY).start()
 
 
+def companion_command(folder: Path) -> Path:
+    """What the editor setting names for Start daemon: this checkout's companion, on a
+    free port so a daemon elsewhere on the machine is never in the way."""
+    script = folder / "companion-serve"
+    companion = Path(sys.executable).with_name("companion")
+    script.write_text(f'#!/bin/sh\nexec "{companion}" "$@" --port 0\n')
+    script.chmod(0o755)
+    return script
+
+
+def stop_started_daemon(results: Path) -> None:
+    """Stops the daemon the dock started (Start daemon), whose id the harness wrote."""
+    seen = json.loads(results.read_text()) if results.is_file() else {}
+    if int(seen.get("started_pid", -1)) > 0:
+        os.kill(int(seen["started_pid"]), signal.SIGTERM)
+
+
 def test_the_dock_does_its_job_in_a_real_editor(
     real_godot: Godot,  # noqa: F811
     over_budget_daemon: Callable[[], DaemonThread],
@@ -123,19 +143,25 @@ def test_the_dock_does_its_job_in_a_real_editor(
         "image": "res://art/hero.png",
         "down_ready": str(tmp_path / "down-ready"),
         "down_go": str(tmp_path / "down-go"),
+        "other_image": "res://art/coin.png",
+        "command": str(companion_command(tmp_path)),
     }
     (tmp_path / "plan.json").write_text(json.dumps(plan))
     godot_home = tmp_path / "godot-home"
+    # To a file, not a pipe: the daemon the dock starts inherits it and outlives the editor.
+    log = (tmp_path / "editor.log").open("w")
     editor = subprocess.Popen(
         real_godot.argv("--headless", "--editor", "--path", str(project)),
         env=real_godot.env(
             godot_home,
             COMPANION_HOME=str(daemon.home),
             COMPANION_TEST_PLAN=str(tmp_path / "plan.json"),
+            # For the daemon the dock starts itself (Start daemon): the same sandbox.
+            COMPANION_BASE_URL=str(daemon.settings.base_url),
+            COMPANION_API_KEY=TEST_KEY,
         ),
-        stdout=subprocess.PIPE,
+        stdout=log,
         stderr=subprocess.STDOUT,
-        text=True,
     )
     running = True
     try:
@@ -144,16 +170,19 @@ def test_the_dock_does_its_job_in_a_real_editor(
             assert time.monotonic() < deadline, "the harness never got to the daemon-down step"
             time.sleep(0.2)
         after = plugin._call("GET", "/api/v1/projects").json["data"]
+        jobs = plugin._call("GET", "/api/v1/jobs").json["data"]
         daemon.stop()
         running = False
         Path(plan["down_go"]).write_text("go")
-        output, _ = editor.communicate(timeout=60)
+        editor.wait(timeout=90)
     finally:
         if editor.poll() is None:
             editor.kill()
         if running:
             daemon.stop()
-    (tmp_path / "editor.log").write_text(output)  # for a look after a failure
+        stop_started_daemon(Path(plan["results"]))
+        log.close()
+    output = (tmp_path / "editor.log").read_text()
     assert Path(plan["results"]).is_file(), output[-3000:]
     seen = json.loads(Path(plan["results"]).read_text())
     assert seen["failure"] == "", seen
@@ -190,12 +219,35 @@ def test_the_dock_does_its_job_in_a_real_editor(
     cancelled, failed = seen["cancelled"], seen["failed"]
     assert cancelled["job"]["state"] == "cancelled" and cancelled["finishes"] == 1, cancelled
     assert cancelled["message"].startswith("The job cancelled"), cancelled
+    assert "null" not in cancelled["message"], cancelled
+    # A job ended without error text ("error": null): the dock says only what happened.
+    assert seen["null_error_message"] == "The job cancelled.", seen
     assert failed["job"]["state"] == "failed" and failed["finishes"] == 1, failed
     assert failed["message"].startswith("The job failed:") and len(failed["message"]) > 20
     assert seen["finishes"] == ["done", "cancelled", "failed"]
-    # The daemon stopped: the dock says so and how to start it.
+    # The daemon stopped: the dock says so, offers to start it, and connects by itself.
     assert seen["down_status"] == "Daemon: not running"
-    assert "companion serve" in seen["down_message"], seen
+    assert "companion serve" in seen["down_message"] and seen["start_visible"], seen
+    assert seen["starting_message"].startswith("Starting the daemon"), seen
+    assert seen["restarted_status"].startswith("Live · balance"), seen
+    assert not seen["restarted_start_visible"] and seen["started_pid"] > 0, seen
+
+    # The picture chosen is shown; the latest result plays in the dock.
+    assert seen["picture_size"] == [128, 128], seen
+    playing = seen["result_playing"]
+    assert playing["frames"] == 16 and playing["shown"] >= 3, playing
+    assert playing["caption"] == "Latest result: hero.tres", playing
+    # A quote belongs to what it priced: spent once, then Animate needs a new one; after
+    # another image, Animate quotes (nothing is spent) and any change drops that quote.
+    assert seen["after_done"] == {"animate_disabled": True, "animate_text": "Animate"}, seen
+    other = seen["other_image"]
+    assert other["job_id"] == "" and other["quoted"] > 0, other
+    assert "credits" in other["message"], other
+    dropped = {"animate_disabled": True, "animate_text": "Animate", "quoted": -1}
+    assert seen["changed"] == dropped, seen
+    then = seen["changed_then_animate"]
+    assert then["job_id"] == "" and then["message"].startswith("This will cost"), then
+    assert len(jobs) == 3, [j["state"] for j in jobs]  # main, cancelled, failed: no more
 
     # The game plays what the dock made.
     frames = len(json.loads((project / "animations" / "hero.json").read_text())["frames"])

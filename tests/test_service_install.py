@@ -122,7 +122,7 @@ def test_launch_agent_loads_with_plistlib(tmp_path: Path) -> None:
 def test_windows_task_has_the_schema_required_elements(tmp_path: Path) -> None:
     home = tmp_path / 'a "quoted" & <odd> home'
     python = Path("C:/Program Files/Python312/pythonw.exe")
-    service = Service(python=python, home=home, default_home=False)
+    service = Service(python=python, home=home, default_home=False, user="STUDIO\\ana")
     data = autostart.render_task(service)
     assert data[:2] == b"\xff\xfe"  # UTF-16 with its byte-order mark, as schtasks reads
     root = ET.fromstring(data)
@@ -133,7 +133,8 @@ def test_windows_task_has_the_schema_required_elements(tmp_path: Path) -> None:
     assert root.findtext("t:Actions/t:Exec/t:Command", None, ns) == str(python)
     arguments = root.findtext("t:Actions/t:Exec/t:Arguments", None, ns)
     assert arguments == f'-m companion serve --home "{home}"'
-    assert root.find("t:Triggers/t:LogonTrigger", ns) is not None
+    assert root.findtext("t:Triggers/t:LogonTrigger/t:UserId", None, ns) == "STUDIO\\ana"
+    assert root.findtext("t:Principals/t:Principal/t:UserId", None, ns) == "STUDIO\\ana"
     assert root.findtext("t:Settings/t:RestartOnFailure/t:Interval", None, ns) == "PT1M"
     assert int(root.findtext("t:Settings/t:RestartOnFailure/t:Count", "0", ns)) > 0
     # Principals and Actions agree on the context the task runs in.

@@ -19,6 +19,14 @@ def cmd_status(args: argparse.Namespace) -> int:
     home = settings().home
     info = daemon_info(home)
     print(f"daemon {info['version']} (pid {info['pid']}) on http://127.0.0.1:{info['port']}")
+    code, state = call(home, "GET", "/api/v1/status")
+    if code == 200 and state.get("reachable") is False:
+        print(
+            f"service: {state.get('service')} does not answer ({state.get('service_error')}); "
+            "work waits in the queue until it does"
+        )
+    elif code == 200:
+        print(f"service: {state.get('service')}, balance {state.get('balance', '?')} credits")
     status, link = call(home, "POST", "/api/v1/status-link", {})
     if status != 201:
         raise InputFailure(f"the daemon gave no status link: {refusal(link)}")

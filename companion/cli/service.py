@@ -27,7 +27,13 @@ def _service() -> Service:
     python = Path(sys.executable)
     if sys.platform == "win32" and python.with_name("pythonw.exe").exists():
         python = python.with_name("pythonw.exe")  # no console window at every login
-    return Service(python=python, home=home, default_home=home == default_home().absolute())
+    user = None
+    if sys.platform == "win32" and os.environ.get("USERNAME"):
+        domain = os.environ.get("USERDOMAIN")
+        user = f"{domain}\\{os.environ['USERNAME']}" if domain else os.environ["USERNAME"]
+    return Service(
+        python=python, home=home, default_home=home == default_home().absolute(), user=user
+    )
 
 
 def _manager(platform: str) -> bool:

@@ -316,21 +316,7 @@ class Daemon:
         cached = self._status
         reach = self.reach
         if cached is None or time.monotonic() - cached[0] > STATUS_CACHE_SECONDS:
-            info: dict[str, Any] = {}
-            try:
-                if reach is not None and not reach.reachable:
-                    raise _Away
-                account = await self.engine.client.get_account(STATUS_POLICY)
-                info["tier"] = str(account.plan.code)
-                balance = await self.engine.client.get_credit_balance(STATUS_POLICY)
-                info["balance"] = balance.available
-            except _Away:
-                pass
-            except CompanionApiError as exc:
-                log.warning("status: the service did not answer (%s)", exc)
-                if reach is not None and unreachable(exc):
-                    reach.lost(exc)
-            self._status = (time.monotonic(), info)
+            self._status = (time.monotonic(), await self._service_info())
             cached = self._status
         counts: dict[str, int] = {}
         for job in self.store.jobs():
@@ -347,6 +333,20 @@ class Daemon:
             **cached[1],
         )
         return web.json_response(out.model_dump(mode="json"))
+
+    async def _service_info(self) -> dict[str, Any]:
+        """Tier and balance, asked briefly; nothing while the service is known away."""
+        if self.reach is not None and not self.reach.reachable:
+            return {}
+        try:
+            account = await self.engine.client.get_account(STATUS_POLICY)
+            balance = await self.engine.client.get_credit_balance(STATUS_POLICY)
+        except CompanionApiError as exc:
+            log.warning("status: the service did not answer (%s)", exc)
+            if self.reach is not None and unreachable(exc):
+                self.reach.lost(exc)
+            return {}
+        return {"tier": str(account.plan.code), "balance": balance.available}
 
     def _away(self) -> web.Response | None:
         """A prompt answer, instead of a long wait, while the service is known away."""
@@ -573,10 +573,6 @@ class Daemon:
         finally:
             self.broker.unsubscribe(queue)
         return response
-
-
-class _Away(Exception):
-    """The service is known to be away: the status page does not wait for it."""
 
 
 class _Bad(Exception):

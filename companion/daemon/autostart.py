@@ -49,6 +49,7 @@ class Service:
     python: Path
     home: Path
     default_home: bool
+    user: str | None = None  # Windows: DOMAIN\\user, whose logon starts the task
 
     @property
     def name(self) -> str:
@@ -191,6 +192,9 @@ def task_arguments(service: Service) -> str:
 def render_task(service: Service) -> bytes:
     command = escape(str(service.python))
     arguments = escape(task_arguments(service), {'"': "&quot;"})
+    # Naming the user keeps the task theirs: a logon trigger for any user needs an
+    # administrator to register it.
+    user = f"      <UserId>{escape(service.user)}</UserId>\n" if service.user else ""
     text = (
         '<?xml version="1.0" encoding="UTF-16"?>\n'
         f'<Task version="1.2" xmlns="{TASK_NAMESPACE}">\n'
@@ -202,10 +206,12 @@ def render_task(service: Service) -> bytes:
         "  <Triggers>\n"
         "    <LogonTrigger>\n"
         "      <Enabled>true</Enabled>\n"
+        f"{user}"
         "    </LogonTrigger>\n"
         "  </Triggers>\n"
         "  <Principals>\n"
         '    <Principal id="Author">\n'
+        f"{user}"
         "      <LogonType>InteractiveToken</LogonType>\n"
         "      <RunLevel>LeastPrivilege</RunLevel>\n"
         "    </Principal>\n"

@@ -31,6 +31,10 @@ namespace Companion.Animate
         string status = "Daemon: not checked yet";
         string message = "";
         int quotedCredits = -1;
+        // The daemon's id for the quote and the request it priced (as JSON): Animate sends
+        // exactly that request, or quotes again.
+        string quoteId = "";
+        string quotedBody = "";
         string jobId = "";
         float progress;
         bool busy;
@@ -38,6 +42,12 @@ namespace Companion.Animate
         double nextPoll;
         Limits limits = new Limits();
         bool limitsReported;
+        bool down;
+        bool starting;
+        double nextReconnect;
+        double startDeadline;
+        readonly ResultPlayer player = new ResultPlayer();
+        const float PreviewSize = 128f;
 
         [MenuItem("Window/Companion/Animate")]
         static void OpenEmpty() => Open(null);
@@ -73,9 +83,21 @@ namespace Companion.Animate
         void Choose(Texture2D texture)
         {
             source = texture;
-            quotedCredits = -1;
+            DropQuote();
             message = "Press Quote to see the price.";
         }
+
+        /// <summary>Any change of what would be sent makes the shown price stale.</summary>
+        void DropQuote()
+        {
+            quotedCredits = -1;
+            quoteId = "";
+            quotedBody = "";
+        }
+
+        /// <summary>The job's end in words; a null or empty error adds nothing.</summary>
+        public static string Ended(string state, string error) =>
+            string.IsNullOrEmpty(error) ? $"The job {state}." : $"The job {state}: {error}";
 
         void OnEnable() => EditorApplication.update += Tick;
 
@@ -83,27 +105,27 @@ namespace Companion.Animate
 
         static string ProjectRoot() => Path.GetDirectoryName(Application.dataPath);
 
-        AnimateBody Body()
+        AnimateBody Body() => Fill(new AnimateBody());
+
+        T Fill<T>(T body) where T : AnimateBody
         {
             var chosen = new List<string> { "spritesheet", "spritesheet_json" };
             foreach (var format in OptionalFormats)
                 if (formats.TryGetValue(format, out var on) && on)
                     chosen.Add(format);
-            return new AnimateBody
+            body.project_root = ProjectRoot();
+            body.image_path = AssetDatabase.GetAssetPath(source);
+            body.prompt = prompt.Trim();
+            // A one-click animation takes a frame count over the video's duration.
+            body.video = new VideoBody { duration_seconds = seconds };
+            body.export = new ExportBody
             {
-                project_root = ProjectRoot(),
-                image_path = AssetDatabase.GetAssetPath(source),
-                prompt = prompt.Trim(),
-                // A one-click animation takes a frame count over the video's duration.
-                video = new VideoBody { duration_seconds = seconds },
-                export = new ExportBody
-                {
-                    frame_count = Frames(fps, seconds, limits, out _),
-                    output_width = width,
-                    output_height = height,
-                    output_formats = chosen.ToArray(),
-                },
+                frame_count = Frames(fps, seconds, limits, out _),
+                output_width = width,
+                output_height = height,
+                output_formats = chosen.ToArray(),
             };
+            return body;
         }
 
         /// <summary>
@@ -128,6 +150,8 @@ namespace Companion.Animate
             using (new EditorGUILayout.HorizontalScope())
             {
                 EditorGUILayout.LabelField(status, EditorStyles.wordWrappedLabel);
+                if (down && !starting && GUILayout.Button("Start daemon", GUILayout.Width(100)))
+                    StartDaemon();
                 if (GUILayout.Button("Refresh", GUILayout.Width(70)))
                     Run(Refresh);
             }
@@ -135,6 +159,14 @@ namespace Companion.Animate
             var picked = (Texture2D)EditorGUILayout.ObjectField("Image", source, typeof(Texture2D), false);
             if (EditorGUI.EndChangeCheck())
                 Choose(picked);
+            using (new EditorGUILayout.HorizontalScope())
+            {
+                var box = GUILayoutUtility.GetRect(PreviewSize, PreviewSize, GUILayout.Width(PreviewSize));
+                if (source != null)
+                    GUI.DrawTexture(box, source, ScaleMode.ScaleToFit);
+                player.Draw(GUILayoutUtility.GetRect(PreviewSize, PreviewSize, GUILayout.Width(PreviewSize)));
+            }
+            EditorGUI.BeginChangeCheck();
             EditorGUILayout.LabelField("Prompt");
             prompt = EditorGUILayout.TextArea(prompt, GUILayout.MinHeight(48));
             EditorGUILayout.LabelField("Formats (spritesheet + JSON always)");
@@ -149,6 +181,8 @@ namespace Companion.Animate
             height = Mathf.RoundToInt(limits.size.Clamp(Mathf.Max(1, EditorGUILayout.IntField("Height", height))));
             fps = limits.fps.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField("FPS", fps)));
             seconds = limits.seconds.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField("Seconds", seconds)));
+            if (EditorGUI.EndChangeCheck())
+                DropQuote();
             Frames(fps, seconds, limits, out var cut);
             if (cut != "")
                 EditorGUILayout.HelpBox(cut, MessageType.Warning);
@@ -187,7 +221,8 @@ namespace Companion.Animate
             if (!reply.Ok)
             {
                 status = "Daemon: not running";
-                message = reply.Message;
+                message = starting ? $"Starting the daemon ({DaemonStarter.Command} serve)..." : reply.Message;
+                down = true;
             }
             else
             {
@@ -199,6 +234,10 @@ namespace Companion.Animate
                     : $"{mode} · service not answering: work waits for it";
                 limits = parsed.limits ?? new Limits();
                 limitsReported = limits.Known;
+                if (down && (starting || message == DaemonClient.NotRunning))
+                    message = "";
+                down = false;
+                starting = false;
             }
             Repaint();
         }
@@ -255,7 +294,10 @@ namespace Companion.Animate
                     message = reply.Message;
                     return;
                 }
-                quotedCredits = JsonUtility.FromJson<QuoteReply>(reply.Body).credits;
+                var quoted = JsonUtility.FromJson<QuoteReply>(reply.Body);
+                quotedCredits = quoted.credits;
+                quoteId = quoted.quote_id ?? "";
+                quotedBody = JsonUtility.ToJson(Body());
                 Frames(fps, seconds, limits, out var cut);
                 message = $"This will cost {quotedCredits} credits. Press Animate to go ahead.";
                 if (cut != "")
@@ -273,7 +315,18 @@ namespace Companion.Animate
             busy = true;
             try
             {
-                var reply = await DaemonClient.Post("/api/v1/animate", Body());
+                var body = Body();
+                if (quotedCredits < 0 || JsonUtility.ToJson(body) != quotedBody)
+                {
+                    DropQuote();
+                    busy = false;
+                    await Quote();
+                    return;
+                }
+                // The quote id goes with the body only when the daemon gave one.
+                object sent = quoteId == "" ? body : Fill(new QuotedAnimateBody { quote_id = quoteId });
+                DropQuote(); // one quote, one job
+                var reply = await DaemonClient.Post("/api/v1/animate", sent);
                 if (!reply.Ok)
                 {
                     message = reply.Message;
@@ -306,8 +359,32 @@ namespace Companion.Animate
             Repaint();
         }
 
+        /// <summary>Runs the companion command from the preferences; Tick then reconnects.</summary>
+        void StartDaemon()
+        {
+            var problem = DaemonStarter.Start();
+            starting = problem == "";
+            message = starting ? $"Starting the daemon ({DaemonStarter.Command} serve)..." : problem;
+            startDeadline = EditorApplication.timeSinceStartup + DaemonStarter.WaitSeconds;
+            Repaint();
+        }
+
         void Tick()
         {
+            player.Tick(this);
+            // While the daemon is away, look for it every second: the window connects by
+            // itself once it runs, started here or in a terminal.
+            if (down && !busy && EditorApplication.timeSinceStartup >= nextReconnect)
+            {
+                nextReconnect = EditorApplication.timeSinceStartup + 1.0;
+                if (starting && EditorApplication.timeSinceStartup > startDeadline)
+                {
+                    starting = false;
+                    message = $"The daemon did not answer: run \"{DaemonStarter.Command} serve\" " +
+                        "in a terminal to see why.";
+                }
+                Run(Refresh);
+            }
             if (jobId == "" || busy || EditorApplication.timeSinceStartup < nextPoll)
                 return;
             nextPoll = EditorApplication.timeSinceStartup + PollSeconds;
@@ -345,10 +422,10 @@ namespace Companion.Animate
         void Finish(JobReply job)
         {
             jobId = "";
-            quotedCredits = -1;
+            DropQuote();
             if (job.state != "done")
             {
-                message = $"The job {job.state}: {job.error}";
+                message = Ended(job.state, job.error);
                 return;
             }
             // The daemon wrote each .meta with its asset; one refresh imports them together.
@@ -362,6 +439,7 @@ namespace Companion.Animate
                 message = $"Done; the files are in {job.target_dir}";
                 return;
             }
+            player.Play(job.resource);
             var clip = AssetDatabase.LoadAssetAtPath<AnimationClip>(job.resource);
             if (clip != null)
             {

@@ -90,7 +90,7 @@ namespace Companion.Animate
     }
 
     [Serializable]
-    public sealed class AnimateBody
+    public class AnimateBody
     {
         public string project_root = "";
         public string image_path = "";
@@ -99,10 +99,21 @@ namespace Companion.Animate
         public ExportBody export = new ExportBody();
     }
 
+    /// <summary>
+    /// The body Animate sends when the daemon gave a quote id: the daemon refuses it
+    /// (409 STALE_QUOTE) unless the body is exactly what that quote priced.
+    /// </summary>
+    [Serializable]
+    public sealed class QuotedAnimateBody : AnimateBody
+    {
+        public string quote_id = "";
+    }
+
     [Serializable]
     public sealed class QuoteReply
     {
         public int credits;
+        public string quote_id = "";
     }
 
     [Serializable]

@@ -6,7 +6,7 @@ extends EditorPlugin
 ## spelling of the project folder and the two handshake files for stopping the daemon.
 
 var plan := {}
-var out := {"steps": []}
+var out := {"steps": [], "quotes": []}
 var dock: Node
 var finishes: Array = []
 
@@ -68,6 +68,43 @@ func _run() -> void:
 	var edited := EditorInterface.get_inspector().get_edited_object()
 	out["edited"] = edited.resource_path if edited is Resource else ""
 	out["scans"] = dock.scans
+	# The latest result plays in the dock; the chosen picture is shown.
+	await _until(func() -> bool: return dock._result_player.shown >= 3, 10)
+	out["result_playing"] = {
+		"frames": dock._result_player.frame_count(),
+		"shown": dock._result_player.shown,
+		"caption": dock._result_caption.text,
+	}
+	var picture: Texture2D = dock._image_preview.texture
+	out["picture_size"] = [0, 0] if picture == null else [picture.get_width(), picture.get_height()]
+	# The quote was spent: Animate waits for a new one, and another image is only quoted.
+	out["after_done"] = {
+		"animate_disabled": dock._animate_button.disabled,
+		"animate_text": dock._animate_button.text,
+	}
+	dock.set_image(plan["other_image"])
+	dock._message.text = ""
+	_press(dock._animate_button)
+	await _until(func() -> bool: return dock._message.text != "", 20)
+	out["other_image"] = {
+		"job_id": dock.job_id,
+		"message": dock._message.text,
+		"quoted": dock.quoted_credits,
+		"quote_id": dock.quote_id,
+	}
+	# Any change of a setting drops the quote; Animate then quotes instead of spending.
+	dock._width.value = 96
+	out["changed"] = {
+		"animate_disabled": dock._animate_button.disabled,
+		"animate_text": dock._animate_button.text,
+		"quoted": dock.quoted_credits,
+	}
+	dock._message.text = ""
+	_press(dock._animate_button)
+	await _until(func() -> bool: return dock._message.text != "", 20)
+	out["changed_then_animate"] = {"job_id": dock.job_id, "message": dock._message.text}
+	dock.set_image(plan["image"])
+	dock._width.value = 128
 
 	# Cancel while the job waits for approval.
 	dock._prompt.text = "walk cycle"
@@ -78,6 +115,11 @@ func _run() -> void:
 	dock._prompt.text = "sandbox:reject this"
 	await _quote()
 	out["failed"] = await _job(true, false)
+	# A job that ends without error text: the daemon sends "error": null.
+	dock.job_id = "job-without-text"
+	dock._finish({"id": "job-without-text", "state": "cancelled", "error": null})
+	out["null_error_message"] = dock._message.text
+	finishes.pop_back()
 	out["finishes"] = finishes.map(func(job: Dictionary) -> String: return job["state"])
 	out["scans_at_end"] = dock.scans
 
@@ -90,6 +132,15 @@ func _run() -> void:
 	await _until(func() -> bool: return dock._status_label.text.contains("not running"), 20)
 	out["down_status"] = dock._status_label.text
 	out["down_message"] = dock._message.text
+	out["start_visible"] = dock._start_button.visible
+	# Start daemon runs the command from the editor settings; the dock connects by itself.
+	EditorInterface.get_editor_settings().set_setting("companion/daemon/command", plan["command"])
+	_press(dock._start_button)
+	out["starting_message"] = dock._message.text
+	await _until(func() -> bool: return not dock._status_label.text.contains("not running"), 60)
+	out["started_pid"] = dock.launched_pid
+	out["restarted_status"] = dock._status_label.text
+	out["restarted_start_visible"] = dock._start_button.visible
 	_done("")
 
 
@@ -128,6 +179,7 @@ func _quote() -> void:
 	dock._message.text = ""
 	_press(dock._quote_button)
 	await _until(func() -> bool: return dock._message.text != "", 20)
+	out["quotes"].append({"credits": dock.quoted_credits, "quote_id": dock.quote_id})
 
 
 func _press(button: Button) -> void:

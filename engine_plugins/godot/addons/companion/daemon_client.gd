@@ -7,10 +7,12 @@ extends Node
 ## HTTPRequest node (one request per node), so calls never queue behind each other.
 
 const NOT_RUNNING := (
-	"The companion daemon is not running. Start it in a terminal with:\n"
-	+ "    companion serve\n"
-	+ "then press Refresh."
+	"The companion daemon is not running. Press Start daemon, or start it in a "
+	+ "terminal with:\n    companion serve\nThe dock connects by itself once it runs."
 )
+## The editor setting naming the companion command the dock starts the daemon with.
+const COMMAND_SETTING := "companion/daemon/command"
+const DEFAULT_COMMAND := "companion"
 const TIMEOUT_SECONDS := 30.0
 
 
@@ -41,6 +43,21 @@ static func read_daemon_file() -> Dictionary:
 	if typeof(parsed) != TYPE_DICTIONARY or not parsed.has("port") or not parsed.has("token"):
 		return {}
 	return parsed
+
+
+## The companion command from the editor settings (a bare name is looked up on PATH).
+static func command() -> String:
+	var settings := EditorInterface.get_editor_settings()
+	if settings.has_setting(COMMAND_SETTING):
+		var value := String(settings.get_setting(COMMAND_SETTING)).strip_edges()
+		if value != "":
+			return value
+	return DEFAULT_COMMAND
+
+
+## Starts `companion serve` in its own process; its id, or -1 when it cannot start.
+static func start_daemon() -> int:
+	return OS.create_process(command(), PackedStringArray(["serve"]))
 
 
 ## Sends one request; resolves to {ok, status, data, message}.

@@ -1,8 +1,8 @@
 @tool
-extends VBoxContainer
-## The Animate dock: daemon status and balance, the request's settings, a quote before
-## anything is spent, progress with Cancel, and the new SpriteFrames selected at the end.
-## The limits of size, frames and seconds come from the daemon's status, never from here.
+extends HBoxContainer
+## The Animate dock (dock.tscn): daemon status and balance, the request's settings, a
+## quote bound to exactly what it priced, progress with Cancel, the chosen picture and the
+## latest result playing. The limits of size, frames and seconds come from the daemon.
 
 ## Emitted once per job, when it reaches done, failed or cancelled.
 signal finished(job: Dictionary)
@@ -10,137 +10,105 @@ signal finished(job: Dictionary)
 const DaemonClient := preload("res://addons/companion/daemon_client.gd")
 const IMAGE_EXTENSIONS := ["png", "jpg", "jpeg", "webp"]
 const OPTIONAL_FORMATS := ["godot_pack", "gif", "webm_alpha", "frames_zip"]
-const POLL_SECONDS := 0.5
-const SCAN_DEBOUNCE_SECONDS := 0.4
 const FINAL_STATES := ["done", "failed", "cancelled"]
+## How long the dock keeps trying to connect after it started the daemon.
+const START_WAIT_SECONDS := 30.0
 
 var client: Node
 var image_path := ""
 var job_id := ""
+## The price of the quoted request, or -1 when there is no quote for what is shown.
 var quoted_credits := -1
+## The daemon's id for that quote (sent with Animate) and the request it priced.
+var quote_id := ""
+var quoted_body := ""
 var pending_resource := ""
 ## Filesystem scans this dock asked the editor for.
 var scans := 0
 ## The most frames a one-click animation may have (status limits.frame_count.max).
 var max_frames := 0
+## The process id of a daemon this dock is waiting for (-1: none), and of the last started.
+var started_pid := -1
+var launched_pid := -1
 var _polling := false
-
-var _status_label := Label.new()
-var _image_label := Label.new()
-var _prompt := TextEdit.new()
+var _start_deadline := 0
 var _format_boxes := {}
-var _width := SpinBox.new()
-var _height := SpinBox.new()
-var _fps := SpinBox.new()
-var _seconds := SpinBox.new()
-var _frames_label := Label.new()
-var _quote_button: Button
-var _animate_button: Button
-var _cancel_button: Button
-var _approve_button: Button
-var _progress := ProgressBar.new()
-var _message := Label.new()
-var _poll_timer := Timer.new()
-var _scan_timer := Timer.new()
+
+@onready var _status_label: Label = %StatusLabel
+@onready var _start_button: Button = %StartButton
+@onready var _image_label: Label = %ImageLabel
+@onready var _image_preview: TextureRect = %ImagePreview
+@onready var _prompt: TextEdit = %Prompt
+@onready var _width: SpinBox = %Width
+@onready var _height: SpinBox = %Height
+@onready var _fps: SpinBox = %Fps
+@onready var _seconds: SpinBox = %Seconds
+@onready var _frames_label: Label = %FramesLabel
+@onready var _quote_button: Button = %QuoteButton
+@onready var _animate_button: Button = %AnimateButton
+@onready var _cancel_button: Button = %CancelButton
+@onready var _approve_button: Button = %ApproveButton
+@onready var _progress: ProgressBar = %Progress
+@onready var _message: Label = %Message
+@onready var _result_caption: Label = %ResultCaption
+@onready var _result_player: TextureRect = %ResultPlayer
+@onready var _poll_timer: Timer = %PollTimer
+@onready var _scan_timer: Timer = %ScanTimer
+@onready var _reconnect_timer: Timer = %ReconnectTimer
 
 
 func _ready() -> void:
-	name = "Animate"
 	client = DaemonClient.new()
 	add_child(client)
-	_build()
+	_wire()
 	refresh()
 
 
-func _build() -> void:
-	var header := HBoxContainer.new()
-	_status_label.size_flags_horizontal = Control.SIZE_EXPAND_FILL
-	_status_label.autowrap_mode = TextServer.AUTOWRAP_WORD_SMART
-	header.add_child(_status_label)
-	header.add_child(_button("Refresh", refresh))
-	add_child(header)
-
-	var image_row := HBoxContainer.new()
-	_image_label.text = "No image chosen"
-	_image_label.size_flags_horizontal = Control.SIZE_EXPAND_FILL
-	_image_label.clip_text = true
-	image_row.add_child(_image_label)
-	image_row.add_child(_button("Use selected", use_selected_file))
-	add_child(image_row)
-
-	add_child(_caption("Prompt"))
-	_prompt.custom_minimum_size = Vector2(0, 60)
-	_prompt.placeholder_text = "idle breathing, loop"
-	_prompt.wrap_mode = TextEdit.LINE_WRAPPING_BOUNDARY
-	add_child(_prompt)
-
-	add_child(_caption("Formats (spritesheet + JSON always)"))
-	var formats := GridContainer.new()
-	formats.columns = 2
+func _wire() -> void:
+	%RefreshButton.pressed.connect(refresh)
+	%UseSelectedButton.pressed.connect(use_selected_file)
+	_start_button.pressed.connect(start_daemon)
+	_quote_button.pressed.connect(quote)
+	_animate_button.pressed.connect(animate)
+	_cancel_button.pressed.connect(cancel)
+	_approve_button.pressed.connect(approve)
 	for format_name in OPTIONAL_FORMATS:
 		var box := CheckBox.new()
 		box.text = format_name
 		box.button_pressed = format_name == "godot_pack"
-		formats.add_child(box)
+		box.toggled.connect(_changed)
+		%Formats.add_child(box)
 		_format_boxes[format_name] = box
-	add_child(formats)
-
-	var size_row := HBoxContainer.new()
-	size_row.add_child(_caption("Size"))
-	size_row.add_child(_spin(_width, 256))
-	size_row.add_child(_caption("x"))
-	size_row.add_child(_spin(_height, 256))
-	add_child(size_row)
-	var timing_row := HBoxContainer.new()
-	timing_row.add_child(_caption("FPS"))
-	timing_row.add_child(_spin(_fps, 12))
-	timing_row.add_child(_caption("Seconds"))
-	_seconds.step = 0.5
-	timing_row.add_child(_spin(_seconds, 2))
-	add_child(timing_row)
-	_frames_label.autowrap_mode = TextServer.AUTOWRAP_WORD_SMART
-	add_child(_frames_label)
+	_spin(_width, 256)
+	_spin(_height, 256)
+	_spin(_fps, 12)
+	_spin(_seconds, 2)
+	for spin in [_width, _height, _fps, _seconds]:
+		spin.value_changed.connect(_changed)
 	_fps.value_changed.connect(_show_frames)
 	_seconds.value_changed.connect(_show_frames)
-
-	var actions := HBoxContainer.new()
-	_quote_button = _button("Quote", quote)
-	_animate_button = _button("Animate", animate)
-	_animate_button.disabled = true
-	_cancel_button = _button("Cancel", cancel)
-	_cancel_button.disabled = true
-	_approve_button = _button("Approve", approve)
-	_approve_button.visible = false
-	for button in [_quote_button, _animate_button, _cancel_button, _approve_button]:
-		actions.add_child(button)
-	add_child(actions)
-
-	_progress.max_value = 1.0
-	_progress.step = 0.001
-	add_child(_progress)
-	_message.autowrap_mode = TextServer.AUTOWRAP_WORD_SMART
-	add_child(_message)
-
-	_poll_timer.wait_time = POLL_SECONDS
+	_prompt.text_changed.connect(_changed)
 	_poll_timer.timeout.connect(_poll_job)
-	add_child(_poll_timer)
-	_scan_timer.one_shot = true
-	_scan_timer.wait_time = SCAN_DEBOUNCE_SECONDS
 	_scan_timer.timeout.connect(_scan_now)
-	add_child(_scan_timer)
+	_reconnect_timer.timeout.connect(_reconnect)
 
 
-func _button(text: String, action: Callable) -> Button:
-	var button := Button.new()
-	button.text = text
-	button.pressed.connect(action)
-	return button
+## Any change of what would be sent drops the quote: the price shown is always the
+## price of exactly this request.
+func _changed(_value: Variant = null) -> void:
+	if quoted_credits < 0 and quote_id == "":
+		return
+	drop_quote()
+	if job_id == "":
+		_say("The settings changed: press Quote for the new price.")
 
 
-func _caption(text: String) -> Label:
-	var label := Label.new()
-	label.text = text
-	return label
+func drop_quote() -> void:
+	quoted_credits = -1
+	quote_id = ""
+	quoted_body = ""
+	_animate_button.disabled = true
+	_animate_button.text = "Animate"
 
 
 ## Until the daemon gives its limits, a box holds only its default value.
@@ -209,8 +177,17 @@ func refresh() -> void:
 	var reply: Dictionary = await client.call_api(HTTPClient.METHOD_GET, "/api/v1/status")
 	if not reply["ok"]:
 		_status_label.text = "Daemon: not running"
-		_say(reply["message"])
+		_start_button.visible = true
+		if started_pid >= 0:
+			_say(_starting_text())
+		elif not _message.text.begins_with("The daemon did not answer"):
+			_say(reply["message"])
+		if _reconnect_timer.is_stopped():
+			_reconnect_timer.start()
 		return
+	_start_button.visible = false
+	_reconnect_timer.stop()
+	started_pid = -1
 	var status: Dictionary = reply["data"]
 	var mode := "Sandbox (no credits are spent)" if status.get("mode") == "sandbox" else "Live"
 	var balance: Variant = status.get("balance")
@@ -220,8 +197,36 @@ func refresh() -> void:
 		_status_label.text = "%s · service not answering: work waits for it" % mode
 	if typeof(status.get("limits")) == TYPE_DICTIONARY:
 		apply_limits(status["limits"])
-	if _message.text == DaemonClient.NOT_RUNNING:
+	if _message.text == DaemonClient.NOT_RUNNING or _message.text == _starting_text():
 		_say("")  # only the daemon's absence is over; a job's last word stays
+
+
+## Starts the daemon with the command from the editor settings; the reconnect timer
+## then finds it as soon as it answers.
+func start_daemon() -> void:
+	started_pid = DaemonClient.start_daemon()
+	launched_pid = started_pid
+	if started_pid < 0:
+		_say("Could not run \"%s serve\". Set the companion command in Editor Settings > "
+			% DaemonClient.command() + "%s." % DaemonClient.COMMAND_SETTING)
+		return
+	_start_deadline = Time.get_ticks_msec() + int(START_WAIT_SECONDS * 1000)
+	_say(_starting_text())
+	_reconnect_timer.start()
+
+
+func _starting_text() -> String:
+	return "Starting the daemon (%s serve)..." % DaemonClient.command()
+
+
+## While the daemon is away the dock looks for it every second, so it connects by itself
+## once it runs (started here or in a terminal).
+func _reconnect() -> void:
+	if started_pid >= 0 and Time.get_ticks_msec() > _start_deadline:
+		started_pid = -1
+		_say("The daemon did not answer after %d s: run \"%s serve\" in a terminal to "
+			% [int(START_WAIT_SECONDS), DaemonClient.command()] + "see why.")
+	refresh()
 
 
 func is_image(path: String) -> bool:
@@ -236,9 +241,15 @@ func set_image(path: String) -> void:
 	image_path = path
 	_image_label.text = path.get_file()
 	_image_label.tooltip_text = path
-	quoted_credits = -1
-	_animate_button.disabled = true
+	_image_preview.texture = _picture(path)
+	drop_quote()
 	_say("Press Quote to see the price.")
+
+
+## The image as the user sees it, read from the file (it may not be imported yet).
+func _picture(path: String) -> Texture2D:
+	var image := Image.load_from_file(ProjectSettings.globalize_path(path))
+	return null if image == null or image.is_empty() else ImageTexture.create_from_image(image)
 
 
 func use_selected_file() -> void:
@@ -333,13 +344,16 @@ func quote() -> void:
 		return
 	if not await ensure_project():
 		return
-	var reply: Dictionary = await client.call_api(
-		HTTPClient.METHOD_POST, "/api/v1/quote", request_body()
-	)
+	var body := request_body()
+	var reply: Dictionary = await client.call_api(HTTPClient.METHOD_POST, "/api/v1/quote", body)
 	if not reply["ok"]:
 		_say(reply["message"])
 		return
+	if JSON.stringify(request_body()) != JSON.stringify(body):
+		return  # changed while the quote was on its way: that price is not for this
 	quoted_credits = int(reply["data"].get("credits", 0))
+	quote_id = String(reply["data"].get("quote_id", ""))
+	quoted_body = JSON.stringify(body)
 	_animate_button.disabled = false
 	_animate_button.text = "Animate (%d credits)" % quoted_credits
 	var note := frames_note()
@@ -347,17 +361,20 @@ func quote() -> void:
 		% [quoted_credits, "" if note == "" else "\n" + note])
 
 
-## Starts the job the quote priced.
+## Starts the job the quote priced, and only that one: without a quote for exactly the
+## request shown, it quotes instead of spending. The daemon's quote id goes with it, so
+## the daemon refuses a body that is not what was priced.
 func animate() -> void:
-	if quoted_credits < 0:
+	var body := request_body()
+	if quoted_credits < 0 or JSON.stringify(body) != quoted_body:
+		drop_quote()
 		await quote()
 		return
-	_animate_button.disabled = true
-	var reply: Dictionary = await client.call_api(
-		HTTPClient.METHOD_POST, "/api/v1/animate", request_body()
-	)
+	if quote_id != "":
+		body["quote_id"] = quote_id
+	drop_quote()  # one quote, one job
+	var reply: Dictionary = await client.call_api(HTTPClient.METHOD_POST, "/api/v1/animate", body)
 	if not reply["ok"]:
-		_animate_button.disabled = false
 		_say(reply["message"])
 		return
 	job_id = reply["data"]["id"]
@@ -420,7 +437,7 @@ func _finish(job: Dictionary) -> void:
 	job_id = ""
 	_poll_timer.stop()
 	_cancel_button.disabled = true
-	_animate_button.disabled = false
+	drop_quote()  # the quote was spent: the next job is quoted again
 	var state := String(job.get("state", ""))
 	if state == "done" and job.get("resource") != null:
 		pending_resource = String(job["resource"])
@@ -430,7 +447,10 @@ func _finish(job: Dictionary) -> void:
 		_say("Done; the files are in %s" % job.get("target_dir", "the target folder"))
 		_scan_timer.start()
 	else:
-		_say("The job %s: %s" % [state, job.get("error", "")])
+		# The daemon sends "error": null when there is no text: say only what happened.
+		var why: Variant = job.get("error")
+		var text := "" if why == null else String(why).strip_edges()
+		_say("The job %s%s" % [state, "." if text == "" else ": " + text])
 	finished.emit(job)
 	refresh()
 
@@ -460,4 +480,8 @@ func _select_result() -> void:
 	var resource := pending_resource
 	pending_resource = ""
 	EditorInterface.select_file(resource)
-	EditorInterface.edit_resource(load(resource))
+	var loaded := load(resource)
+	EditorInterface.edit_resource(loaded)
+	if loaded is SpriteFrames:
+		_result_caption.text = "Latest result: %s" % resource.get_file()
+		_result_player.play(loaded)

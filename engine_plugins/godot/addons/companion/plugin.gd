@@ -3,7 +3,8 @@ extends EditorPlugin
 ## Adds the Animate dock, and on Godot 4.4+ an "Animate..." entry in the FileSystem
 ## context menu. The daemon does the work and writes the files; this only asks.
 
-const Dock := preload("res://addons/companion/dock.gd")
+const DockScene := preload("res://addons/companion/dock.tscn")
+const DaemonClient := preload("res://addons/companion/daemon_client.gd")
 const CONTEXT_MENU_SCRIPT := "res://addons/companion/context_menu.gd"
 const FILESYSTEM_SLOT := 1  # EditorContextMenuPlugin.CONTEXT_SLOT_FILESYSTEM
 
@@ -12,8 +13,11 @@ var context_menu: RefCounted
 
 
 func _enter_tree() -> void:
-	dock = Dock.new()
-	add_control_to_dock(DOCK_SLOT_RIGHT_UL, dock)
+	_add_command_setting()
+	dock = DockScene.instantiate()
+	# Its own tab in the bottom panel, beside Output: seen in any layout, wide enough for
+	# the form, the picture and the result side by side.
+	add_control_to_bottom_panel(dock, "Animate")
 	# Before 4.4 there is no context-menu API; the dock's "Use selected" serves instead.
 	if ClassDB.class_exists("EditorContextMenuPlugin"):
 		context_menu = load(CONTEXT_MENU_SCRIPT).new(dock)
@@ -25,6 +29,19 @@ func _exit_tree() -> void:
 		call("remove_context_menu_plugin", context_menu)
 		context_menu = null
 	if dock != null:
-		remove_control_from_docks(dock)
+		remove_control_from_bottom_panel(dock)
 		dock.queue_free()
 		dock = null
+
+
+## Editor Settings > companion/daemon/command: what Start daemon runs (with "serve").
+func _add_command_setting() -> void:
+	var settings := EditorInterface.get_editor_settings()
+	if not settings.has_setting(DaemonClient.COMMAND_SETTING):
+		settings.set_setting(DaemonClient.COMMAND_SETTING, DaemonClient.DEFAULT_COMMAND)
+	settings.set_initial_value(DaemonClient.COMMAND_SETTING, DaemonClient.DEFAULT_COMMAND, false)
+	settings.add_property_info({
+		"name": DaemonClient.COMMAND_SETTING,
+		"type": TYPE_STRING,
+		"hint": PROPERTY_HINT_GLOBAL_FILE,
+	})
