@@ -1,4 +1,4 @@
-"""Drop-to-job latency of watched folders, and the idle daemon's CPU and memory.
+"""Drop-to-job latency of watched folders, and how often the idle daemon wakes up.
 
 A sandbox and `companion serve` run as their own processes. Files are dropped into a
 registered inbox one at a time; latency runs from the end of the file's write to the
@@ -6,9 +6,11 @@ job's first event on the daemon's event stream. The daemon waits for a file to h
 still for its stability window (0.5 s) before taking it, so the figure that matters is
 the latency beyond that window (target under 0.5 s). Baseline in the same run: a bare
 watchdog observer noticing the same kind of write, the floor for any watcher.
-Idle: the daemon's CPU share over 10 s with nothing to do, and its resident memory.
+Idle: the daemon's wake-ups per second with nothing to do, counted by the kernel (the
+context switches of all its threads in /proc/PID/task/*/status) while it watches no
+project (the baseline), one and twenty; its CPU share and resident memory.
 
-    python bench/watch_bench.py [--drops 10]
+    python bench/watch_bench.py [--drops 10] [--idle-seconds 10]
 """
 
 from __future__ import annotations
@@ -71,6 +73,29 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def switches(pid: int) -> int:
+    """Context switches of all the process's threads: each is the kernel running it
+    again, a wake-up, whether it slept on a timer or was woken by an event."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            text = (task / "status").read_text()
+        except OSError:  # the thread ended between listing and reading
+            continue
+        for line in text.splitlines():
+            if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                total += int(line.split()[1])
+    return total
+
+
+def idle(pid: int, seconds: float) -> tuple[float, float]:
+    """Wake-ups per second and % of one core over `seconds` of nothing to do."""
+    time.sleep(2)  # what registering started has settled
+    cpu, woken = cpu_seconds(pid), switches(pid)
+    time.sleep(seconds)
+    return (switches(pid) - woken) / seconds, (cpu_seconds(pid) - cpu) / seconds * 100
+
+
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -81,6 +106,7 @@ def rss_mb(pid: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--drops", type=int, default=10)
+    parser.add_argument("--idle-seconds", type=float, default=10.0)
     args = parser.parse_args()
     with (
         tempfile.TemporaryDirectory() as tmp,
@@ -99,32 +125,42 @@ def main() -> None:
         try:
             port, token = info["port"], info["token"]
             headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-            project = work / "game"
-            project.mkdir()
-            connection = http.client.HTTPConnection("127.0.0.1", port)
-            connection.request(
-                "POST",
-                "/api/v1/projects",
-                json.dumps(
-                    {
-                        "root": str(project),
-                        "inbox": "inbox",
-                        "defaults": {
-                            "prompt": "idle",
-                            "video": {"duration_seconds": 1, "resolution": "360p"},
-                            "export": {"frame_count": 4, "output_width": 64, "output_height": 64},
-                        },
-                    }
-                ),
-                headers,
-            )
-            assert connection.getresponse().status == 201
 
-            # Idle first: nothing dropped, nothing running.
-            time.sleep(2)
-            before = cpu_seconds(daemon.pid)
-            time.sleep(10)
-            idle_cpu = (cpu_seconds(daemon.pid) - before) / 10 * 100
+            def register(name: str) -> Path:
+                project = work / name
+                project.mkdir()
+                connection = http.client.HTTPConnection("127.0.0.1", port)
+                connection.request(
+                    "POST",
+                    "/api/v1/projects",
+                    json.dumps(
+                        {
+                            "root": str(project),
+                            "inbox": "inbox",
+                            "defaults": {
+                                "prompt": "idle",
+                                "video": {"duration_seconds": 1, "resolution": "360p"},
+                                "export": {
+                                    "frame_count": 4,
+                                    "output_width": 64,
+                                    "output_height": 64,
+                                },
+                            },
+                        }
+                    ),
+                    headers,
+                )
+                assert connection.getresponse().status == 201
+                connection.close()
+                return project
+
+            # Idle: nothing dropped, nothing running; first with no project at all.
+            idle_rows = [("no watched project (baseline)", *idle(daemon.pid, args.idle_seconds))]
+            project = register("game")
+            idle_rows.append(("1 watched project", *idle(daemon.pid, args.idle_seconds)))
+            for n in range(1, 20):
+                register(f"game{n}")
+            idle_rows.append(("20 watched projects", *idle(daemon.pid, args.idle_seconds)))
             idle_rss = rss_mb(daemon.pid)
 
             events: dict[str, float] = {}
@@ -168,7 +204,13 @@ def main() -> None:
         f"  beyond the stability window      median {statistics.median(beyond) * 1000:6.1f} ms, "
         f"max {max(beyond) * 1000:.1f} ms (target < 500 ms)"
     )
-    print(f"idle daemon: {idle_cpu:.2f}% of one core over 10 s, {idle_rss:.0f} MB resident")
+    print(f"idle daemon over {args.idle_seconds:g} s each ({idle_rss:.0f} MB resident at the end)")
+    base = idle_rows[0][1]
+    for label, wakes, cpu in idle_rows:
+        print(
+            f"  {label:30s} {wakes:6.2f} wake-ups/s ({wakes - base:+6.2f} over the baseline), "
+            f"{cpu:.2f}% of one core"
+        )
 
 
 if __name__ == "__main__":

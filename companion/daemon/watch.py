@@ -4,7 +4,9 @@ becomes a job, and its results land in the project's target folder.
 - Candidates come from watchdog (a polling observer for network drives) and from a scan
   at start-up for what arrived while the daemon was down.
 - A file is taken only once its size and mtime have held still for `stable_seconds` and
-  it decodes as an image. One that does not decode yet is looked at again, each time after
+  it decodes as an image. It is looked at only on a filesystem event about it or when
+  a timer set for it says its quiet spell is over (settle.py): an idle watcher sleeps.
+  One that does not decode yet is looked at again, each time after
   a longer quiet spell (longer still for a file seen growing: a slow writer on a network
   share), and only then declared failed. Temporary and hidden names are ignored, so a save
   that writes a temp file and renames it is seen once, under its final name.
@@ -41,7 +43,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any
@@ -70,6 +72,7 @@ from companion.daemon.drops import (
     read_regular,
     sidecar_text,
 )
+from companion.daemon.settle import Settling
 from companion.install.plan import Placement, default_target
 from companion.jobs.wanted import INSTALL_FORMATS
 from companion.media.export import safe_name
@@ -80,8 +83,6 @@ log = logging.getLogger("companion.daemon.watch")
 TEMPORARY_SUFFIXES = (".tmp", ".part", ".crdownload", ".download", "~", ".swp")
 SPECIAL = frozenset({"done", "failed", ".processing"})
 FOLDER_SETTINGS = "animation.yaml"
-ATTEMPTS = 3  # looks at a file that does not decode before it is declared failed
-MAX_GRACE = 30.0  # the longest quiet spell waited for between two looks
 STOP_SECONDS = 10.0  # how long stopping waits for the drop in hand
 
 
@@ -97,23 +98,6 @@ class DropSettings(BaseModel):
     selection: Selection = Field(default_factory=Selection)
 
     _one_click = field_validator("export")(one_click_export)
-
-
-@dataclass
-class Candidate:
-    size: int = -1
-    mtime: float = -1.0
-    since: float = field(default_factory=time.monotonic)  # quiet since
-    changed: float = field(default_factory=time.monotonic)  # last seen to change
-    gap: float = 0.0  # the longest pause seen between two changes: the writer's pace
-    grew: bool = False
-    attempts: int = 0
-
-    def quiet_needed(self, stable: float) -> float:
-        needed = stable * float(2**self.attempts)
-        if self.grew:  # a slow writer: wait out a good margin over its pauses
-            needed = max(needed, 2 * self.gap)
-        return min(needed, MAX_GRACE)
 
 
 @dataclass
@@ -135,12 +119,18 @@ def _ignored(path: Path) -> bool:
     )
 
 
+# Reading a file (the watcher's own probe among others) changes nothing worth a look.
+_UNCHANGING = frozenset({"opened", "closed_no_write"})
+
+
 class _Events(FileSystemEventHandler):
     def __init__(self, notify: Callable[[Path], None], inbox: Path) -> None:
         self.notify = notify
         self.inbox = inbox
 
     def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in _UNCHANGING:
+            return
         for raw in (event.src_path, getattr(event, "dest_path", "")):
             if not raw:
                 continue
@@ -176,7 +166,7 @@ class ProjectWatcher:
         self.stable_seconds = stable_seconds
         self.polling = polling or bool(project.get("poll"))
         self.processing = self.inbox / ".processing"
-        self._candidates: dict[Path, Candidate] = {}
+        self._settling = Settling(stable_seconds)
         self._adopted: list[Path] = []  # in .processing without a job: made into jobs first
         self._observer: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -215,6 +205,7 @@ class ProjectWatcher:
             # The drop in hand is finished first (a job half recorded could be recorded
             # twice by the next watcher); only a stuck one is cancelled.
             self._stopping = True
+            self._settling.nudge()
             try:
                 await asyncio.wait_for(asyncio.shield(self._task), STOP_SECONDS)
             except TimeoutError:
@@ -248,14 +239,14 @@ class ProjectWatcher:
 
     def _notice(self, path: Path) -> None:
         if not _ignored(path):
-            self._candidates.setdefault(path, Candidate())
+            self._settling.notice(path)
 
     async def _settle(self) -> None:
         while not self._stopping:
             try:
                 while self._adopted and not self._stopping:
                     await self._start_job(self._adopted.pop(0))
-                await asyncio.sleep(min(0.1, self.stable_seconds / 3))
+                await self._settling.wait()  # an event, or a candidate's quiet spell over
                 await self._settle_once()
             except asyncio.CancelledError:
                 raise
@@ -263,39 +254,24 @@ class ProjectWatcher:
                 log.exception("watcher of %s: unexpected error; going on", self.inbox)
 
     async def _settle_once(self) -> None:
-        paths = list(self._candidates)
+        settling = self._settling
+        paths = settling.paths()
         if not paths:
             return
         prints = await asyncio.to_thread(_footprints, paths)
         for path, mark in zip(paths, prints, strict=True):
             if self._stopping:
                 return
-            seen = self._candidates.get(path)
-            if seen is None:
-                continue
-            if mark is None:
-                del self._candidates[path]  # renamed away (a temp file) or removed
-                continue
-            now = time.monotonic()
-            if mark != (seen.size, seen.mtime):
-                if seen.size >= 0:  # it changed while watched: a writer is at work
-                    seen.grew = True
-                    seen.gap = max(seen.gap, now - seen.changed)
-                seen.size, seen.mtime = mark
-                seen.since = seen.changed = now
-                continue
-            if now - seen.since < seen.quiet_needed(self.stable_seconds):
+            if not settling.settled(path, mark, time.monotonic()):
                 continue
             try:
                 await asyncio.to_thread(probe, path, path.name)
             except Incomplete:
-                seen.attempts += 1
-                if seen.attempts < ATTEMPTS:
-                    seen.since = now  # look again after a longer quiet spell
+                if settling.look_again(path, time.monotonic()):
                     continue
             except Exception:  # noqa: S110
                 pass  # refused for good: taken now, and failed with its reason
-            del self._candidates[path]
+            settling.forget(path)
             try:
                 await self._take(path)
             except OSError as exc:  # it cannot even be moved: leave it, say so, go on

@@ -1,0 +1,108 @@
+"""Watched inboxes settle files on events and on timers set for the files waited on: an
+idle watcher does not look at anything, however many inboxes it watches."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from companion.daemon.settle import ATTEMPTS, Settling
+from companion.daemon.watch import ProjectWatcher
+from companion.store import Job
+
+
+class CountingWatcher(ProjectWatcher):
+    looks = 0
+
+    async def _settle_once(self) -> None:
+        CountingWatcher.looks += 1
+        await super()._settle_once()
+
+
+def _job(request: dict[str, Any], name: str, target: Path, kind: str) -> Job:
+    return Job(
+        id=f"job-{name}",
+        kind=kind,
+        state="queued",
+        priority=0,
+        name=name,
+        request=request,
+        target_dir=str(target),
+        idempotency_key=None,
+        body=None,
+        remote_id=None,
+        quote=None,
+        approved=False,
+        error=None,
+        created_at="",
+        updated_at="",
+    )
+
+
+def test_idle_watchers_look_at_nothing_and_a_drop_is_still_taken(tmp_path: Path) -> None:
+    recorded: list[str] = []
+
+    def submit(request: dict[str, Any], name: str, target: Path, kind: str) -> Job:
+        recorded.append(name)
+        return _job(request, name, target, kind)
+
+    async def scenario() -> None:
+        watchers = [
+            CountingWatcher(
+                {"root": str(tmp_path / f"game{n}"), "inbox": "inbox"},
+                submit,
+                lambda digest: [],
+                stable_seconds=0.2,
+            )
+            for n in range(5)
+        ]
+        for n, watcher in enumerate(watchers):
+            (tmp_path / f"game{n}").mkdir()
+            await watcher.start([])
+        try:
+            await asyncio.sleep(1.5)  # a fixed tick would look 7 times per inbox by now
+            assert CountingWatcher.looks == 0
+            pixels = np.random.default_rng(1).integers(0, 255, (32, 32, 3), dtype=np.uint8)
+            Image.fromarray(pixels).save(tmp_path / "game3" / "inbox" / "hero.png")
+            for _ in range(300):
+                if recorded:
+                    break
+                await asyncio.sleep(0.05)
+            assert recorded == ["hero"]
+            assert CountingWatcher.looks >= 2  # the event's look, then the timer's
+        finally:
+            for watcher in watchers:
+                await watcher.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_file_is_looked_at_again_when_its_quiet_spell_ends() -> None:
+    async def scenario() -> None:
+        settling = Settling(0.5)
+        assert settling.due_in(0.0) is None  # nothing waits: no timer at all
+        path = Path("hero.png")
+        settling.notice(path)
+        assert settling.due_in(100.0) == 0.0  # never looked at: at once
+        assert not settling.settled(path, (10, 1.0), 100.0)
+        assert settling.due_in(100.0) == pytest.approx(0.5)
+        # It grows again 0.3 s later: a writer at work; the spell starts over.
+        assert not settling.settled(path, (20, 2.0), 100.3)
+        # The spell is now twice the writer's pause, longer than the window.
+        assert settling.due_in(100.3) == pytest.approx(0.6)
+        assert not settling.settled(path, (20, 2.0), 100.6)
+        assert settling.settled(path, (20, 2.0), 101.0)
+        # Not decodable yet: each further look waits longer, then it is taken to fail.
+        for _ in range(1, ATTEMPTS):
+            assert settling.look_again(path, 101.0)
+        assert not settling.look_again(path, 101.0)
+        # Gone (renamed away): forgotten, and nothing waits any more.
+        assert not settling.settled(path, None, 102.0)
+        assert settling.due_in(102.0) is None
+
+    asyncio.run(scenario())
