@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from companion.api.schema import ExportOptions, Selection
 from companion.media import export_video
@@ -27,7 +28,7 @@ from companion.sandbox import SandboxThread
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
 from tests.plugin_script import FINAL, ScriptedPlugin
-from tests.real_godot import Godot, real_godot  # noqa: F401  (the fixture)
+from tests.real_godot import Godot, in_ci, real_godot  # noqa: F401  (the fixture)
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
@@ -300,3 +301,59 @@ def test_real_godot_plays_every_shape_of_output(
     pixel = played["res://somewhere/else/pixel.tres"]
     assert_plays(pixel, 12, 6.0, [64, 64])
     assert list(pixel["atlases"]) == ["res://somewhere/else/pixel.png"]
+
+
+@pytest.mark.skipif(
+    shutil.which("xvfb-run") is None and not in_ci(), reason="needs Xvfb (apt-get install xvfb)"
+)
+def test_the_dock_is_seen_in_a_real_editor_window(
+    real_godot: Godot,  # noqa: F811
+    over_budget_daemon: Callable[[], DaemonThread],
+    tmp_path: Path,
+) -> None:
+    """The real editor under Xvfb, 1600x1000, OpenGL: the Animate tab of the bottom panel
+    open with the picture and the latest result playing. The screenshot is kept in the
+    docs (docs/images/godot-dock.png) when COMPANION_KEEP_SCREENSHOT names a path."""
+    daemon = over_budget_daemon()
+    project = game(tmp_path / "game", harness=True)
+    shot = tmp_path / "dock.png"
+    plan = {"results": str(tmp_path / "editor.json"), "image": "res://art/hero.png"}
+    plan["screenshot"] = str(shot)
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    env = real_godot.env(
+        tmp_path / "godot-home",
+        COMPANION_HOME=str(daemon.home),
+        COMPANION_TEST_PLAN=str(tmp_path / "plan.json"),
+    )
+    editor_args = ["--editor", "--rendering-driver", "opengl3", "--resolution", "1600x1000"]
+    screen = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24"]
+    try:
+        done = subprocess.run(
+            [*screen, *real_godot.argv(*editor_args, "--path", str(project))],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
+    finally:
+        daemon.stop()
+    assert Path(plan["results"]).is_file(), (done.stdout + done.stderr)[-3000:]
+    seen = json.loads(Path(plan["results"]).read_text())
+    assert seen["failure"] == "" and seen["job"]["state"] == "done", seen
+    assert seen["window"] == [1600, 1000] and seen["visible"], seen
+    # The dock, the picture and the result are on screen, each with room to be seen.
+    for name in ("dock_rect", "picture_rect", "result_rect"):
+        x, y, width, height = seen[name]
+        assert x >= 0 and y >= 0 and x + width <= 1600 and y + height <= 1000, (name, seen)
+        assert width >= 100 and height >= 100, (name, seen)
+    image = Image.open(shot).convert("RGB")
+    assert image.size == (1600, 1000)
+    # Where the picture and the result are drawn, the screen is not one flat colour.
+    for name in ("picture_rect", "result_rect"):
+        x, y, width, height = (int(v) for v in seen[name])
+        colours = image.crop((x, y, x + width, y + height)).getcolors(maxcolors=100000)
+        assert colours is not None and len(colours) > 20, name
+    keep = os.environ.get("COMPANION_KEEP_SCREENSHOT")
+    if keep:
+        shutil.copy(shot, keep)

@@ -25,6 +25,9 @@ func _run() -> void:
 		_done("no Animate dock in the editor")
 		return
 	dock.finished.connect(func(job: Dictionary) -> void: finishes.append(job))
+	if plan.has("screenshot"):
+		await _screenshot()
+		return
 	# Right after the dock asks for its scan, a change signal arrives that is not that
 	# scan's (as an import or another plugin's scan would send): it must not be taken for
 	# the new file being there.
@@ -142,6 +145,51 @@ func _run() -> void:
 	out["restarted_status"] = dock._status_label.text
 	out["restarted_start_visible"] = dock._start_button.visible
 	_done("")
+
+
+## As a user opens it: the Animate tab of the bottom panel, a picture chosen, one job
+## done and playing; then the editor's window as it is on screen, saved as a PNG.
+func _screenshot() -> void:
+	get_tree().root.size = Vector2i(1600, 1000)
+	# The tab a user clicks in the bottom bar.
+	var plugin := _companion_plugin()
+	if plugin == null:
+		_done("the companion plugin is not in the editor")
+		return
+	plugin.make_bottom_panel_item_visible(dock)
+	await _until(func() -> bool: return dock._width.editable, 20)
+	dock.set_image(plan["image"])
+	dock._prompt.text = "idle breathing, loop"
+	dock._width.value = 128
+	dock._height.value = 128
+	dock._fps.value = 8
+	await _quote()
+	var job := await _job(true, false)
+	await _until(func() -> bool: return dock._result_player.shown >= 3, 20)
+	out["job"] = job["job"]
+	out["visible"] = dock.is_visible_in_tree()
+	out["dock_rect"] = [dock.get_global_rect().position.x, dock.get_global_rect().position.y,
+		dock.get_global_rect().size.x, dock.get_global_rect().size.y]
+	out["picture_rect"] = _rect(dock._image_preview)
+	out["result_rect"] = _rect(dock._result_player)
+	for frame in 10:
+		await get_tree().process_frame
+	var shot := get_tree().root.get_texture().get_image()
+	shot.save_png(plan["screenshot"])
+	out["window"] = [shot.get_width(), shot.get_height()]
+	_done("")
+
+
+func _rect(control: Control) -> Array:
+	var rect := control.get_global_rect()
+	return [rect.position.x, rect.position.y, rect.size.x, rect.size.y]
+
+
+func _companion_plugin() -> EditorPlugin:
+	for child in get_tree().root.find_children("", "EditorPlugin", true, false):
+		if child.get("dock") == dock:
+			return child
+	return null
 
 
 ## Presses Animate, approves when asked (or cancels), overlaps poll ticks as a slow

@@ -481,7 +481,8 @@ func _select_result() -> void:
 	pending_resource = ""
 	EditorInterface.select_file(resource)
 	var loaded := load(resource)
-	EditorInterface.edit_resource(loaded)
+	# In the Inspector only: opening its editor would cover the dock and the result in it.
+	EditorInterface.inspect_object(loaded, "", true)
 	if loaded is SpriteFrames:
 		_result_caption.text = "Latest result: %s" % resource.get_file()
 		_result_player.play(loaded)
