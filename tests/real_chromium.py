@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,28 @@ def chromium(profile: Path, url: str, *extra: str, budget_ms: int = 5000) -> str
         timeout=120,
     )
     return result.stdout
+
+
+def chromium_until(profile: Path, url: str, done: threading.Event, *, hang: float = 600) -> None:
+    """Open `url` in a fresh profile, in real time, and wait until the page says it has
+    finished (the caller's `done`, set when the page reports back to its loopback server).
+    The page takes as long as it needs on a busy machine; `hang` only ends a browser
+    that stopped, with Chromium's own words."""
+    browser = require_chromium()
+    with subprocess.Popen(
+        [browser, *FLAGS, f"--user-data-dir={profile / 'chrome'}", url],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as process:
+        try:
+            while not done.wait(0.2):
+                if process.poll() is not None:
+                    assert process.stderr is not None
+                    raise AssertionError(f"chromium exited first: {process.stderr.read()[-3000:]}")
+                hang -= 0.2
+                if hang <= 0:
+                    raise AssertionError(f"the page never reported back from {url}")
+        finally:
+            process.kill()
+            process.communicate()

@@ -103,9 +103,18 @@ def _writable_file(path: Path, flag: str) -> None:
 def cmd_asset_download(args: argparse.Namespace) -> int:
     _writable_file(args.out, "--out")
 
+    from companion.cli.progress import reporter
+
     async def job(client: Client, endpoint: Endpoint, settings: Settings) -> int:
         asset = await client.get_asset(args.asset_id)
-        path = await client.download_asset(asset, args.out)
+        shown = reporter()
+        client.downloader.on_bytes = lambda name, done, total: shown.update(
+            f"downloading {name}", done / total if total else 1.0, done, total
+        )
+        try:
+            path = await client.download_asset(asset, args.out)
+        finally:
+            shown.close()
         print(f"{path} ({path.stat().st_size:,} bytes)")
         return 0
 
