@@ -109,6 +109,10 @@ def test_generations_newest_first_across_a_restart(make_sandbox, tmp_path: Path)
         assert walk["resource"] == "res://animations/walk.tres"
         assert walk["settings"]["export"]["frame_count"] == 4
         assert walk["preview_gif"] == f"/api/v1/jobs/{walk['id']}/preview.gif"
+        # The paid video is kept for free re-cuts, though the project did not ask for it.
+        clip = walk["clip"]
+        assert clip["kept"] and clip["bytes"] == (home / "clips" / f"{ids[1]}.mp4").stat().st_size
+        assert clip["duration_seconds"] > 0 and clip["width"] > 0
         first = call(daemon, "GET", f"/api/v1/generations?project={project}&limit=1").json
         assert [g["id"] for g in first["data"]] == [ids[1]] and first["next"] == ids[1]
         rest = call(

@@ -31,7 +31,6 @@ from companion.daemon.reach import Reach, unreachable
 from companion.daemon.roots import expand, root_refusal
 from companion.daemon.schema import (
     AnimateIn,
-    ClipOut,
     JobList,
     JobOut,
     OutputOut,
@@ -89,6 +88,7 @@ class Daemon:
         # Whether the service answers; set by the server before start (None: assume so).
         self.reach: Reach | None = None
         self.link_codes = LinkCodes()
+        self._clips = generations.ClipInfo(engine.clips)
         self.stable_seconds = 0.5
         self._loop: asyncio.AbstractEventLoop | None = None
         engine.on_change = self._changed
@@ -578,14 +578,11 @@ class Daemon:
             generations.page,
             self.store,
             str(project["root"]),
-            self._clip,
+            self._clips,
             limit=limit,
             before=request.query.get("before"),
         )
         return web.json_response(listed.model_dump(mode="json"))
-
-    def _clip(self, job: Job) -> ClipOut:
-        return ClipOut(kept=False)
 
     async def preview(self, request: web.Request) -> web.StreamResponse:
         job = self._job(request)

@@ -8,7 +8,41 @@ from typing import Any
 from companion.daemon.gif_preview import has_preview_source
 from companion.daemon.schema import ClipOut, GenerationList, GenerationOut, OutputOut
 from companion.jobs.lifecycle import FINAL, State
+from companion.media.errors import MediaError
+from companion.media.probe import probe
 from companion.store import Job, Store
+from companion.store.clips import ClipStore
+
+
+class ClipInfo:
+    """What the Generations panel shows of each kept clip; probed once per clip."""
+
+    def __init__(self, clips: ClipStore | None) -> None:
+        self.clips = clips
+        self._seen: dict[str, ClipOut] = {}
+
+    def __call__(self, job: Job) -> ClipOut:
+        path = self.clips.kept(job.id) if self.clips is not None else None
+        if path is None:
+            self._seen.pop(job.id, None)
+            return ClipOut(kept=False)
+        known = self._seen.get(job.id)
+        if known is not None:
+            return known
+        try:
+            info = probe(path)
+        except MediaError:
+            return ClipOut(kept=True, bytes=path.stat().st_size)
+        out = ClipOut(
+            kept=True,
+            bytes=path.stat().st_size,
+            duration_seconds=info.duration,
+            width=info.width,
+            height=info.height,
+        )
+        self._seen[job.id] = out
+        return out
+
 
 KINDS = {"animation": "animate", "recut": "recut", "variation": "variation"}
 
