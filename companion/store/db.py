@@ -365,6 +365,13 @@ class Store:
         row = self._db.execute("SELECT * FROM written_files WHERE path = ?", (path,)).fetchone()
         return None if row is None else WrittenFile(**dict(row))
 
+    def written_by(self, job_id: str) -> list[WrittenFile]:
+        """The files a job wrote that no later writer has taken over."""
+        rows = self._read.execute(
+            "SELECT * FROM written_files WHERE job_id = ? ORDER BY path", (job_id,)
+        ).fetchall()
+        return [WrittenFile(**dict(r)) for r in rows]
+
     def record_written(self, path: str, sha256: str, job_id: str, name: str) -> None:
         with self._tx() as db:
             db.execute(
