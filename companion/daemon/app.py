@@ -22,6 +22,7 @@ from companion.api.schema.images import sniff_image_type
 from companion.api.transport import RetryPolicy
 from companion.daemon import bodies, generations
 from companion.daemon.events import CLOSED, Broker
+from companion.daemon.generation_routes import GenerationRoutes
 from companion.daemon.gif_preview import has_preview_source, preview_gif
 from companion.daemon.limits import request_limits
 from companion.daemon.openapi import daemon_openapi
@@ -32,7 +33,6 @@ from companion.daemon.roots import expand, root_refusal
 from companion.daemon.schema import (
     AnimateIn,
     BooksOut,
-    ClipOut,
     JobList,
     JobOut,
     OutputOut,
@@ -91,6 +91,7 @@ class Daemon:
         # Whether the service answers; set by the server before start (None: assume so).
         self.reach: Reach | None = None
         self.link_codes = LinkCodes()
+        self._clips = generations.ClipInfo(engine.clips)
         self.stable_seconds = 0.5
         self._loop: asyncio.AbstractEventLoop | None = None
         engine.on_change = self._changed
@@ -259,6 +260,7 @@ class Daemon:
             ("GET", "/api/v1/events", self.events),
             ("GET", "/api/v1/jobs/{job_id}/preview.gif", self.preview),
             ("GET", "/api/v1/generations", self.generations),
+            *GenerationRoutes(self).routes(),
             ("POST", "/api/v1/status-link", status_link),
             ("GET", "/", page),
         ]
@@ -512,6 +514,37 @@ class Daemon:
     async def quote(self, request: web.Request) -> web.Response:
         try:
             body = await self._body(request, AnimateIn)
+        except _Bad as bad:
+            return bad.response()
+        reply = await self.quote_reply(body)
+        return reply if isinstance(reply, web.Response) else web.json_response(reply)
+
+    async def animate(self, request: web.Request) -> web.Response:
+        try:
+            body = await self._body(request, AnimateIn)
+        except _Bad as bad:
+            return bad.response()
+        return await self.submit_animate(body)
+
+    # What the generation routes use of the daemon.
+
+    async def parse(
+        self, request: web.Request, model: type[Model], limit: int = MAX_BODY
+    ) -> Model | web.Response:
+        try:
+            return await self._body(request, model, limit)
+        except _Bad as bad:
+            return bad.response()
+
+    async def digest(self, body: AnimateIn) -> str | web.Response:
+        try:
+            return (await self._priced(body))[3]
+        except _Bad as bad:
+            return bad.response()
+
+    async def quote_reply(self, body: AnimateIn) -> dict[str, Any] | web.Response:
+        """What POST /quote answers for body."""
+        try:
             job_request, name, _, digest = await self._priced(body)
         except _Bad as bad:
             return bad.response()
@@ -519,14 +552,30 @@ class Daemon:
         if away is not None:
             return away
         credits = await self.engine.quote(job_request, name)
-        return web.json_response(QuoteOut(credits=credits, quote_id=digest).model_dump())
+        return QuoteOut(credits=credits, quote_id=digest).model_dump()
 
-    async def animate(self, request: web.Request) -> web.Response:
+    def changed(self, job: Job) -> None:
+        self._changed(job)
+
+    def job_out(self, job: Job) -> JobOut:
+        return self._job_out(job)
+
+    def inside(self, root: Path, relative: str) -> Path | None:
+        return _inside(root, relative)
+
+    def engine_refusal(self, engine: str, root: Path, target: Path) -> str | None:
+        return _engine_refusal(engine, root, target)
+
+    async def submit_animate(
+        self, body: AnimateIn, extra: dict[str, Any] | None = None
+    ) -> web.Response:
+        """A paid job for body; refused (409 STALE_QUOTE, nothing spent) when its quote
+        id priced something else."""
         try:
-            body = await self._body(request, AnimateIn)
             job_request, name, target, digest = await self._priced(body)
         except _Bad as bad:
             return bad.response()
+        job_request.update(extra or {})
         if body.quote_id is not None and body.quote_id != digest:
             return error(
                 409,
@@ -585,14 +634,11 @@ class Daemon:
             generations.page,
             self.store,
             str(project["root"]),
-            self._clip,
+            self._clips,
             limit=limit,
             before=request.query.get("before"),
         )
         return web.json_response(listed.model_dump(mode="json"))
-
-    def _clip(self, job: Job) -> ClipOut:
-        return ClipOut(kept=False)
 
     async def preview(self, request: web.Request) -> web.StreamResponse:
         job = self._job(request)

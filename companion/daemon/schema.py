@@ -161,6 +161,42 @@ class GenerationOut(Reply):
     outputs: list[OutputOut] = Field(default_factory=list)
 
 
+class RecutIn(Request):
+    export: ExportOptions = Field(default_factory=ExportOptions)
+    selection: Selection = Field(default_factory=Selection)
+    name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+    target_folder: str | None = Field(
+        default=None, max_length=1024, description="relative to the project root"
+    )
+    replace: bool = False
+
+
+class ImportIn(Request):
+    name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+    target_folder: str | None = Field(default=None, max_length=1024)
+
+
+class ContactSheetIn(Request):
+    times: list[float] = Field(min_length=1, max_length=12, description="seconds into the clip")
+
+
+class AgainIn(Request):
+    quote_only: bool = False
+    quote_id: str | None = Field(default=None, max_length=128)
+    seed: int | None = Field(
+        default=None, ge=0, le=2**32 - 1, description="the seed the quote_only reply chose"
+    )
+
+
+class VariationsIn(Request):
+    count: int = Field(ge=2, le=8)
+    quote_only: bool = False
+    quote_id: str | None = Field(default=None, max_length=128)
+    seeds: list[int] | None = Field(
+        default=None, description="the seeds the quote_only reply chose, sent back"
+    )
+
+
 class GenerationList(Reply):
     data: list[GenerationOut]
     next: str | None = Field(description="give as before= for the next page; null at the end")

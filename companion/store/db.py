@@ -403,6 +403,11 @@ class Store:
         rows = self._rows("SELECT * FROM written_files WHERE path = ?", (path,))
         return WrittenFile(**dict(rows[0])) if rows else None
 
+    def written_by(self, job_id: str) -> list[WrittenFile]:
+        """The files a job wrote that no later writer has taken over."""
+        rows = self._rows("SELECT * FROM written_files WHERE job_id = ? ORDER BY path", (job_id,))
+        return [WrittenFile(**dict(r)) for r in rows]
+
     def record_written(self, path: str, sha256: str, job_id: str, name: str) -> None:
         with self._tx() as db:
             db.execute(
