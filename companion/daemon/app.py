@@ -46,7 +46,7 @@ from companion.install.tree import InstallError
 from companion.install.unity import check_target
 from companion.jobs.engine import Engine
 from companion.jobs.lifecycle import FINAL, State
-from companion.jobs.wanted import INSTALL_FORMATS
+from companion.jobs.request import JobRequest
 from companion.media.export import safe_name
 from companion.store import Job
 from companion.store.account import TeamUnavailable
@@ -122,7 +122,7 @@ class Daemon:
         self.watchers[project["root"]] = watcher
         await watcher.start(self.store.jobs())
 
-    def _submit_drop(self, request: dict[str, Any], name: str, target: Path, priority: str) -> Job:
+    def _submit_drop(self, request: JobRequest, name: str, target: Path, priority: str) -> Job:
         """Record a watched drop's job; thread-safe (the watcher queues it afterwards)."""
         return self.engine.submit(
             request, name=name, target_dir=target, priority=0 if priority == "editor" else 1
@@ -219,7 +219,7 @@ class Daemon:
             remote_id=job.remote_id,
             target_dir=job.target_dir,
             error=job.error,
-            resource=job.request.get("resource"),
+            resource=job.resource,
             created_at=job.created_at,
             updated_at=job.updated_at,
             outputs=outputs,
@@ -443,7 +443,7 @@ class Daemon:
         resolved = str(expand(root).resolve())
         return next((p for p in self.store.projects() if p["root"] == resolved), None)
 
-    async def _request(self, body: AnimateIn) -> tuple[dict[str, Any], str, Path]:
+    async def _request(self, body: AnimateIn) -> tuple[JobRequest, str, Path]:
         project = self._project(body.project_root)
         if project is None:
             raise _Bad(
@@ -467,17 +467,14 @@ class Daemon:
         if refusal:
             raise _Bad(400, "INVALID", f"target_folder: {refusal}")
         name = body.name or safe_name(image.stem)
-        request = {
-            "image": str(image),
-            "prompt": body.prompt,
-            "video": body.video.model_dump(mode="json"),
-            "export": body.export.model_dump(mode="json"),
-            "selection": body.selection.model_dump(mode="json"),
-            "install": Placement(engine, root, target).to_json(),
-            # Only what was asked for lands in the project (not the video a one-click
-            # task always returns), as on the command line.
-            INSTALL_FORMATS: [f.value for f in body.export.formats],
-        }
+        request = JobRequest.animation(
+            image=image,
+            prompt=body.prompt,
+            video=body.video,
+            export=body.export,
+            selection=body.selection,
+            placement=Placement(engine, root, target),
+        )
         return request, name, target
 
     def _store_inline(self, text: str) -> Path:
