@@ -28,7 +28,8 @@ from companion.store import Job, Store
 
 
 class JobKind(StrEnum):
-    ANIMATION = "animation"
+    ANIMATION = "animation"  # paid: a still (and options) sent to the service
+    RECUT = "recut"  # free: a kept clip of an earlier job exported again here
 
 
 class Install(BaseModel):
@@ -66,6 +67,9 @@ class JobRequest(BaseModel):
     drop_source: str | None = None
     drop_hash: str | None = None
     drop_note: str | None = None
+    # Lineage: the job a re-cut or "again" came from, or the one these are variations of.
+    parent: str | None = None
+    variation_of: str | None = None
 
     @classmethod
     def animation(
@@ -82,14 +86,55 @@ class JobRequest(BaseModel):
         origin: str | None = None,
     ) -> JobRequest:
         """The one way a still-to-animation job is described, whoever asks for it."""
-        return cls(
-            kind=JobKind.ANIMATION,
+        return cls._asked(
+            JobKind.ANIMATION,
+            export,
+            selection,
+            placement,
             origin=origin,
             image=str(image),
             last_frame=str(last_frame) if last_frame else None,
             references=[str(p) for p in references],
             prompt=prompt,
             video=video.model_dump(mode="json", exclude_none=True),
+        )
+
+    @classmethod
+    def recut(
+        cls,
+        source: JobRequest,
+        *,
+        parent: str,
+        export: ExportOptions,
+        selection: Selection,
+        placement: Placement,
+    ) -> JobRequest:
+        """A free re-cut of parent's kept clip with another export: the source's picture,
+        prompt and video stay (they describe the clip), nothing is sent to the service."""
+        return cls._asked(
+            JobKind.RECUT,
+            export,
+            selection,
+            placement,
+            image=source.image,
+            prompt=source.prompt,
+            video=source.video,
+            parent=parent,
+        )
+
+    @classmethod
+    def _asked(
+        cls,
+        kind: JobKind,
+        export: ExportOptions,
+        selection: Selection,
+        placement: Placement | None,
+        **fields: Any,
+    ) -> JobRequest:
+        """What every kind shares: the export and selection as the service reads them,
+        only the formats asked for installed, and the project they go into."""
+        return cls(
+            kind=kind,
             export=export.model_dump(mode="json"),
             selection=selection.model_dump(mode="json"),
             install_formats=[f.value for f in export.formats],  # nothing unasked lands
@@ -98,7 +143,12 @@ class JobRequest(BaseModel):
                 if placement is not None
                 else None
             ),
+            **fields,
         )
+
+    def descended(self, lineage: Mapping[str, str]) -> JobRequest:
+        """This request marked as coming from another job (parent, variation_of)."""
+        return JobRequest.model_validate({**self.stored(), **lineage})
 
     @classmethod
     def of(cls, stored: JobRequest | Mapping[str, Any]) -> JobRequest:

@@ -101,14 +101,16 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE jobs ADD COLUMN remote_status TEXT;
     ALTER TABLE jobs ADD COLUMN unknown_outputs TEXT;
     ALTER TABLE jobs ADD COLUMN resource TEXT;
+    ALTER TABLE jobs ADD COLUMN clip_asset TEXT;
     UPDATE jobs SET
         resolved = json_extract(request, '$.resolved'),
         sent = CASE WHEN json_extract(request, '$.sent') THEN 1 ELSE 0 END,
         remote_status = json_extract(request, '$.remote_status'),
         unknown_outputs = json_extract(request, '$.unknown_outputs'),
         resource = json_extract(request, '$.resource'),
+        clip_asset = json_extract(request, '$.clip_asset'),
         request = json_remove(request, '$.resolved', '$.sent', '$.remote_status',
-            '$.unknown_outputs', '$.resource')
+            '$.unknown_outputs', '$.resource', '$.clip_asset')
     """,
 )
 
@@ -141,6 +143,7 @@ class Job:
     remote_status: str | None = None  # the task's final status
     unknown_outputs: list[str] | None = None  # formats returned that are not known here
     resource: str | None = None  # the engine's playable resource, once installed
+    clip_asset: str | None = None  # the task's generated video, kept for free re-cuts
 
 
 @dataclass
@@ -299,6 +302,7 @@ class Store:
             "remote_status",
             "unknown_outputs",
             "resource",
+            "clip_asset",
         }
         unknown = set(fields) - allowed
         if unknown:
@@ -393,6 +397,13 @@ class Store:
     def written_file(self, path: str) -> WrittenFile | None:
         row = self._db.execute("SELECT * FROM written_files WHERE path = ?", (path,)).fetchone()
         return None if row is None else WrittenFile(**dict(row))
+
+    def written_by(self, job_id: str) -> list[WrittenFile]:
+        """The files a job wrote that no later writer has taken over."""
+        rows = self._read.execute(
+            "SELECT * FROM written_files WHERE job_id = ? ORDER BY path", (job_id,)
+        ).fetchall()
+        return [WrittenFile(**dict(r)) for r in rows]
 
     def record_written(self, path: str, sha256: str, job_id: str, name: str) -> None:
         with self._tx() as db:
