@@ -32,6 +32,7 @@ from companion.daemon.reach import Reach, unreachable
 from companion.daemon.roots import expand, root_refusal
 from companion.daemon.schema import (
     AnimateIn,
+    BooksOut,
     JobList,
     JobOut,
     OutputOut,
@@ -52,6 +53,7 @@ from companion.jobs.wanted import INSTALL_FORMATS
 from companion.media.export import safe_name
 from companion.store import Job
 from companion.store.account import TeamUnavailable
+from companion.store.books import disagreement, store_books
 
 log = logging.getLogger("companion.daemon")
 Model = TypeVar("Model", bound=BaseModel)
@@ -351,7 +353,12 @@ class Daemon:
             if self.reach is not None and unreachable(exc):
                 self.reach.lost(exc)
             return {}
-        return {"tier": str(account.plan.code), "balance": balance.available}
+        ledger = await asyncio.to_thread(store_books, self.store, balance.available)
+        books = BooksOut(
+            disagreement=disagreement(ledger.get("drift"), ledger.get("drift_since")),
+            **{k: v for k, v in ledger.items() if k in BooksOut.model_fields},
+        )
+        return {"tier": str(account.plan.code), "balance": balance.available, "books": books}
 
     def _away(self) -> web.Response | None:
         """A prompt answer, instead of a long wait, while the service is known away."""

@@ -232,6 +232,23 @@ class RequestLimits(Reply):
     )
 
 
+class BooksOut(Reply):
+    held: int = Field(description="credits held at the service by jobs not settled yet")
+    spent_today: int
+    spent_month: int
+    released_today: int = Field(description="holds given back (cancels) and refunds today")
+    released_month: int
+    drift: int | None = Field(
+        default=None,
+        description="how far the service's balance moved beyond what the books account "
+        "for, at the last change (0 or null: they agree)",
+    )
+    drift_since: str | None = None
+    disagreement: str | None = Field(
+        default=None, description="the sentence saying the books and the service disagree"
+    )
+
+
 class StatusOut(Reply):
     version: str
     api: str = API_VERSION
@@ -249,6 +266,9 @@ class StatusOut(Reply):
     )
     next_try: float | None = Field(
         default=None, description="when the daemon looks for the service again (Unix time)"
+    )
+    books: BooksOut | None = Field(
+        default=None, description="the local books against the service's balance"
     )
 
 
