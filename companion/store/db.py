@@ -410,9 +410,7 @@ class Store:
 
     def written_named(self, name: str) -> list[WrittenFile]:
         """Every file the companion wrote for an animation of this name, anywhere."""
-        rows = self._read.execute(
-            "SELECT * FROM written_files WHERE name = ? ORDER BY path", (name,)
-        ).fetchall()
+        rows = self._rows("SELECT * FROM written_files WHERE name = ? ORDER BY path", (name,))
         return [WrittenFile(**dict(r)) for r in rows]
 
     def forget_written(self, path: str) -> None:
