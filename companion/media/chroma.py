@@ -100,7 +100,7 @@ def _mix(
     b: npt.NDArray[np.float32],
 ) -> npt.NDArray[np.float32]:
     """weights[0] * r + weights[1] * g + weights[2] * b, in that order, one buffer reused."""
-    total = np.multiply(r, weights[0])
+    total: npt.NDArray[np.float32] = np.multiply(r, weights[0])
     part = np.multiply(g, weights[1])
     total += part
     np.multiply(b, weights[2], out=part)
