@@ -22,6 +22,9 @@ _CR = np.array([0.5, -0.418688, -0.081312], dtype=np.float32)
 _CBCR_TO_RGB = np.array([[0.0, 1.402], [-0.344136, -0.714136], [1.772, 0.0]], dtype=np.float32)
 
 
+BAND_ROWS = 64
+
+
 def parse_hex_colour(text: str) -> tuple[int, int, int]:
     value = text.strip().lstrip("#")
     if len(value) != 6:
@@ -48,6 +51,16 @@ class ChromaKeyer:
         self._outer = outer * length
 
     def apply(self, rgba: RGBA) -> RGBA:
+        # In bands of rows: the arithmetic is per pixel, so the result is the same, and
+        # the float scratch stays a few hundred KB whatever the frame size.
+        if rgba.shape[0] <= BAND_ROWS:
+            return self._apply(rgba)
+        out = np.empty(rgba.shape, dtype=np.uint8)
+        for top in range(0, rgba.shape[0], BAND_ROWS):
+            out[top : top + BAND_ROWS] = self._apply(rgba[top : top + BAND_ROWS])
+        return out
+
+    def _apply(self, rgba: RGBA) -> RGBA:
         # The whole frame takes only the distance test, computed in place channel by
         # channel; a pixel is kept when its distance is beyond the inner threshold.
         r, g, b = (rgba[..., c].astype(np.float32) for c in range(3))
