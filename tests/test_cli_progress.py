@@ -17,7 +17,8 @@ import pytest
 
 from companion.media.demo_art import draw_character
 from companion.sandbox import SandboxThread
-from tests.cli_helpers import companion, environment
+from tests.cli_helpers import companion, environment, tasks
+from tests.http_helpers import Api
 
 pytestmark = pytest.mark.slow
 
@@ -68,6 +69,12 @@ def test_a_terminal_gets_a_progress_bar_for_generation_and_downloads(
     assert "generating (" in stderr and "downloading hero.gif" in stderr
     assert " of " in stderr and "kB" in stderr  # bytes of a download
     assert "━" not in stdout
+    # `assets download` draws one for its file too.
+    asset = tasks(Api(sandbox.base_url))[0]["outputs"][0]["id"]
+    target = tmp_path / "asset.bin"
+    code, stdout, stderr = on_a_terminal(env, "assets", "download", asset, "--out", str(target))
+    assert code == 0, stderr
+    assert "downloading asset.bin" in stderr and "━" in stderr and target.exists()
 
 
 def test_a_pipe_or_json_gets_plain_lines(

@@ -145,6 +145,7 @@ def test_the_dock_does_its_job_in_a_real_editor(
         "down_ready": str(tmp_path / "down-ready"),
         "down_go": str(tmp_path / "down-go"),
         "other_image": "res://art/coin.png",
+        "lite_model": "sandbox-motion-lite",
         "command": str(companion_command(tmp_path)),
     }
     (tmp_path / "plan.json").write_text(json.dumps(plan))
@@ -232,6 +233,22 @@ def test_the_dock_does_its_job_in_a_real_editor(
     assert seen["starting_message"].startswith("Starting the daemon"), seen
     assert seen["restarted_status"].startswith("Live · balance"), seen
     assert not seen["restarted_start_visible"] and seen["started_pid"] > 0, seen
+
+    # Advanced options per model, from the daemon's live listing (the sandbox's two models).
+    assert seen["advanced_visible"] and len(seen["model_ids"]) == 2, seen
+    full, lite = seen["per_model"][seen["default_model"]], seen["per_model"]["sandbox-motion-lite"]
+    assert full["last_frame"] and full["negative_prompt"] and full["transparency"], full
+    assert full["references"] == "References: 0 of 8" and full["styles"], full
+    assert full["seconds"] == [1, 10] and full["resolutions"] > 2, full
+    # The lite model takes no last frame, negative prompt, style or transparency.
+    assert not lite["last_frame"] and not lite["negative_prompt"], lite
+    assert not lite["styles"] and not lite["transparency"], lite
+    assert lite["references"] == "References: 0 of 2" and lite["seconds"] == [1, 4], lite
+    assert lite["resolutions"] == 3, lite  # "model default", 360p, 480p
+    quoted = seen["lite_quote"]
+    assert quoted["credits"] > 0 and quoted["message"].startswith("This will cost"), quoted
+    assert quoted["video"]["model"] == "sandbox-motion-lite" and quoted["video"]["seed"] == 42
+    assert seen["model_change_dropped"], seen
 
     # The picture chosen is shown; the latest result plays in the dock.
     assert seen["picture_size"] == [128, 128], seen

@@ -23,18 +23,30 @@ def _print_model(model: BaseModel) -> None:
 
 
 def cmd_credits(args: argparse.Namespace) -> int:
-    from companion.cli.books import books
+    from companion.cli.books import books, disagreement
 
     async def job(client: Client, endpoint: Endpoint, settings: Settings) -> int:
         balance = (await client.get_credit_balance()).available
-        spend = books(settings)
+        spend = books(settings, balance)
         if args.json:
             print(json.dumps({"available": balance, "service": endpoint.label, **spend}))
             return 0
         print(f"available: {balance} credits on {endpoint.label}")
-        print(f"spent today: {spend['today']}, this month: {spend['month']}")
+        print(
+            f"spent today: {spend['spent_today']}, this month: {spend['spent_month']}; "
+            f"held by running jobs: {spend['held']}; released or refunded today: "
+            f"{spend['released_today']}, this month: {spend['released_month']}"
+        )
+        warning = disagreement(spend.get("drift"), spend.get("drift_since"))
+        if warning:
+            print(warning)
         for row in spend["jobs"]:
-            print(f"  {row['job'][:8]}  {row['state']:<18} {row['credits']:>6}  {row['name']}")
+            moved = f"spent {row['spent']}"
+            if row["held"]:
+                moved += f", held {row['held']}"
+            if row["released"] or row["refunded"]:
+                moved += f", released {row['released'] + row['refunded']}"
+            print(f"  {row['job'][:8]}  {row['state']:<18} {moved:<28} {row['name']}")
         return 0
 
     return with_service(job)
@@ -103,9 +115,18 @@ def _writable_file(path: Path, flag: str) -> None:
 def cmd_asset_download(args: argparse.Namespace) -> int:
     _writable_file(args.out, "--out")
 
+    from companion.cli.progress import reporter
+
     async def job(client: Client, endpoint: Endpoint, settings: Settings) -> int:
         asset = await client.get_asset(args.asset_id)
-        path = await client.download_asset(asset, args.out)
+        shown = reporter()
+        client.downloader.on_bytes = lambda name, done, total: shown.update(
+            f"downloading {name}", done / total if total else 1.0, done, total
+        )
+        try:
+            path = await client.download_asset(asset, args.out)
+        finally:
+            shown.close()
         print(f"{path} ({path.stat().st_size:,} bytes)")
         return 0
 

@@ -20,16 +20,19 @@ from companion.api.errors import ApiStatusError, CompanionApiError
 from companion.api.schema.base import first_error
 from companion.api.schema.images import sniff_image_type
 from companion.api.transport import RetryPolicy
-from companion.daemon import bodies
+from companion.daemon import bodies, generations
 from companion.daemon.events import CLOSED, Broker
+from companion.daemon.generation_routes import GenerationRoutes
 from companion.daemon.gif_preview import has_preview_source, preview_gif
 from companion.daemon.limits import request_limits
 from companion.daemon.openapi import daemon_openapi
 from companion.daemon.page import CODES, TOKEN, LinkCodes, page, status_link
+from companion.daemon.quotes import quote_id
 from companion.daemon.reach import Reach, unreachable
 from companion.daemon.roots import expand, root_refusal
 from companion.daemon.schema import (
     AnimateIn,
+    BooksOut,
     JobList,
     JobOut,
     OutputOut,
@@ -50,6 +53,7 @@ from companion.jobs.wanted import INSTALL_FORMATS
 from companion.media.export import safe_name
 from companion.store import Job
 from companion.store.account import TeamUnavailable
+from companion.store.books import disagreement, store_books
 
 log = logging.getLogger("companion.daemon")
 Model = TypeVar("Model", bound=BaseModel)
@@ -87,6 +91,7 @@ class Daemon:
         # Whether the service answers; set by the server before start (None: assume so).
         self.reach: Reach | None = None
         self.link_codes = LinkCodes()
+        self._clips = generations.ClipInfo(engine.clips)
         self.stable_seconds = 0.5
         self._loop: asyncio.AbstractEventLoop | None = None
         engine.on_change = self._changed
@@ -218,7 +223,7 @@ class Daemon:
             quote=job.quote,
             remote_id=job.remote_id,
             target_dir=job.target_dir,
-            error=job.error,
+            error=job.error or "",
             resource=job.request.get("resource"),
             created_at=job.created_at,
             updated_at=job.updated_at,
@@ -254,6 +259,8 @@ class Daemon:
             ("POST", "/api/v1/jobs/{job_id}/approve", self.approve_job),
             ("GET", "/api/v1/events", self.events),
             ("GET", "/api/v1/jobs/{job_id}/preview.gif", self.preview),
+            ("GET", "/api/v1/generations", self.generations),
+            *GenerationRoutes(self).routes(),
             ("POST", "/api/v1/status-link", status_link),
             ("GET", "/", page),
         ]
@@ -346,7 +353,12 @@ class Daemon:
             if self.reach is not None and unreachable(exc):
                 self.reach.lost(exc)
             return {}
-        return {"tier": str(account.plan.code), "balance": balance.available}
+        ledger = await asyncio.to_thread(store_books, self.store, balance.available)
+        books = BooksOut(
+            disagreement=disagreement(ledger.get("drift"), ledger.get("drift_since")),
+            **{k: v for k, v in ledger.items() if k in BooksOut.model_fields},
+        )
+        return {"tier": str(account.plan.code), "balance": balance.available, "books": books}
 
     def _away(self) -> web.Response | None:
         """A prompt answer, instead of a long wait, while the service is known away."""
@@ -443,6 +455,12 @@ class Daemon:
         resolved = str(expand(root).resolve())
         return next((p for p in self.store.projects() if p["root"] == resolved), None)
 
+    async def _priced(self, body: AnimateIn) -> tuple[dict[str, Any], str, Path, str]:
+        """The job request, and the quote id of exactly this body."""
+        job_request, name, target = await self._request(body)
+        digest = await asyncio.to_thread(quote_id, body, Path(job_request["image"]))
+        return job_request, name, target, digest
+
     async def _request(self, body: AnimateIn) -> tuple[dict[str, Any], str, Path]:
         project = self._project(body.project_root)
         if project is None:
@@ -496,21 +514,75 @@ class Daemon:
     async def quote(self, request: web.Request) -> web.Response:
         try:
             body = await self._body(request, AnimateIn)
-            job_request, name, _ = await self._request(body)
+        except _Bad as bad:
+            return bad.response()
+        reply = await self.quote_reply(body)
+        return reply if isinstance(reply, web.Response) else web.json_response(reply)
+
+    async def animate(self, request: web.Request) -> web.Response:
+        try:
+            body = await self._body(request, AnimateIn)
+        except _Bad as bad:
+            return bad.response()
+        return await self.submit_animate(body)
+
+    # What the generation routes use of the daemon.
+
+    async def parse(
+        self, request: web.Request, model: type[Model], limit: int = MAX_BODY
+    ) -> Model | web.Response:
+        try:
+            return await self._body(request, model, limit)
+        except _Bad as bad:
+            return bad.response()
+
+    async def digest(self, body: AnimateIn) -> str | web.Response:
+        try:
+            return (await self._priced(body))[3]
+        except _Bad as bad:
+            return bad.response()
+
+    async def quote_reply(self, body: AnimateIn) -> dict[str, Any] | web.Response:
+        """What POST /quote answers for body."""
+        try:
+            job_request, name, _, digest = await self._priced(body)
         except _Bad as bad:
             return bad.response()
         away = self._away()
         if away is not None:
             return away
         credits = await self.engine.quote(job_request, name)
-        return web.json_response(QuoteOut(credits=credits).model_dump())
+        return QuoteOut(credits=credits, quote_id=digest).model_dump()
 
-    async def animate(self, request: web.Request) -> web.Response:
+    def changed(self, job: Job) -> None:
+        self._changed(job)
+
+    def job_out(self, job: Job) -> JobOut:
+        return self._job_out(job)
+
+    def inside(self, root: Path, relative: str) -> Path | None:
+        return _inside(root, relative)
+
+    def engine_refusal(self, engine: str, root: Path, target: Path) -> str | None:
+        return _engine_refusal(engine, root, target)
+
+    async def submit_animate(
+        self, body: AnimateIn, extra: dict[str, Any] | None = None
+    ) -> web.Response:
+        """A paid job for body; refused (409 STALE_QUOTE, nothing spent) when its quote
+        id priced something else."""
         try:
-            body = await self._body(request, AnimateIn)
-            job_request, name, target = await self._request(body)
+            job_request, name, target, digest = await self._priced(body)
         except _Bad as bad:
             return bad.response()
+        job_request.update(extra or {})
+        if body.quote_id is not None and body.quote_id != digest:
+            return error(
+                409,
+                "STALE_QUOTE",
+                "quote_id: the settings or the image changed since that quote; quote again "
+                "(nothing was spent)",
+            )
         job = self.engine.submit(job_request, name=name, target_dir=target, priority=0)
         self.enqueue(job)
         self._changed(job)
@@ -541,6 +613,32 @@ class Daemon:
         job = self.engine.approve(job.id)
         self.enqueue(job)
         return web.json_response(self._job_out(job).model_dump(mode="json"))
+
+    async def generations(self, request: web.Request) -> web.Response:
+        """A project's jobs, newest first, as the Generations panel lists them."""
+        given = request.query.get("project", "")
+        project = (
+            self._project(given)
+            if given and "\x00" not in given and expand(given).is_absolute()
+            else None
+        )
+        if project is None:
+            return error(400, "INVALID", "project: give a registered project's root folder")
+        try:
+            limit = int(request.query.get("limit", "50"))
+        except ValueError:
+            limit = 0
+        if not 1 <= limit <= 500:
+            return error(400, "INVALID", "limit: a whole number from 1 to 500")
+        listed = await asyncio.to_thread(
+            generations.page,
+            self.store,
+            str(project["root"]),
+            self._clips,
+            limit=limit,
+            before=request.query.get("before"),
+        )
+        return web.json_response(listed.model_dump(mode="json"))
 
     async def preview(self, request: web.Request) -> web.StreamResponse:
         job = self._job(request)

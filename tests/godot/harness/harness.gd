@@ -126,6 +126,33 @@ func _run() -> void:
 	out["finishes"] = finishes.map(func(job: Dictionary) -> String: return job["state"])
 	out["scans_at_end"] = dock.scans
 
+	# Advanced options follow the chosen model, from the daemon's model listing.
+	var advanced: Node = dock._advanced
+	await _until(func() -> bool: return advanced.models.size() >= 2, 10)
+	var toggle: CheckButton = dock.find_child("AdvancedToggle", true, false)
+	toggle.button_pressed = true
+	out["advanced_visible"] = advanced.visible  # the toggle shows it (the tab is not open)
+	out["model_ids"] = advanced.models.keys()
+	out["default_model"] = advanced.default_model
+	out["per_model"] = {}
+	for id in advanced.models:
+		_choose(advanced._model, id)
+		out["per_model"][id] = _advanced_rows()
+	# A model with a fixed seed, quoted: the request names both; a model change drops it.
+	_choose(advanced._model, plan["lite_model"])
+	advanced._fixed_seed.button_pressed = true
+	advanced._seed.value = 42
+	dock._seconds.value = 2
+	dock._prompt.text = "idle"
+	await _quote()
+	out["lite_quote"] = {
+		"message": dock._message.text,
+		"credits": dock.quoted_credits,
+		"video": dock.request_body()["video"],
+	}
+	_choose(advanced._model, advanced.default_model)
+	out["model_change_dropped"] = dock.quoted_credits == -1 and dock._animate_button.disabled
+
 	# The daemon stops; Refresh tells the user how to start it.
 	FileAccess.open(plan["down_ready"], FileAccess.WRITE).store_string("ready")
 	await _until(func() -> bool: return FileAccess.file_exists(plan["down_go"]), 30)
@@ -221,6 +248,29 @@ func _job(approve: bool, burst: bool) -> Dictionary:
 	seen["message"] = dock._message.text
 	seen["finishes"] = finishes.size() - before
 	return seen
+
+
+## Picks an item of a model list as a user does (select, then the selection signal).
+func _choose(options: OptionButton, id: String) -> void:
+	for index in options.item_count:
+		if options.get_item_metadata(index) == id:
+			options.select(index)
+			options.item_selected.emit(index)
+
+
+func _advanced_rows() -> Dictionary:
+	var advanced: Node = dock._advanced
+	return {
+		"last_frame": advanced._last_frame_row.visible,
+		"negative_prompt": advanced._negative_row.visible,
+		"references": advanced._references_label.text if advanced._references_row.visible else "",
+		"seed": advanced._seed_row.visible,
+		"styles": advanced._style_row.visible,
+		"style_items": advanced._style.item_count,
+		"resolutions": advanced._resolution.item_count,
+		"transparency": advanced._transparency_row.visible,
+		"seconds": [dock._seconds.min_value, dock._seconds.max_value],
+	}
 
 
 func _quote() -> void:

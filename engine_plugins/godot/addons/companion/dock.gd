@@ -33,6 +33,8 @@ var launched_pid := -1
 var _polling := false
 var _start_deadline := 0
 var _format_boxes := {}
+## Seconds as the daemon's limits allow them, before the model's own durations narrow it.
+var _seconds_range := Vector2.ZERO
 
 @onready var _status_label: Label = %StatusLabel
 @onready var _start_button: Button = %StartButton
@@ -55,6 +57,7 @@ var _format_boxes := {}
 @onready var _poll_timer: Timer = %PollTimer
 @onready var _scan_timer: Timer = %ScanTimer
 @onready var _reconnect_timer: Timer = %ReconnectTimer
+@onready var _advanced: VBoxContainer = %Advanced
 
 
 func _ready() -> void:
@@ -91,6 +94,9 @@ func _wire() -> void:
 	_poll_timer.timeout.connect(_poll_job)
 	_scan_timer.timeout.connect(_scan_now)
 	_reconnect_timer.timeout.connect(_reconnect)
+	%AdvancedToggle.toggled.connect(func(on: bool) -> void: _advanced.visible = on)
+	_advanced.changed.connect(_changed)
+	_advanced.durations_changed.connect(_model_durations)
 
 
 ## Any change of what would be sent drops the quote: the price shown is always the
@@ -143,6 +149,21 @@ func apply_limits(limits: Dictionary) -> void:
 	_limit(_seconds, null if shortest == null else float(shortest) + _seconds.step,
 		seconds.get("max"))
 	max_frames = int(limits.get("frame_count", {}).get("max", 0))
+	_seconds_range = Vector2(_seconds.min_value, _seconds.max_value)
+	_model_durations(_advanced.caps().get("durations", {}))
+
+
+## The chosen model's own durations narrow the daemon's bounds on Seconds.
+func _model_durations(bounds: Dictionary) -> void:
+	if _seconds_range == Vector2.ZERO:
+		return  # the daemon's limits are not known yet: the box stays locked
+	var low := _seconds_range.x
+	var high := _seconds_range.y
+	if bounds.get("min") != null:
+		low = maxf(low, float(bounds["min"]))
+	if bounds.get("max") != null:
+		high = minf(high, float(bounds["max"]))
+	_limit(_seconds, low, maxf(low, high))
 	_show_frames()
 
 
@@ -197,6 +218,9 @@ func refresh() -> void:
 		_status_label.text = "%s · service not answering: work waits for it" % mode
 	if typeof(status.get("limits")) == TYPE_DICTIONARY:
 		apply_limits(status["limits"])
+	var listed: Dictionary = await client.call_api(HTTPClient.METHOD_GET, "/api/v1/models")
+	if listed["ok"]:
+		_advanced.set_models(listed["data"])
 	if _message.text == DaemonClient.NOT_RUNNING or _message.text == _starting_text():
 		_say("")  # only the daemon's absence is over; a job's last word stays
 
@@ -267,7 +291,7 @@ func request_body() -> Dictionary:
 	for format_name in OPTIONAL_FORMATS:
 		if _format_boxes[format_name].button_pressed:
 			formats.append(format_name)
-	return {
+	var body := {
 		"project_root": project_root(),
 		"image_path": image_path.trim_prefix("res://"),
 		"prompt": _prompt.text.strip_edges(),
@@ -279,6 +303,8 @@ func request_body() -> Dictionary:
 			"output_formats": formats,
 		},
 	}
+	_advanced.apply_to(body)
+	return body
 
 
 ## The folder a path names with every link followed, so two spellings of one folder

@@ -1,0 +1,223 @@
+"""Issue 19, daemon side: quotes bound to their settings, job errors never null, and a
+project's generations listed newest first across daemon restarts."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.media.demo_art import draw_character
+from companion.store.clips import ClipStore
+from tests.cli_helpers import tasks
+from tests.conftest import TEST_KEY
+from tests.daemon_helpers import DaemonThread
+from tests.http_helpers import Api
+from tests.test_daemon import call
+
+
+def godot_project(daemon: DaemonThread, tmp_path: Path) -> Path:
+    project = tmp_path / "game"
+    (project / "art").mkdir(parents=True)
+    (project / "project.godot").write_text("config_version=5\n")
+    draw_character(64).save(project / "art" / "hero.png")
+    reply = call(daemon, "POST", "/api/v1/projects", {"root": str(project), "engine": "godot"})
+    assert reply.status == 201, reply.body
+    return project
+
+
+def body(project: Path, prompt: str = "idle", **extra: Any) -> dict[str, Any]:
+    return {
+        "project_root": str(project),
+        "image_path": "art/hero.png",
+        "prompt": prompt,
+        "video": {"duration_seconds": 1, "resolution": "360p"},
+        "export": {
+            "frame_count": 4,
+            "output_width": 64,
+            "output_height": 64,
+            "output_formats": ["spritesheet", "spritesheet_json", "godot_pack"],
+        },
+        **extra,
+    }
+
+
+def wait_final(daemon: DaemonThread, job_id: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        job: dict[str, Any] = call(daemon, "GET", f"/api/v1/jobs/{job_id}").json
+        if job["state"] in ("done", "failed", "cancelled"):
+            return job
+        time.sleep(0.1)
+    raise AssertionError(f"job {job_id} did not finish")
+
+
+def test_a_stale_quote_is_refused_and_nothing_is_spent(make_sandbox, tmp_path: Path) -> None:
+    sandbox = make_sandbox(task_seconds=0.3)
+    api = Api(sandbox.base_url, key=TEST_KEY)
+    daemon = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
+    try:
+        project = godot_project(daemon, tmp_path)
+        quote = call(daemon, "POST", "/api/v1/quote", body(project)).json
+        assert quote["credits"] > 0 and quote["quote_id"]
+        # The same body quotes the same id; any change (prompt, image bytes) another one.
+        assert (
+            call(daemon, "POST", "/api/v1/quote", body(project)).json["quote_id"]
+            == (quote["quote_id"])
+        )
+        before = api.get("/credits/balance").json["available"]
+        stale = call(
+            daemon, "POST", "/api/v1/animate", body(project, "run", quote_id=quote["quote_id"])
+        )
+        assert stale.status == 409 and stale.error["code"] == "STALE_QUOTE", stale.body
+        draw_character(48).resize((64, 64)).save(project / "art" / "hero.png")
+        stale = call(daemon, "POST", "/api/v1/animate", body(project, quote_id=quote["quote_id"]))
+        assert stale.status == 409 and stale.error["code"] == "STALE_QUOTE"
+        assert call(daemon, "GET", "/api/v1/jobs").json["data"] == []
+        assert api.get("/credits/balance").json["available"] == before
+        fresh = call(daemon, "POST", "/api/v1/quote", body(project)).json["quote_id"]
+        assert fresh != quote["quote_id"]
+        accepted = call(daemon, "POST", "/api/v1/animate", body(project, quote_id=fresh))
+        assert accepted.status == 202, accepted.body
+        assert accepted.json["error"] == ""  # never null: the dock printed "<null>"
+        cancelled = call(daemon, "POST", f"/api/v1/jobs/{accepted.json['id']}/cancel").json
+        assert isinstance(cancelled["error"], str)
+    finally:
+        daemon.stop()
+
+
+def test_generations_newest_first_across_a_restart(make_sandbox, tmp_path: Path) -> None:
+    sandbox = make_sandbox(task_seconds=0.2)
+    home = tmp_path / "home"
+    daemon = DaemonThread(home, sandbox.base_url, TEST_KEY).start()
+    try:
+        project = godot_project(daemon, tmp_path)
+        ids = []
+        for prompt, seed in (("idle", 11), ("walk", 12)):
+            sent = body(project, prompt, name=prompt)
+            sent["video"]["seed"] = seed
+            ids.append(call(daemon, "POST", "/api/v1/animate", sent).json["id"])
+            assert wait_final(daemon, ids[-1])["state"] == "done"
+    finally:
+        daemon.stop()
+    daemon = DaemonThread(home, sandbox.base_url, TEST_KEY).start()
+    try:
+        listed = call(daemon, "GET", f"/api/v1/generations?project={project}").json
+        assert [g["id"] for g in listed["data"]] == ids[::-1] and listed["next"] is None
+        walk = listed["data"][0]
+        assert walk["kind"] == "animate" and walk["parent"] is None and walk["error"] == ""
+        assert (walk["prompt"], walk["seed"], walk["state"]) == ("walk", 12, "done")
+        assert walk["cost_credits"] > 0 and walk["finished_at"]
+        assert walk["resource"] == "res://animations/walk.tres"
+        assert walk["settings"]["export"]["frame_count"] == 4
+        assert walk["preview_gif"] == f"/api/v1/jobs/{walk['id']}/preview.gif"
+        # The paid video is kept for free re-cuts, though the project did not ask for it.
+        clip = walk["clip"]
+        assert clip["kept"] and clip["bytes"] == (home / "clips" / f"{ids[1]}.mp4").stat().st_size
+        assert clip["duration_seconds"] > 0 and clip["width"] > 0
+        first = call(daemon, "GET", f"/api/v1/generations?project={project}&limit=1").json
+        assert [g["id"] for g in first["data"]] == [ids[1]] and first["next"] == ids[1]
+        rest = call(
+            daemon, "GET", f"/api/v1/generations?project={project}&limit=1&before={ids[1]}"
+        ).json
+        assert [g["id"] for g in rest["data"]] == [ids[0]] and rest["next"] is None
+        other = call(daemon, "GET", f"/api/v1/generations?project={tmp_path}")
+        assert other.status == 400 and "project" in other.error["message"]
+    finally:
+        daemon.stop()
+
+
+def frames_in(sheet_json: Path) -> int:
+    return len(json.loads(sheet_json.read_text())["frames"])
+
+
+@pytest.mark.slow
+def test_generation_actions_recut_free_again_variations(make_sandbox, tmp_path: Path) -> None:
+    sandbox = make_sandbox(task_seconds=0.2)
+    api = Api(sandbox.base_url, key=TEST_KEY)
+    home = tmp_path / "home"
+    daemon = DaemonThread(home, sandbox.base_url, TEST_KEY).start()
+    try:
+        project = godot_project(daemon, tmp_path)
+        first = call(daemon, "POST", "/api/v1/animate", body(project)).json["id"]
+        assert wait_final(daemon, first)["state"] == "done"
+        made = project / "animations"
+        assert frames_in(made / "hero.json") == 4
+        base = f"/api/v1/generations/{first}"
+        balance = api.get("/credits/balance").json["available"]
+        remote = len(tasks(api))
+
+        # A re-cut: other frames and size from the kept clip, into the same name.
+        recut = call(daemon, "POST", f"{base}/recut", {
+            "export": {"fps": 6, "output_width": 96, "output_height": 96,
+                       "output_formats": ["spritesheet", "spritesheet_json", "godot_pack"]},
+            "selection": {"mode": "range", "start_seconds": 0.0, "duration_seconds": 0.5},
+        })  # fmt: skip
+        assert recut.status == 202, recut.body
+        done = wait_final(daemon, recut.json["id"])
+        assert done["state"] == "done", done
+        assert frames_in(made / "hero.json") == 3  # 0.5 s at 6 fps
+        assert 'path="res://animations/hero.png"' in (made / "hero.tres").read_text()
+        assert api.get("/credits/balance").json["available"] == balance
+        assert len(tasks(api)) == remote
+        listed = call(daemon, "GET", f"/api/v1/generations?project={project}").json["data"]
+        assert (listed[0]["kind"], listed[0]["parent"], listed[0]["cost_credits"]) == (
+            "recut",
+            first,
+            0,
+        )
+
+        sheet = call(daemon, "POST", f"{base}/contact_sheet", {"times": [0.1, 0.5, 0.9]}).json
+        assert [c["index"] for c in sheet["cells"]] == [0, 1, 2]
+        png = call(daemon, "GET", sheet["image"])
+        assert png.status == 200 and png.body[:8] == b"\x89PNG\r\n\x1a\n"
+        assert call(daemon, "GET", f"{base}/reveal").json["path"] == str(made)
+
+        # Again: the quote names a new seed; a stale id or seed is refused, spending nothing.
+        quote = call(daemon, "POST", f"{base}/again", {"quote_only": True}).json
+        assert quote["credits"] > 0 and quote["settings"]["video"]["seed"] == quote["seed"]
+        other_seed = (quote["seed"] + 1) % 2**31
+        wrong = call(
+            daemon, "POST", f"{base}/again", {"quote_id": quote["quote_id"], "seed": other_seed}
+        )
+        assert wrong.status == 409 and wrong.error["code"] == "STALE_QUOTE"
+        assert api.get("/credits/balance").json["available"] == balance
+        again = call(daemon, "POST", f"{base}/again",
+                     {"quote_id": quote["quote_id"], "seed": quote["seed"]})  # fmt: skip
+        assert again.status == 202, again.body
+        assert wait_final(daemon, again.json["id"])["state"] == "done"
+
+        # Variations: the total first, then one job per seed quoted.
+        offer = call(daemon, "POST", f"{base}/variations", {"count": 2, "quote_only": True}).json
+        assert offer["credits_total"] == 2 * offer["credits_each"] > 0
+        assert len(set(offer["seeds"])) == 2
+        chosen = {"count": 2, "quote_id": offer["quote_id"], "seeds": offer["seeds"]}
+        started = call(daemon, "POST", f"{base}/variations", chosen)
+        assert started.status == 202, started.body
+        assert sorted(j["name"] for j in started.json["data"]) == ["hero_v1", "hero_v2"]
+        for job in started.json["data"]:
+            assert wait_final(daemon, job["id"])["state"] == "done"
+        listed = call(daemon, "GET", f"/api/v1/generations?project={project}").json["data"]
+        kinds = [(g["kind"], g["parent"], g["seed"]) for g in listed[:3]]
+        assert sorted(kinds[:2], key=lambda k: k[2]) == [
+            ("variation", first, s) for s in sorted(offer["seeds"])
+        ]
+        assert kinds[2] == ("animate", first, quote["seed"])
+
+        # Removing a generation's files takes only the companion's own, unchanged ones.
+        last = listed[2]["id"]  # the one generated again, into hero
+        (made / "hero.json").write_text((made / "hero.json").read_text() + " ")
+        removed = call(daemon, "POST", f"/api/v1/generations/{last}/remove_files").json
+        assert str(made / "hero.png") in removed["removed"] and not (made / "hero.png").exists()
+        assert [k["path"] for k in removed["kept"]] == [str(made / "hero.json")]
+
+        # A clip evicted from the store: a re-cut says so, and what to do.
+        ClipStore(home / "clips", 0).evict()
+        gone = call(daemon, "POST", f"{base}/recut", {"export": {"frame_count": 2}})
+        assert gone.status == 410 and gone.error["code"] == "CLIP_GONE"
+        assert "no longer kept" in gone.error["message"] and "again" in gone.error["message"]
+    finally:
+        daemon.stop()
