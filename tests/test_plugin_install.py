@@ -310,7 +310,7 @@ def test_a_repository_download_holds_only_what_belongs() -> None:
 @pytest.mark.slow
 def test_a_wheel_carries_both_plugins(tmp_path: Path) -> None:
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
          "-w", str(tmp_path), str(REPO)],
         check=True, capture_output=True, timeout=240,
     )  # fmt: skip
