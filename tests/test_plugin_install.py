@@ -326,3 +326,12 @@ def test_a_wheel_carries_both_plugins(tmp_path: Path) -> None:
         "companion/engine_plugins/unity/Samples~/Pictures/hero.png",
     ):
         assert name in names, name
+
+
+def test_every_plugin_says_the_packages_version() -> None:
+    """The handshake compares these with the daemon's version: they must be the package's."""
+    cfg = (source("godot") / "plugin.cfg").read_text()
+    assert f'version="{__version__}"' in cfg
+    client = (source("unity") / "Editor" / "DaemonClient.cs").read_text()
+    assert f'public const string PluginVersion = "{__version__}";' in client
+    assert json.loads((source("unity") / "package.json").read_text())["version"] == __version__

@@ -1,22 +1,30 @@
 """`companion plugin install godot` and the Asset Library zip, held to a real headless
 Godot 4: the editor opens with the Animate dock and no ERROR line after an install and an
 update over an older version, opens clean after uninstall, and the packed zip unpacked
-into another fresh project gives the same. Three editor starts in all."""
+into another fresh project gives the same; there, against a daemon of another version,
+the dock shows the command that fixes it and the daemon logs the plugin's version. Three
+editor starts in all."""
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from companion import __version__
+from companion.daemon import app
 from companion.install.editor_plugins import install
+from companion.sandbox import SandboxThread
+from tests.conftest import TEST_KEY
+from tests.daemon_helpers import DaemonThread
 from tests.real_godot import Godot, real_godot  # noqa: F401  (the fixture)
 from tests.test_plugin_install import older_addon
 
@@ -78,6 +86,9 @@ def open_editor(godot: Godot, project: Path, home: Path) -> dict[str, Any]:
 
 def test_install_update_uninstall_and_the_zip_in_a_real_editor(
     real_godot: Godot,  # noqa: F811
+    make_sandbox: Callable[..., SandboxThread],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
     tmp_path: Path,
 ) -> None:
     home = tmp_path / "home"
@@ -87,13 +98,14 @@ def test_install_update_uninstall_and_the_zip_in_a_real_editor(
     updated = companion(home, "plugin", "install", "godot", str(game))
     assert f"0.0.9 -> {__version__}" in updated.stdout
     assert not (game / "addons/companion/retired.gd").exists()
-    assert open_editor(real_godot, game, home) == {"dock": True, "version": __version__}
+    seen = open_editor(real_godot, game, home)
+    assert seen == {"dock": True, "version": __version__, "status": "Daemon: not running"}
 
     # The editor made files beside ours (.uid, .import); uninstall takes them too.
     companion(home, "plugin", "uninstall", "godot", str(game))
     assert not (game / "addons" / "companion").exists()
     assert (game / "project.godot").read_text().count("companion/plugin.cfg") == 0
-    assert open_editor(real_godot, game, home) == {"dock": False, "version": ""}
+    assert open_editor(real_godot, game, home) == {"dock": False, "version": "", "status": ""}
 
     # The Asset Library zip unpacked into another fresh project, enabled as a user does in
     # Project Settings > Plugins (which writes this same line).
@@ -107,4 +119,23 @@ def test_install_update_uninstall_and_the_zip_in_a_real_editor(
             'plugin.cfg")', 'plugin.cfg", "res://addons/companion/plugin.cfg")'
         )
     )
-    assert open_editor(real_godot, other, home) == {"dock": True, "version": __version__}
+    # A daemon of another version runs: the dock says so with the one command that fixes
+    # it, and the daemon logs which plugin version talks to it.
+    sandbox = make_sandbox()
+    monkeypatch.setattr(app, "__version__", "9.9.9")
+    daemon = DaemonThread(home, sandbox.base_url, TEST_KEY).start()
+    try:
+        with caplog.at_level(logging.WARNING, logger="companion.daemon"):
+            seen = open_editor(real_godot, other, home)
+    finally:
+        daemon.stop()
+    assert seen["dock"] and seen["version"] == __version__, seen
+    fix = f'companion plugin install godot "{other.resolve()}"'
+    assert seen["status"].splitlines()[1:] == [
+        f"companion 9.9.9, this addon {__version__}: run  {fix}"
+    ], seen
+    told = [r.getMessage() for r in caplog.records if "plugin" in r.getMessage()]
+    assert told == [
+        f"the godot plugin {__version__} talks to companion 9.9.9; update it in its project "
+        "with: companion plugin install godot PROJECT"
+    ]

@@ -1,6 +1,6 @@
 @tool
 extends EditorPlugin
-## Writes {"dock", "version"} to COMPANION_PROBE_OUT once the Animate dock is found (or
+## Writes {"dock", "version", "status"} to COMPANION_PROBE_OUT once the Animate dock is found (or
 ## surely absent) and quits the editor: one editor start answers whether an installed
 ## addon loaded.
 
@@ -23,11 +23,23 @@ func _probe(out_file: String) -> void:
 		if found:
 			break
 		await get_tree().process_frame
+	# What the dock says once it has asked the daemon (or found it not running).
+	var status := ""
+	if found:
+		var dock: Node = null
+		for node in EditorInterface.get_base_control().find_children("Animate", "", true, false):
+			if node.has_method("quote"):
+				dock = node
+		for attempt in 600:
+			status = dock._status_label.text
+			if "·" in status or "not running" in status:
+				break
+			await get_tree().process_frame
 	var version := ""
 	var cfg := ConfigFile.new()
 	if installed and cfg.load("res://addons/companion/plugin.cfg") == OK:
 		version = str(cfg.get_value("plugin", "version", ""))
 	var file := FileAccess.open(out_file, FileAccess.WRITE)
-	file.store_string(JSON.stringify({"dock": found, "version": version}))
+	file.store_string(JSON.stringify({"dock": found, "version": version, "status": status}))
 	file.close()
 	get_tree().quit(0)
