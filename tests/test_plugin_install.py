@@ -79,6 +79,7 @@ def older_addon(tmp_path: Path) -> Path:
     return old
 
 
+@pytest.mark.slow
 def test_godot_install_update_and_uninstall_keep_the_users_settings_and_files(
     tmp_path: Path,
 ) -> None:
