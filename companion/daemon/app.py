@@ -23,6 +23,7 @@ from companion.api.schema.images import sniff_image_type
 from companion.api.transport import RetryPolicy
 from companion.daemon import bodies, generations
 from companion.daemon.events import CLOSED, Broker
+from companion.daemon.generation_routes import GenerationRoutes
 from companion.daemon.gif_preview import has_preview_source, preview_gif
 from companion.daemon.limits import request_limits
 from companion.daemon.openapi import daemon_openapi
@@ -32,7 +33,7 @@ from companion.daemon.reach import Reach, unreachable
 from companion.daemon.roots import expand, root_refusal
 from companion.daemon.schema import (
     AnimateIn,
-    ClipOut,
+    BooksOut,
     JobList,
     JobOut,
     OutputOut,
@@ -49,10 +50,11 @@ from companion.install.tree import InstallError
 from companion.install.unity import check_target
 from companion.jobs.engine import Engine
 from companion.jobs.lifecycle import FINAL, State
-from companion.jobs.wanted import INSTALL_FORMATS
+from companion.jobs.request import JobRequest
 from companion.media.export import safe_name
 from companion.store import Job
 from companion.store.account import TeamUnavailable
+from companion.store.books import disagreement, store_books
 
 log = logging.getLogger("companion.daemon")
 Model = TypeVar("Model", bound=BaseModel)
@@ -91,6 +93,7 @@ class Daemon:
         # Whether the service answers; set by the server before start (None: assume so).
         self.reach: Reach | None = None
         self.link_codes = LinkCodes()
+        self._clips = generations.ClipInfo(engine.clips)
         self.stable_seconds = 0.5
         self._loop: asyncio.AbstractEventLoop | None = None
         engine.on_change = self._changed
@@ -126,7 +129,7 @@ class Daemon:
         self.watchers[project["root"]] = watcher
         await watcher.start(self.store.jobs())
 
-    def _submit_drop(self, request: dict[str, Any], name: str, target: Path, priority: str) -> Job:
+    def _submit_drop(self, request: JobRequest, name: str, target: Path, priority: str) -> Job:
         """Record a watched drop's job; thread-safe (the watcher queues it afterwards)."""
         return self.engine.submit(
             request, name=name, target_dir=target, priority=0 if priority == "editor" else 1
@@ -223,7 +226,7 @@ class Daemon:
             remote_id=job.remote_id,
             target_dir=job.target_dir,
             error=job.error or "",
-            resource=job.request.get("resource"),
+            resource=job.resource,
             created_at=job.created_at,
             updated_at=job.updated_at,
             outputs=outputs,
@@ -259,6 +262,7 @@ class Daemon:
             ("GET", "/api/v1/events", self.events),
             ("GET", "/api/v1/jobs/{job_id}/preview.gif", self.preview),
             ("GET", "/api/v1/generations", self.generations),
+            *GenerationRoutes(self).routes(),
             ("POST", "/api/v1/status-link", status_link),
             ("GET", "/", page),
         ]
@@ -370,7 +374,12 @@ class Daemon:
             if self.reach is not None and unreachable(exc):
                 self.reach.lost(exc)
             return {}
-        return {"tier": str(account.plan.code), "balance": balance.available}
+        ledger = await asyncio.to_thread(store_books, self.store, balance.available)
+        books = BooksOut(
+            disagreement=disagreement(ledger.get("drift"), ledger.get("drift_since")),
+            **{k: v for k, v in ledger.items() if k in BooksOut.model_fields},
+        )
+        return {"tier": str(account.plan.code), "balance": balance.available, "books": books}
 
     def _away(self) -> web.Response | None:
         """A prompt answer, instead of a long wait, while the service is known away."""
@@ -467,13 +476,13 @@ class Daemon:
         resolved = str(expand(root).resolve())
         return next((p for p in self.store.projects() if p["root"] == resolved), None)
 
-    async def _priced(self, body: AnimateIn) -> tuple[dict[str, Any], str, Path, str]:
+    async def _priced(self, body: AnimateIn) -> tuple[JobRequest, str, Path, str]:
         """The job request, and the quote id of exactly this body."""
         job_request, name, target = await self._request(body)
-        digest = await asyncio.to_thread(quote_id, body, Path(job_request["image"]))
+        digest = await asyncio.to_thread(quote_id, body, Path(job_request.image))
         return job_request, name, target, digest
 
-    async def _request(self, body: AnimateIn) -> tuple[dict[str, Any], str, Path]:
+    async def _request(self, body: AnimateIn) -> tuple[JobRequest, str, Path]:
         project = self._project(body.project_root)
         if project is None:
             raise _Bad(
@@ -497,17 +506,14 @@ class Daemon:
         if refusal:
             raise _Bad(400, "INVALID", f"target_folder: {refusal}")
         name = body.name or safe_name(image.stem)
-        request = {
-            "image": str(image),
-            "prompt": body.prompt,
-            "video": body.video.model_dump(mode="json"),
-            "export": body.export.model_dump(mode="json"),
-            "selection": body.selection.model_dump(mode="json"),
-            "install": Placement(engine, root, target).to_json(),
-            # Only what was asked for lands in the project (not the video a one-click
-            # task always returns), as on the command line.
-            INSTALL_FORMATS: [f.value for f in body.export.formats],
-        }
+        request = JobRequest.animation(
+            image=image,
+            prompt=body.prompt,
+            video=body.video,
+            export=body.export,
+            selection=body.selection,
+            placement=Placement(engine, root, target),
+        )
         return request, name, target
 
     def _store_inline(self, text: str) -> Path:
@@ -526,6 +532,37 @@ class Daemon:
     async def quote(self, request: web.Request) -> web.Response:
         try:
             body = await self._body(request, AnimateIn)
+        except _Bad as bad:
+            return bad.response()
+        reply = await self.quote_reply(body)
+        return reply if isinstance(reply, web.Response) else web.json_response(reply)
+
+    async def animate(self, request: web.Request) -> web.Response:
+        try:
+            body = await self._body(request, AnimateIn)
+        except _Bad as bad:
+            return bad.response()
+        return await self.submit_animate(body)
+
+    # What the generation routes use of the daemon.
+
+    async def parse(
+        self, request: web.Request, model: type[Model], limit: int = MAX_BODY
+    ) -> Model | web.Response:
+        try:
+            return await self._body(request, model, limit)
+        except _Bad as bad:
+            return bad.response()
+
+    async def digest(self, body: AnimateIn) -> str | web.Response:
+        try:
+            return (await self._priced(body))[3]
+        except _Bad as bad:
+            return bad.response()
+
+    async def quote_reply(self, body: AnimateIn) -> dict[str, Any] | web.Response:
+        """What POST /quote answers for body."""
+        try:
             job_request, name, _, digest = await self._priced(body)
         except _Bad as bad:
             return bad.response()
@@ -533,14 +570,30 @@ class Daemon:
         if away is not None:
             return away
         credits = await self.engine.quote(job_request, name)
-        return web.json_response(QuoteOut(credits=credits, quote_id=digest).model_dump())
+        return QuoteOut(credits=credits, quote_id=digest).model_dump()
 
-    async def animate(self, request: web.Request) -> web.Response:
+    def changed(self, job: Job) -> None:
+        self._changed(job)
+
+    def job_out(self, job: Job) -> JobOut:
+        return self._job_out(job)
+
+    def inside(self, root: Path, relative: str) -> Path | None:
+        return _inside(root, relative)
+
+    def engine_refusal(self, engine: str, root: Path, target: Path) -> str | None:
+        return _engine_refusal(engine, root, target)
+
+    async def submit_animate(
+        self, body: AnimateIn, lineage: dict[str, str] | None = None
+    ) -> web.Response:
+        """A paid job for body; refused (409 STALE_QUOTE, nothing spent) when its quote
+        id priced something else."""
         try:
-            body = await self._body(request, AnimateIn)
             job_request, name, target, digest = await self._priced(body)
         except _Bad as bad:
             return bad.response()
+        job_request = job_request.descended(lineage or {})
         if body.quote_id is not None and body.quote_id != digest:
             return error(
                 409,
@@ -599,14 +652,11 @@ class Daemon:
             generations.page,
             self.store,
             str(project["root"]),
-            self._clip,
+            self._clips,
             limit=limit,
             before=request.query.get("before"),
         )
         return web.json_response(listed.model_dump(mode="json"))
-
-    def _clip(self, job: Job) -> ClipOut:
-        return ClipOut(kept=False)
 
     async def preview(self, request: web.Request) -> web.StreamResponse:
         job = self._job(request)

@@ -8,7 +8,41 @@ from typing import Any
 from companion.daemon.gif_preview import has_preview_source
 from companion.daemon.schema import ClipOut, GenerationList, GenerationOut, OutputOut
 from companion.jobs.lifecycle import FINAL, State
+from companion.media.errors import MediaError
+from companion.media.probe import probe
 from companion.store import Job, Store
+from companion.store.clips import ClipStore
+
+
+class ClipInfo:
+    """What the Generations panel shows of each kept clip; probed once per clip."""
+
+    def __init__(self, clips: ClipStore | None) -> None:
+        self.clips = clips
+        self._seen: dict[str, ClipOut] = {}
+
+    def __call__(self, job: Job) -> ClipOut:
+        path = self.clips.kept(job.id) if self.clips is not None else None
+        if path is None:
+            self._seen.pop(job.id, None)
+            return ClipOut(kept=False)
+        known = self._seen.get(job.id)
+        if known is not None:
+            return known
+        try:
+            info = probe(path)
+        except MediaError:
+            return ClipOut(kept=True, bytes=path.stat().st_size)
+        out = ClipOut(
+            kept=True,
+            bytes=path.stat().st_size,
+            duration_seconds=info.duration,
+            width=info.width,
+            height=info.height,
+        )
+        self._seen[job.id] = out
+        return out
+
 
 KINDS = {"animation": "animate", "recut": "recut", "variation": "variation"}
 
@@ -30,14 +64,14 @@ def generation(store: Store, job: Job, clip: ClipOut) -> GenerationOut:
     seed = video.get("seed")
     return GenerationOut(
         id=job.id,
-        kind=KINDS.get(job.kind, "animate"),
-        parent=job.request.get("parent"),
+        kind="variation" if job.request.get("variation_of") else KINDS.get(job.kind, "animate"),
+        parent=job.request.get("parent") or job.request.get("variation_of"),
         state=job.state,
         error=job.error or "",
         name=job.name,
         project=project_of(job),
         target_dir=job.target_dir,
-        resource=job.request.get("resource"),
+        resource=job.resource,
         prompt=str(job.request.get("prompt") or ""),
         negative_prompt=video.get("negative_prompt"),
         seed=seed if isinstance(seed, int) else None,
@@ -53,7 +87,17 @@ def generation(store: Store, job: Job, clip: ClipOut) -> GenerationOut:
 
 
 # What fills the form again; the rest of a request is the daemon's own bookkeeping.
-SETTINGS = ("image", "prompt", "video", "export", "selection", "install", "parent", "source")
+SETTINGS = (
+    "variation_of",
+    "image",
+    "prompt",
+    "video",
+    "export",
+    "selection",
+    "install",
+    "parent",
+    "source",
+)
 
 
 def page(
