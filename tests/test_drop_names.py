@@ -75,9 +75,7 @@ def test_drops_named_in_any_language_all_end_done_once(
 
         def finished() -> bool:
             jobs = call(running, "GET", "/api/v1/jobs").json["data"]
-            return len(jobs) == len(STEMS) and all(
-                j["state"] in ("done", "failed") for j in jobs
-            )
+            return len(jobs) == len(STEMS) and all(j["state"] in ("done", "failed") for j in jobs)
 
         wait_until(finished, running, seconds=120)
         jobs = call(running, "GET", "/api/v1/jobs").json["data"]
