@@ -234,6 +234,18 @@ def test_the_dock_does_its_job_in_a_real_editor(
     assert seen["restarted_status"].startswith("Live · balance"), seen
     assert not seen["restarted_start_visible"] and seen["started_pid"] > 0, seen
 
+    # Generations: this project's three jobs, newest first, from the restarted daemon; the
+    # one that is done plays when selected.
+    listed = seen["generations"]
+    assert seen["listed_after_restart"], seen
+    assert [g["state"] for g in listed] == ["failed", "cancelled", "done"], listed
+    assert [g["id"] for g in listed] == [j["id"] for j in jobs], (listed, jobs)
+    assert seen["generations_summary"].startswith("3 generations"), seen
+    cells = seen["generations_cells"]
+    assert cells[2][1:4] == ["done", "hero", str(int(main["job"]["quote"]))], cells
+    shown = seen["generation_preview"]
+    assert shown["frames"] == 16 and shown["shown"] >= 3 and shown["reveal_enabled"], shown
+
     # Advanced options per model, from the daemon's live listing (the sandbox's two models).
     assert seen["advanced_visible"] and len(seen["model_ids"]) == 2, seen
     full, lite = seen["per_model"][seen["default_model"]], seen["per_model"]["sandbox-motion-lite"]

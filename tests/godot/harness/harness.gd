@@ -163,6 +163,8 @@ func _run() -> void:
 	out["down_status"] = dock._status_label.text
 	out["down_message"] = dock._message.text
 	out["start_visible"] = dock._start_button.visible
+	var generations := _find("Generations", "select_row")
+	var listings_before: int = generations.listings
 	# Start daemon runs the command from the editor settings; the dock connects by itself.
 	EditorInterface.get_editor_settings().set_setting("companion/daemon/command", plan["command"])
 	_press(dock._start_button)
@@ -171,6 +173,26 @@ func _run() -> void:
 	out["started_pid"] = dock.launched_pid
 	out["restarted_status"] = dock._status_label.text
 	out["restarted_start_visible"] = dock._start_button.visible
+	# The Generations tab lists this project's jobs again from the restarted daemon.
+	await _until(func() -> bool: return generations.listings > listings_before, 20)
+	out["listed_after_restart"] = generations.listings > listings_before
+	out["generations"] = generations.rows.map(func(row: Dictionary) -> Dictionary:
+		return {"state": row.get("state"), "name": row.get("name"), "id": row.get("id")})
+	out["generations_summary"] = generations._summary.text
+	var root: TreeItem = generations._list.get_root()
+	out["generations_cells"] = root.get_children().map(func(item: TreeItem) -> Array:
+		return range(generations.COLUMNS.size()).map(func(c: int) -> String: return item.get_text(c)))
+	var done_index := -1
+	for index in generations.rows.size():
+		if generations.rows[index].get("state") == "done":
+			done_index = index
+	generations.select_row(done_index)
+	await _until(func() -> bool: return generations._preview.shown >= 3, 10)
+	out["generation_preview"] = {
+		"frames": generations._preview.frame_count(),
+		"shown": generations._preview.shown,
+		"reveal_enabled": not generations._reveal_button.disabled,
+	}
 	_done("")
 
 
@@ -298,6 +320,13 @@ func _until(condition: Callable, seconds: float) -> bool:
 			return false
 		await get_tree().process_frame
 	return true
+
+
+func _find(node_name: String, method: String) -> Node:
+	for node in EditorInterface.get_base_control().find_children(node_name, "", true, false):
+		if node.has_method(method):
+			return node
+	return null
 
 
 func _find_dock() -> Node:

@@ -6,6 +6,8 @@ extends HBoxContainer
 
 ## Emitted once per job, when it reaches done, failed or cancelled.
 signal finished(job: Dictionary)
+## Emitted each time the daemon answers after it did not (and on the first answer).
+signal connected
 
 const DaemonClient := preload("res://addons/companion/daemon_client.gd")
 const IMAGE_EXTENSIONS := ["png", "jpg", "jpeg", "webp"]
@@ -206,6 +208,7 @@ func refresh() -> void:
 		if _reconnect_timer.is_stopped():
 			_reconnect_timer.start()
 		return
+	var was_down := _start_button.visible or not _seconds.editable
 	_start_button.visible = false
 	_reconnect_timer.stop()
 	started_pid = -1
@@ -223,6 +226,28 @@ func refresh() -> void:
 		_advanced.set_models(listed["data"])
 	if _message.text == DaemonClient.NOT_RUNNING or _message.text == _starting_text():
 		_say("")  # only the daemon's absence is over; a job's last word stays
+	if was_down:
+		connected.emit()
+
+
+## Fills the form from a generation's request (its settings as the daemon kept them).
+func apply_settings(settings: Dictionary) -> void:
+	var export: Dictionary = settings.get("export", {})
+	var video: Dictionary = settings.get("video", {})
+	if settings.has("prompt"):
+		_prompt.text = String(settings["prompt"])
+	if export.get("output_width") != null:
+		_width.value = float(export["output_width"])
+	if export.get("output_height") != null:
+		_height.value = float(export["output_height"])
+	if video.get("duration_seconds") != null:
+		_seconds.value = float(video["duration_seconds"])
+	if video.get("model") != null:
+		_advanced.select_model(String(video["model"]))
+	if settings.get("image_path") != null:
+		set_image("res://" + String(settings["image_path"]))
+	drop_quote()
+	_say("The settings of that generation are in the form: press Quote for its price.")
 
 
 ## Starts the daemon with the command from the editor settings; the reconnect timer
