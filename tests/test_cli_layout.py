@@ -121,10 +121,12 @@ def test_readme_is_self_contained_and_tells_the_sandbox_motion() -> None:
 
     root = PACKAGE.parent
     readme = (root / "README.md").read_text()
-    assert "../shared" not in readme and "shared/spec" not in readme
+    pages = [readme, *(page.read_text() for page in (root / "docs").glob("*.md"))]
+    assert not [page for page in pages if "../shared" in page or "shared/spec" in page]
     for linked in ("docs/service.md", "docs/openapi.json"):
         assert linked in readme and (root / linked).exists()
-    motion = readme[readme.index("**Motion.**") : readme.index("**Models and inputs.**")]
+    sandbox = (root / "docs" / "sandbox.md").read_text()
+    motion = sandbox[sandbox.index("**Motion.**") : sandbox.index("**Models and inputs.**")]
     assert "whole input picture" in motion
     for words in KEYWORDS.values():
         for word in words:

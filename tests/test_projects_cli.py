@@ -40,8 +40,6 @@ def test_add_list_remove_through_the_daemon(
     home = tmp_path / "home"
     env = environment(sandbox.base_url, home)
     game = godot_project(tmp_path / "game")
-    stopped = projects(env, "add", str(game), "--engine", "godot")
-    assert stopped.returncode == 1 and "the daemon is not running" in stopped.stderr
     assert json.loads(projects(env, "list", "--json").stdout) == {"data": []}
     daemon = DaemonThread(home, sandbox.base_url, TEST_KEY).start()
     try:
@@ -100,3 +98,43 @@ def test_a_project_added_to_config_yaml_is_taken_while_the_daemon_runs(
         assert "listed in" in removed.stdout and "config.yaml" in removed.stdout
     finally:
         daemon.stop()
+
+
+def test_add_and_remove_with_the_daemon_stopped(
+    make_sandbox: Callable[..., SandboxThread], tmp_path: Path
+) -> None:
+    sandbox = make_sandbox()
+    home = tmp_path / "home"
+    env = environment(sandbox.base_url, home)
+    game = godot_project(tmp_path / "game")
+    added = projects(
+        env, "add", str(game), "--engine", "godot", "--inbox", "drop",
+        "--defaults", '{"prompt": "idle", "export": {"frame_count": 8}}',
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    assert "the daemon serves it when it starts" in added.stdout
+    # Registering again changes only what is given; defaults merge one level deep.
+    again = projects(env, "add", str(game), "--defaults", '{"prompt": "walk"}')
+    assert again.returncode == 0, again.stderr
+    listed = json.loads(projects(env, "list", "--json").stdout)["data"]
+    assert [(p["engine"], p["inbox"], p["defaults"]) for p in listed] == [
+        ("godot", "drop", {"prompt": "walk", "export": {"frame_count": 8}})
+    ]
+    # The same checks as the daemon's: a folder that is no Godot project, an inbox outside.
+    plain = tmp_path / "not-a-game"
+    plain.mkdir()
+    refused = projects(env, "add", str(plain), "--engine", "godot")
+    assert refused.returncode == 2 and "is not a Godot project" in refused.stderr
+    outside = projects(env, "add", str(game), "--inbox", "../elsewhere")
+    assert outside.returncode == 2 and "inbox" in outside.stderr
+    # The daemon started afterwards serves and watches it.
+    daemon = DaemonThread(home, sandbox.base_url, TEST_KEY).start()
+    try:
+        assert daemon.daemon is not None and str(game.resolve()) in daemon.daemon.watchers
+    finally:
+        daemon.stop()
+    removed = projects(env, "remove", str(game))
+    assert removed.returncode == 0, removed.stderr
+    assert json.loads(projects(env, "list", "--json").stdout) == {"data": []}
+    gone = projects(env, "remove", str(game))
+    assert gone.returncode == 2 and "is not a registered project" in gone.stderr

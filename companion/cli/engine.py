@@ -13,6 +13,7 @@ from companion.jobs.team import open_account
 from companion.settings.config import Settings
 from companion.settings.endpoint import Endpoint
 from companion.store import Job, Store
+from companion.store.clips import ClipStore
 
 
 @asynccontextmanager
@@ -36,4 +37,5 @@ async def open_engine(
             on_change=on_change,
             on_progress=on_progress,
             account=account,
+            clips=ClipStore(settings.clip_folder, settings.clip_store_mb * 2**20),
         )

@@ -70,6 +70,21 @@ def _add_export(commands: Any) -> None:
     add_export_options(export, out_help="folder for the outputs (made if missing)", local=True)
 
 
+def _add_recut(commands: Any) -> None:
+    recut = _command(
+        commands,
+        "recut",
+        "companion.cli.recut:cmd_recut",
+        help="export a finished job's kept video again (other frames, size, range, "
+        "formats): local, no credits",
+        description="The companion keeps each paid video (COMPANION_HOME/clips, up to "
+        "clip_store_mb, oldest out first). recut exports it again exactly as "
+        "companion export would, named after the job unless --name says otherwise.",
+    )
+    recut.add_argument("job", help="the job's id or a unique prefix (companion jobs list)")
+    add_export_options(recut, out_help="folder for the outputs (made if missing)", local=True)
+
+
 def _add_animate(commands: Any) -> None:
     animate = _command(
         commands,
@@ -401,6 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"companion {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_export(commands)
+    _add_recut(commands)
     _add_animate(commands)
     _add_service_commands(commands)
     _add_jobs(commands)

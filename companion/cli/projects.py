@@ -1,20 +1,26 @@
 """`companion projects add|list|remove`: the projects the daemon serves.
 
-add and remove go through the running daemon, so its checks are the ones the editor
-plugins meet and a new inbox is watched at once; list reads the registry directly and
-works with the daemon stopped. Projects listed in config.yaml are registered by the
-daemon when it starts and whenever the file changes."""
+With the daemon running, add and remove go through it, so its checks are the ones the
+editor plugins meet and a new inbox is watched at once. With it stopped, they hold the
+daemon's lock on COMPANION_HOME (so none starts meanwhile), make the same checks of the
+root, the engine's layout and the folders, and write the registry the daemon reads when
+it starts. list reads the registry either way. Projects listed in config.yaml are
+registered by the daemon when it starts and whenever the file changes."""
 
 from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from companion.cli.daemon_link import call, refusal
 from companion.cli.errors import InputFailure, UsageError
 from companion.cli.session import settings
+from companion.store import Store
+
+T = TypeVar("T")
 
 
 def _defaults(text: str | None) -> dict[str, Any] | None:
@@ -48,7 +54,18 @@ def cmd_add(args: argparse.Namespace) -> int:
     defaults = _defaults(args.defaults)
     if defaults is not None:
         body["defaults"] = defaults
-    status, reply = call(settings().home, "POST", "/api/v1/projects", body)
+    home = settings().home
+    offline = _without_daemon(home, lambda store: _register(store, body))
+    if offline is not None:
+        if args.json:
+            print(json.dumps(offline))
+            return 0
+        print(
+            f"registered {offline['root']} ({offline['engine']}); outputs go to "
+            f"{offline['target']}; the daemon serves it when it starts"
+        )
+        return 0
+    status, reply = call(home, "POST", "/api/v1/projects", body)
     if status == 400:
         raise UsageError(refusal(reply))
     if status != 201:
@@ -65,7 +82,11 @@ def cmd_add(args: argparse.Namespace) -> int:
 def cmd_remove(args: argparse.Namespace) -> int:
     current = settings()
     root = Path(args.root).expanduser().absolute()
-    status, reply = call(current.home, "POST", "/api/v1/projects/remove", {"root": str(root)})
+    reply: Any = _without_daemon(current.home, lambda store: _forget(store, root))
+    if reply is not None:
+        status = 200 if reply else 404
+    else:
+        status, reply = call(current.home, "POST", "/api/v1/projects/remove", {"root": str(root)})
     if status == 404:
         raise UsageError(f"{root} is not a registered project (see: companion projects list)")
     if status != 200:
@@ -79,6 +100,72 @@ def cmd_remove(args: argparse.Namespace) -> int:
     return 0
 
 
+def _without_daemon(home: Path, work: Callable[[Store], T]) -> T | None:
+    """work's result with the registry held, when no daemon serves this home (None: one
+    does, ask it). The daemon's lock keeps one from starting meanwhile."""
+    from companion.daemon.lock import HomeInUse, HomeLock
+
+    lock = HomeLock(home)
+    try:
+        lock.acquire()
+    except HomeInUse:
+        return None
+    try:
+        store = Store(home / "companion.db")
+        try:
+            return work(store)
+        finally:
+            store.close()
+    finally:
+        lock.release()
+
+
+def _register(store: Store, body: dict[str, Any]) -> dict[str, Any]:
+    """The daemon's registration rules, for a daemon that is not running: only what is
+    given changes, defaults merge one level deep, every folder stays inside the root."""
+    from companion.daemon.roots import folders_refusal, root_refusal
+    from companion.install.plan import default_target
+    from companion.install.tree import InstallError
+    from companion.install.unity import check_target
+
+    root = Path(body["root"])
+    existing = next((p for p in store.projects() if p["root"] == str(root.resolve())), None)
+    engine = str(body.get("engine") or (existing or {}).get("engine") or "other")
+    given: dict[str, Any] = {k: body[k] for k in ("target", "inbox", "poll") if k in body}
+    if "defaults" in body:
+        kept = (existing or {}).get("defaults") or {}
+        merged = {**kept, **body["defaults"]}
+        given["defaults"] = {k: v for k, v in merged.items() if v is not None}
+    project = {**(existing or {}), **given}
+    project.setdefault("target", default_target(engine))
+    refusal = root_refusal(root, engine) or folders_refusal(root, project)
+    if refusal is None and engine == "unity":
+        try:
+            check_target(root.resolve(), (root.resolve() / str(project["target"])).resolve())
+        except InstallError as exc:
+            refusal = f"target: {exc}"
+    if refusal is not None:
+        raise UsageError(refusal)
+    given.setdefault("target", project["target"])
+    store.add_project(str(root.resolve()), engine, given)
+    registered = next(p for p in store.projects() if p["root"] == str(root.resolve()))
+    return {
+        "root": registered["root"],
+        "engine": registered["engine"],
+        "target": registered.get("target"),
+        "inbox": registered.get("inbox"),
+    }
+
+
+def _forget(store: Store, root: Path) -> dict[str, Any]:
+    """The project forgotten, or {} when it was not registered."""
+    resolved = str(root.resolve())
+    project = next((p for p in store.projects() if p["root"] == resolved), None)
+    if project is None or not store.remove_project(resolved):
+        return {}
+    return {"root": resolved, "engine": project["engine"]}
+
+
 def _in_config(projects: list[dict[str, Any]], root: Path) -> bool:
     for project in projects:
         try:
@@ -90,8 +177,6 @@ def _in_config(projects: list[dict[str, Any]], root: Path) -> bool:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from companion.store import Store
-
     current = settings()
     store = Store(current.database)
     try:

@@ -20,12 +20,13 @@ from companion.api.errors import ApiStatusError, CompanionApiError
 from companion.api.schema.base import first_error
 from companion.api.schema.images import sniff_image_type
 from companion.api.transport import RetryPolicy
-from companion.daemon import bodies
+from companion.daemon import bodies, generations
 from companion.daemon.events import CLOSED, Broker
 from companion.daemon.gif_preview import has_preview_source, preview_gif
 from companion.daemon.limits import request_limits
 from companion.daemon.openapi import daemon_openapi
 from companion.daemon.page import CODES, TOKEN, LinkCodes, page, status_link
+from companion.daemon.quotes import quote_id
 from companion.daemon.reach import Reach, unreachable
 from companion.daemon.roots import expand, root_refusal
 from companion.daemon.schema import (
@@ -87,6 +88,7 @@ class Daemon:
         # Whether the service answers; set by the server before start (None: assume so).
         self.reach: Reach | None = None
         self.link_codes = LinkCodes()
+        self._clips = generations.ClipInfo(engine.clips)
         self.stable_seconds = 0.5
         self._loop: asyncio.AbstractEventLoop | None = None
         engine.on_change = self._changed
@@ -218,7 +220,7 @@ class Daemon:
             quote=job.quote,
             remote_id=job.remote_id,
             target_dir=job.target_dir,
-            error=job.error,
+            error=job.error or "",
             resource=job.request.get("resource"),
             created_at=job.created_at,
             updated_at=job.updated_at,
@@ -254,6 +256,7 @@ class Daemon:
             ("POST", "/api/v1/jobs/{job_id}/approve", self.approve_job),
             ("GET", "/api/v1/events", self.events),
             ("GET", "/api/v1/jobs/{job_id}/preview.gif", self.preview),
+            ("GET", "/api/v1/generations", self.generations),
             ("POST", "/api/v1/status-link", status_link),
             ("GET", "/", page),
         ]
@@ -443,6 +446,12 @@ class Daemon:
         resolved = str(expand(root).resolve())
         return next((p for p in self.store.projects() if p["root"] == resolved), None)
 
+    async def _priced(self, body: AnimateIn) -> tuple[dict[str, Any], str, Path, str]:
+        """The job request, and the quote id of exactly this body."""
+        job_request, name, target = await self._request(body)
+        digest = await asyncio.to_thread(quote_id, body, Path(job_request["image"]))
+        return job_request, name, target, digest
+
     async def _request(self, body: AnimateIn) -> tuple[dict[str, Any], str, Path]:
         project = self._project(body.project_root)
         if project is None:
@@ -496,21 +505,28 @@ class Daemon:
     async def quote(self, request: web.Request) -> web.Response:
         try:
             body = await self._body(request, AnimateIn)
-            job_request, name, _ = await self._request(body)
+            job_request, name, _, digest = await self._priced(body)
         except _Bad as bad:
             return bad.response()
         away = self._away()
         if away is not None:
             return away
         credits = await self.engine.quote(job_request, name)
-        return web.json_response(QuoteOut(credits=credits).model_dump())
+        return web.json_response(QuoteOut(credits=credits, quote_id=digest).model_dump())
 
     async def animate(self, request: web.Request) -> web.Response:
         try:
             body = await self._body(request, AnimateIn)
-            job_request, name, target = await self._request(body)
+            job_request, name, target, digest = await self._priced(body)
         except _Bad as bad:
             return bad.response()
+        if body.quote_id is not None and body.quote_id != digest:
+            return error(
+                409,
+                "STALE_QUOTE",
+                "quote_id: the settings or the image changed since that quote; quote again "
+                "(nothing was spent)",
+            )
         job = self.engine.submit(job_request, name=name, target_dir=target, priority=0)
         self.enqueue(job)
         self._changed(job)
@@ -541,6 +557,32 @@ class Daemon:
         job = self.engine.approve(job.id)
         self.enqueue(job)
         return web.json_response(self._job_out(job).model_dump(mode="json"))
+
+    async def generations(self, request: web.Request) -> web.Response:
+        """A project's jobs, newest first, as the Generations panel lists them."""
+        given = request.query.get("project", "")
+        project = (
+            self._project(given)
+            if given and "\x00" not in given and expand(given).is_absolute()
+            else None
+        )
+        if project is None:
+            return error(400, "INVALID", "project: give a registered project's root folder")
+        try:
+            limit = int(request.query.get("limit", "50"))
+        except ValueError:
+            limit = 0
+        if not 1 <= limit <= 500:
+            return error(400, "INVALID", "limit: a whole number from 1 to 500")
+        listed = await asyncio.to_thread(
+            generations.page,
+            self.store,
+            str(project["root"]),
+            self._clips,
+            limit=limit,
+            before=request.query.get("before"),
+        )
+        return web.json_response(listed.model_dump(mode="json"))
 
     async def preview(self, request: web.Request) -> web.StreamResponse:
         job = self._job(request)

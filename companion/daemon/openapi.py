@@ -10,6 +10,7 @@ from companion import __version__
 from companion.daemon.schema import (
     AnimateIn,
     ErrorOut,
+    GenerationList,
     JobList,
     JobOut,
     ProjectIn,
@@ -36,6 +37,7 @@ ROUTES: list[tuple[str, str, str, Any, int, Any]] = [
     ("get", "/api/v1/jobs/{job_id}", "getJob", None, 200, JobOut),
     ("post", "/api/v1/jobs/{job_id}/cancel", "cancelJob", None, 200, JobOut),
     ("post", "/api/v1/jobs/{job_id}/approve", "approveJob", None, 200, JobOut),
+    ("get", "/api/v1/generations", "listGenerations", None, 200, GenerationList),
     ("post", "/api/v1/status-link", "statusLink", None, 201, StatusLinkOut),
 ]
 ERRORS = {

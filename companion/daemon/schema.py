@@ -70,6 +70,12 @@ class AnimateIn(Request):
         default=None, max_length=1024, description="relative to the project root"
     )
     name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+    quote_id: str | None = Field(
+        default=None,
+        max_length=128,
+        description="the quote_id a quote of exactly this body returned; animate refuses "
+        "a body that differs from what was priced (409 STALE_QUOTE), spending nothing",
+    )
 
     _one_click = field_validator("export")(one_click_export)
 
@@ -82,6 +88,10 @@ class AnimateIn(Request):
 
 class QuoteOut(Reply):
     credits: int
+    quote_id: str = Field(
+        description="a digest of exactly the request priced (its settings and the image's "
+        "bytes); give it to animate, which refuses anything else"
+    )
 
 
 class OutputOut(Reply):
@@ -98,7 +108,9 @@ class JobOut(Reply):
     quote: int | None = None
     remote_id: str | None = None
     target_dir: str | None = None
-    error: str | None = None
+    error: str = Field(
+        default="", description="why the job failed or was cancelled; empty when none"
+    )
     resource: str | None = Field(
         default=None,
         description="the playable resource in the engine's terms, once installed "
@@ -116,6 +128,42 @@ class JobOut(Reply):
 
 class JobList(Reply):
     data: list[JobOut]
+
+
+class ClipOut(Reply):
+    kept: bool = Field(description="the paid video is still kept (a re-cut is free)")
+    bytes: int = 0
+    duration_seconds: float | None = None
+    width: int | None = None
+    height: int | None = None
+
+
+class GenerationOut(Reply):
+    id: str
+    kind: Literal["animate", "recut", "variation"]
+    parent: str | None = None
+    state: str
+    error: str = Field(default="", description="empty when none")
+    name: str
+    project: str | None = None
+    target_dir: str | None = None
+    resource: str | None = None
+    prompt: str = ""
+    negative_prompt: str | None = None
+    seed: int | None = None
+    model: str | None = None
+    settings: dict[str, Any] = Field(description="the request as JSON: enough to fill the form")
+    cost_credits: int = Field(description="credits spent (0 for a re-cut)")
+    created_at: str
+    finished_at: str | None = None
+    preview_gif: str | None = None
+    clip: ClipOut
+    outputs: list[OutputOut] = Field(default_factory=list)
+
+
+class GenerationList(Reply):
+    data: list[GenerationOut]
+    next: str | None = Field(description="give as before= for the next page; null at the end")
 
 
 class IntRange(Reply):

@@ -34,6 +34,7 @@ from companion.settings.config import Settings
 from companion.settings.endpoint import open_endpoint
 from companion.store import Store
 from companion.store.account import TeamUnavailable
+from companion.store.clips import ClipStore
 
 log = logging.getLogger("companion.daemon")
 HEADROOM = 0.2  # a fifth of the account's request budget stays free for interactive calls
@@ -94,6 +95,7 @@ async def _serve(
                     budget=Budget(settings.budget_per_job, settings.budget_per_day),
                     timeout=settings.timeout_seconds,
                     account=shared,
+                    clips=ClipStore(settings.clip_folder, settings.clip_store_mb * 2**20),
                 )
                 daemon = Daemon(
                     engine,

@@ -61,12 +61,14 @@ from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_
 from companion.jobs.wanted import wanted
 from companion.store import Job, Store
 from companion.store.account import LocalAccount, SharedAccount, TeamUnavailable
+from companion.store.clips import ClipStore
 
 log = logging.getLogger("companion.jobs")
 
 INLINE_LIMIT = 256 * 1024  # below this an image travels inline; above, upload once, reuse
 INLINE_FALLBACK_LIMIT = 10 * 2**20  # the spec's per-image inline limit
 RECENT_TASKS = 100
+CLIP_FORMAT = "clip_video"  # the paid video every one-click task returns
 TEAM_RETRY = 1.0  # seconds between two tries while the team database is away
 
 
@@ -92,8 +94,10 @@ class Engine:
         on_change: Callable[[Job], None] | None = None,
         on_progress: Callable[[Job, Task], None] | None = None,
         account: SharedAccount | None = None,
+        clips: ClipStore | None = None,
     ) -> None:
         self.store = store
+        self.clips = clips  # where paid videos are kept for free re-cuts (None: not kept)
         self.client = client
         self.service = service  # uploads are remembered per service address
         self.budget = budget or Budget()
@@ -361,6 +365,7 @@ class Engine:
         await self.account.settle(job.id, credits.charged, credits.refunded, credits.released)
         await self.account.release_slot(job.id)
         error = f"{task.error.code}: {task.error.message}" if task.error else None
+        clip = next((a for a in task.outputs if a.format == CLIP_FORMAT), None)
         return await self._amove(
             job,
             State.DOWNLOADING,
@@ -368,6 +373,7 @@ class Engine:
             request={
                 **job.request,
                 "remote_status": str(task.status),
+                **({"clip_asset": str(clip.id)} if clip is not None else {}),
                 **({"unknown_outputs": unknown} if unknown else {}),
             },
         )
@@ -411,7 +417,29 @@ class Engine:
                 raise JobFailed(self._unwritable(job, Path(job.target_dir), exc)) from exc
             await asyncio.to_thread(self.store.asset_staged, row.id, str(path), digest)
             crash_point("mid_download")
+        await self._keep_clip(job)
         return await self._amove(job, State.INSTALLING)
+
+    async def _keep_clip(self, job: Job) -> None:
+        """The paid video into the clip store, downloaded once: taken from the staged
+        outputs when the project asked for it too, fetched otherwise. Keeping it is a
+        convenience (free re-cuts): a failure is logged, and the job goes on."""
+        clips, asset_id = self.clips, job.request.get("clip_asset")
+        if clips is None or not isinstance(asset_id, str) or clips.kept(job.id):
+            return
+        row = next((r for r in self.store.assets(job.id) if r.id == asset_id), None)
+        local = [Path(p) for p in (row.staged_path, row.installed_path) if p] if row else []
+        try:
+            here = next((p for p in local if p.is_file()), None)
+            if here is not None:
+                await asyncio.to_thread(clips.keep, job.id, here)
+                return
+            clips.folder.mkdir(parents=True, exist_ok=True)
+            asset: Asset = await self.client.get_asset(asset_id)
+            path = await self.client.download_asset(asset, clips.folder / f"{job.id}.download")
+            await asyncio.to_thread(clips.keep, job.id, path, move=True)
+        except (OSError, ValueError) as exc:
+            log.warning("job %s: the video was not kept for re-cuts: %s", job.id, exc)
 
     async def _install_off_loop(self, job: Job) -> Job:
         """Installs read, unpack and hash whole files: a thread does it, so the daemon

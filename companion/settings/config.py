@@ -39,6 +39,9 @@ class Settings(BaseModel):
     )
     team_member: str | None = Field(default=None, description="this companion's name (user@host)")
     team_lease_seconds: float = Field(default=60.0, gt=0, le=3600)
+    clip_store_mb: int = Field(
+        default=2048, ge=0, description="room for kept paid videos (free re-cuts), oldest out"
+    )
 
     @property
     def uses_sandbox(self) -> bool:
@@ -51,6 +54,10 @@ class Settings(BaseModel):
     @property
     def database(self) -> Path:
         return self.home / "companion.db"
+
+    @property
+    def clip_folder(self) -> Path:
+        return self.home / "clips"
 
 
 def default_home() -> Path:
@@ -81,7 +88,11 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
                 f"run: chmod 600 {path} (or use ~/.pgpass, or COMPANION_TEAM_DATABASE)"
             )
         values.update(
-            {k: v for k, v in loaded.items() if k in {"base_url", "api_key", "timeout_seconds"}}
+            {
+                k: v
+                for k, v in loaded.items()
+                if k in {"base_url", "api_key", "timeout_seconds", "clip_store_mb"}
+            }
         )
         projects = loaded.get("projects") or []
         if not isinstance(projects, list) or not all(
@@ -103,6 +114,7 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
             "budgets",
             "daemon",
             "team",
+            "clip_store_mb",
         }
         if unknown:
             raise ConfigError(f"{path}: unknown setting {sorted(unknown)[0]!r}")
@@ -112,6 +124,8 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         values["api_key"] = env["COMPANION_API_KEY"]
     if env.get("COMPANION_TEAM_DATABASE"):
         values["team_database"] = env["COMPANION_TEAM_DATABASE"]
+    if env.get("COMPANION_CLIP_STORE_MB"):
+        values["clip_store_mb"] = env["COMPANION_CLIP_STORE_MB"]
     if env.get("COMPANION_TEAM_MEMBER"):
         values["team_member"] = env["COMPANION_TEAM_MEMBER"]
     try:

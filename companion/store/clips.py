@@ -1,0 +1,86 @@
+"""The paid videos, kept: one file per job under COMPANION_HOME/clips, so a re-cut (other
+frames, fps, size, range, formats) is a free local export. The folder has a size cap;
+the oldest clips go first, and a clip that went leaves a note saying so."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import threading
+import time
+from pathlib import Path
+
+DEFAULT_CAP_MB = 2048
+_ID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
+
+
+class ClipGone(Exception):
+    """The job's clip is not kept (evicted, or never kept); the message says what to do."""
+
+
+class ClipStore:
+    def __init__(self, folder: Path, cap_bytes: int) -> None:
+        self.folder = folder
+        self.cap_bytes = cap_bytes
+        self._lock = threading.Lock()
+
+    def _path(self, job_id: str, suffix: str = ".mp4") -> Path:
+        if not _ID.match(job_id):
+            raise ValueError(f"not a job id: {job_id!r}")
+        return self.folder / f"{job_id}{suffix}"
+
+    def kept(self, job_id: str) -> Path | None:
+        path = self._path(job_id)
+        return path if path.is_file() else None
+
+    def keep(self, job_id: str, source: Path, *, move: bool = False) -> Path:
+        """Keep source as the job's clip (moved when it is ours to take, else copied,
+        through a temporary name so a half copy is never a clip), then evict down to the
+        cap, oldest first, never the clip just kept."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        final = self._path(job_id)
+        part = self._path(job_id, ".part")
+        if move:
+            shutil.move(source, part)  # a rename on one filesystem
+        else:
+            shutil.copyfile(source, part)
+        part.replace(final)
+        self._path(job_id, ".evicted").unlink(missing_ok=True)
+        self.evict(keep=job_id)
+        return final
+
+    def evict(self, keep: str | None = None) -> list[str]:
+        """Oldest clips out until the folder fits its cap; returns the evicted job ids."""
+        with self._lock:
+            clips = sorted(
+                (p for p in self.folder.glob("*.mp4") if p.is_file()),
+                key=lambda p: p.stat().st_mtime,
+            )
+            total = sum(p.stat().st_size for p in clips)
+            gone: list[str] = []
+            for clip in clips:
+                if total <= self.cap_bytes:
+                    break
+                if clip.stem == keep:
+                    continue
+                total -= clip.stat().st_size
+                clip.unlink(missing_ok=True)
+                (self.folder / f"{clip.stem}.evicted").write_text(str(time.time()))
+                gone.append(clip.stem)
+            return gone
+
+    def require(self, job_id: str) -> Path:
+        path = self.kept(job_id)
+        if path is not None:
+            path.touch()  # used: it is the newest now, the last to be evicted
+            return path
+        if self._path(job_id, ".evicted").exists():
+            raise ClipGone(
+                f"the video of job {job_id[:8]} is no longer kept: the clip store "
+                f"({self.cap_bytes // 2**20} MB, clip_store_mb in config.yaml) let it go to "
+                "make room, oldest first; generate it again (it is paid again) to re-cut it"
+            )
+        raise ClipGone(
+            f"job {job_id[:8]} has no kept video: it did not finish at the service, or it "
+            "ran before the companion kept videos"
+        )

@@ -1,0 +1,81 @@
+"""Re-cut for free: the paid video is kept under COMPANION_HOME, and `companion recut`
+exports it again without the service, byte for byte what `companion export` makes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from companion.media.demo_art import draw_character
+from companion.store import Store
+from companion.store.clips import ClipGone, ClipStore
+from tests.cli_helpers import companion, tasks
+from tests.conftest import TEST_KEY
+from tests.http_helpers import Api
+
+SMALL = ["--frame-count", "4", "--width", "64", "--height", "64"]
+SHORT = ["--seconds", "1", "--resolution", "360p"]
+
+
+@pytest.mark.slow
+def test_recut_spends_nothing_and_matches_export(make_sandbox, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    sandbox = make_sandbox()
+    api = Api(sandbox.base_url, key=TEST_KEY)
+    home = tmp_path / "home"
+    draw_character(64).save(tmp_path / "hero.png")
+    made = companion(
+        sandbox.base_url, home, "animate", str(tmp_path / "hero.png"), "--prompt", "idle",
+        "--formats", "spritesheet,spritesheet_json", *SMALL, *SHORT, "--out",
+        str(tmp_path / "out"),
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    store = Store(home / "companion.db")
+    (job,) = store.jobs()
+    store.close()
+    clip = home / "clips" / f"{job.id}.mp4"
+    assert clip.is_file() and clip.stat().st_size > 0  # the video was not asked for: kept
+    balance = api.get("/credits/balance").json["available"]
+    remote = len(tasks(api))
+    recut_args = ["--formats", "spritesheet,spritesheet_json,gif", "--frame-count", "6"]
+    recut_args += ["--width", "96", "--height", "96", "--start", "0.2", "--duration", "0.6"]
+    recut_args += ["--padding", "2"]
+    recut = companion(
+        sandbox.base_url, home, "recut", job.id[:8], *recut_args, "--out", str(tmp_path / "cut")
+    )
+    assert recut.returncode == 0, recut.stderr
+    assert api.get("/credits/balance").json["available"] == balance  # the books: 0
+    assert len(tasks(api)) == remote
+    # The same options through export, on a copy of the same video: the same bytes.
+    shutil.copyfile(clip, tmp_path / "hero.mp4")
+    exported = companion(
+        sandbox.base_url, home, "export", str(tmp_path / "hero.mp4"), *recut_args,
+        "--out", str(tmp_path / "exp"),
+    )  # fmt: skip
+    assert exported.returncode == 0, exported.stderr
+    cut = sorted(p.name for p in (tmp_path / "cut").iterdir())
+    assert cut == ["hero.gif", "hero.json", "hero.png"]
+    assert cut == sorted(p.name for p in (tmp_path / "exp").iterdir())
+    for name in cut:
+        assert (tmp_path / "cut" / name).read_bytes() == (tmp_path / "exp" / name).read_bytes()
+
+
+def test_the_clip_store_evicts_oldest_first_and_says_so(tmp_path: Path) -> None:
+    clips = ClipStore(tmp_path / "clips", cap_bytes=250)
+    source = tmp_path / "video.mp4"
+    ids = ["a1", "b2", "c3"]
+    for n, job in enumerate(ids):
+        source.write_bytes(bytes([n]) * 100)
+        kept = clips.keep(job, source)
+        os.utime(kept, (1000 + n, 1000 + n))  # distinct ages, whatever the clock's grain
+    clips.require("b2")  # a re-cut uses b2: it is the newest now
+    source.write_bytes(b"d" * 100)
+    clips.keep("d4", source)
+    assert [j for j in [*ids, "d4"] if clips.kept(j)] == ["b2", "d4"]
+    with pytest.raises(ClipGone, match=r"no longer kept.*clip_store_mb"):
+        clips.require("a1")
+    with pytest.raises(ClipGone, match="no kept video"):
+        clips.require("e5")
+    assert source.exists()  # kept by copy: the caller's file stays
