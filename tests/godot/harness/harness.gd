@@ -35,6 +35,7 @@ func _run() -> void:
 	dock._scan_timer.timeout.connect(func() -> void: filesystem.filesystem_changed.emit())
 	await _until(func() -> bool: return dock._status_label.text != "", 20)
 	await _until(func() -> bool: return dock._width.editable, 10)
+	await _until(func() -> bool: return not dock._advanced.models.is_empty(), 10)
 	out["status_label"] = dock._status_label.text
 	out["limits"] = {
 		"width": [dock._width.min_value, dock._width.max_value],
@@ -106,6 +107,20 @@ func _run() -> void:
 	_press(dock._animate_button)
 	await _until(func() -> bool: return dock._message.text != "", 20)
 	out["changed_then_animate"] = {"job_id": dock.job_id, "message": dock._message.text}
+	# A change that sent no signal (set from code): Animate sees the body is not the one
+	# priced and quotes again instead of sending a stale quote.
+	var priced_id: String = dock.quote_id
+	dock._prompt.set_block_signals(true)
+	dock._prompt.text = "changed without a signal"
+	dock._prompt.set_block_signals(false)
+	dock._message.text = ""
+	_press(dock._animate_button)
+	await _until(func() -> bool: return dock._message.text != "", 20)
+	out["silent_change"] = {
+		"job_id": dock.job_id,
+		"message": dock._message.text,
+		"new_quote": dock.quote_id != "" and dock.quote_id != priced_id,
+	}
 	dock.set_image(plan["image"])
 	dock._width.value = 128
 
@@ -193,6 +208,26 @@ func _run() -> void:
 		"shown": generations._preview.shown,
 		"reveal_enabled": not generations._reveal_button.disabled,
 	}
+	# Generate again: the same settings, a new seed, quoted before anything is spent.
+	dock._message.text = ""
+	_press(generations._again_button)
+	await _until(func() -> bool: return dock._message.text.begins_with("This will cost"), 20)
+	var sent: Dictionary = dock.request_body()
+	out["again"] = {
+		"message": dock._message.text,
+		"job_id": dock.job_id,
+		"prompt": sent["prompt"],
+		"image": sent["image_path"],
+		"seed": sent["video"].get("seed", -1),
+		"quote_id": dock.quote_id,
+	}
+	var listed_before: int = generations.listings
+	var again_job := await _job(true, false)
+	await _until(func() -> bool: return generations.listings > listed_before, 20)
+	out["again"]["state"] = again_job["job"].get("state", "")
+	out["again"]["listed"] = generations.rows[0].get("seed", -1)
+	out["again"]["listed_id"] = generations.rows[0].get("id", "")
+	out["again"]["job_id_done"] = again_job["job"].get("id", "")
 	_done("")
 
 

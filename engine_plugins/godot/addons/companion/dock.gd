@@ -244,11 +244,26 @@ func apply_settings(settings: Dictionary) -> void:
 		_seconds.value = float(video["duration_seconds"])
 	if video.get("model") != null:
 		_advanced.select_model(String(video["model"]))
-	if settings.get("image_path") != null:
-		set_image("res://" + String(settings["image_path"]))
+	if video.get("seed") != null:
+		_advanced.set_seed(int(video["seed"]))
+	var image: Variant = settings.get("image", settings.get("image_path"))
+	if image != null:
+		var local := ProjectSettings.localize_path(String(image))
+		set_image(local if local.begins_with("res://") else "res://" + String(image))
 	drop_quote()
 	_say("The settings of that generation are in the form: press Quote for its price.")
 
+
+## The same settings with a new seed, quoted at once: the price is shown before anything
+## is spent, and Animate sends exactly that.
+func generate_again(settings: Dictionary) -> void:
+	apply_settings(settings)
+	var old: Variant = settings.get("video", {}).get("seed")
+	var seed := randi()
+	while old != null and seed == int(old):
+		seed = randi()
+	_advanced.set_seed(seed)
+	await quote()
 
 ## Starts the daemon with the command from the editor settings; the reconnect timer
 ## then finds it as soon as it answers.
@@ -401,7 +416,10 @@ func quote() -> void:
 		_say(reply["message"])
 		return
 	if JSON.stringify(request_body()) != JSON.stringify(body):
-		return  # changed while the quote was on its way: that price is not for this
+		# Changed while the quote was on its way (a setting, or the model list arriving):
+		# that price is not for this request, so ask for this one's.
+		await quote()
+		return
 	quoted_credits = int(reply["data"].get("credits", 0))
 	quote_id = String(reply["data"].get("quote_id", ""))
 	quoted_body = JSON.stringify(body)

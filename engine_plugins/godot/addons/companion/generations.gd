@@ -6,6 +6,8 @@ extends HBoxContainer
 
 ## The user asked to fill the form with a generation's settings (its request as JSON).
 signal use_settings(settings: Dictionary)
+## The user asked for the same settings with a new seed.
+signal again(settings: Dictionary)
 
 const COLUMNS := ["When", "State", "Name", "Credits", "Model / seed", "Prompt"]
 
@@ -21,6 +23,7 @@ var listings := 0
 @onready var _preview: TextureRect = %Preview
 @onready var _use_button: Button = %UseButton
 @onready var _reveal_button: Button = %RevealButton
+@onready var _again_button: Button = %AgainButton
 
 
 func _ready() -> void:
@@ -31,6 +34,7 @@ func _ready() -> void:
 	%RefreshButton.pressed.connect(refresh)
 	_use_button.pressed.connect(func() -> void: use_settings.emit(selected().get("settings", {})))
 	_reveal_button.pressed.connect(reveal)
+	_again_button.pressed.connect(func() -> void: again.emit(selected().get("settings", {})))
 
 
 ## Asks the daemon for this project's generations (GET /api/v1/generations); a daemon
@@ -88,6 +92,7 @@ func _fill() -> void:
 			item.set_tooltip_text(1, String(error))
 	_summary.text = "%d generations of this project, newest first" % rows.size()
 	_use_button.disabled = true
+	_again_button.disabled = true
 	_reveal_button.disabled = true
 	for index in rows.size():  # the row the user had selected stays selected
 		if kept != "" and rows[index].get("id") == kept:
@@ -118,6 +123,7 @@ func _show_selected() -> void:
 	else:
 		_preview.stop()
 	_use_button.disabled = typeof(row.get("settings")) != TYPE_DICTIONARY
+	_again_button.disabled = _use_button.disabled
 	_reveal_button.disabled = String(row.get("target_dir", "")) == ""
 
 

@@ -29,6 +29,7 @@ func _enter_tree() -> void:
 	dock.connected.connect(generations.refresh)
 	dock.finished.connect(func(_job: Dictionary) -> void: generations.refresh())
 	generations.use_settings.connect(dock.apply_settings)
+	generations.again.connect(dock.generate_again)
 	# Before 4.4 there is no context-menu API; the dock's "Use selected" serves instead.
 	if ClassDB.class_exists("EditorContextMenuPlugin"):
 		context_menu = load(CONTEXT_MENU_SCRIPT).new(dock)
