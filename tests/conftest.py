@@ -16,6 +16,16 @@ def _own_companion_home(
     monkeypatch.setenv("COMPANION_HOME", str(tmp_path_factory.mktemp("companion-home")))
 
 
+@pytest.fixture(autouse=True)
+def _no_ambient_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The service is reached through the user's proxy (tests/test_proxy.py sets one of
+    its own); a proxy in the machine's environment would stand between every test and
+    the sandbox on loopback."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+
+
 @pytest.fixture(scope="session")
 def index_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """2 s, 24 fps, 48 frames, 320x240, green background, frame index in a square."""

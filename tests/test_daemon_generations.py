@@ -3,11 +3,16 @@ project's generations listed newest first across daemon restarts."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from companion.media.demo_art import draw_character
+from companion.store.clips import ClipStore
+from tests.cli_helpers import tasks
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
 from tests.http_helpers import Api
@@ -121,5 +126,98 @@ def test_generations_newest_first_across_a_restart(make_sandbox, tmp_path: Path)
         assert [g["id"] for g in rest["data"]] == [ids[0]] and rest["next"] is None
         other = call(daemon, "GET", f"/api/v1/generations?project={tmp_path}")
         assert other.status == 400 and "project" in other.error["message"]
+    finally:
+        daemon.stop()
+
+
+def frames_in(sheet_json: Path) -> int:
+    return len(json.loads(sheet_json.read_text())["frames"])
+
+
+@pytest.mark.slow
+def test_generation_actions_recut_free_again_variations(make_sandbox, tmp_path: Path) -> None:
+    sandbox = make_sandbox(task_seconds=0.2)
+    api = Api(sandbox.base_url, key=TEST_KEY)
+    home = tmp_path / "home"
+    daemon = DaemonThread(home, sandbox.base_url, TEST_KEY).start()
+    try:
+        project = godot_project(daemon, tmp_path)
+        first = call(daemon, "POST", "/api/v1/animate", body(project)).json["id"]
+        assert wait_final(daemon, first)["state"] == "done"
+        made = project / "animations"
+        assert frames_in(made / "hero.json") == 4
+        base = f"/api/v1/generations/{first}"
+        balance = api.get("/credits/balance").json["available"]
+        remote = len(tasks(api))
+
+        # A re-cut: other frames and size from the kept clip, into the same name.
+        recut = call(daemon, "POST", f"{base}/recut", {
+            "export": {"fps": 6, "output_width": 96, "output_height": 96,
+                       "output_formats": ["spritesheet", "spritesheet_json", "godot_pack"]},
+            "selection": {"mode": "range", "start_seconds": 0.0, "duration_seconds": 0.5},
+        })  # fmt: skip
+        assert recut.status == 202, recut.body
+        done = wait_final(daemon, recut.json["id"])
+        assert done["state"] == "done", done
+        assert frames_in(made / "hero.json") == 3  # 0.5 s at 6 fps
+        assert 'path="res://animations/hero.png"' in (made / "hero.tres").read_text()
+        assert api.get("/credits/balance").json["available"] == balance
+        assert len(tasks(api)) == remote
+        listed = call(daemon, "GET", f"/api/v1/generations?project={project}").json["data"]
+        assert (listed[0]["kind"], listed[0]["parent"], listed[0]["cost_credits"]) == (
+            "recut",
+            first,
+            0,
+        )
+
+        sheet = call(daemon, "POST", f"{base}/contact_sheet", {"times": [0.1, 0.5, 0.9]}).json
+        assert [c["index"] for c in sheet["cells"]] == [0, 1, 2]
+        png = call(daemon, "GET", sheet["image"])
+        assert png.status == 200 and png.body[:8] == b"\x89PNG\r\n\x1a\n"
+        assert call(daemon, "GET", f"{base}/reveal").json["path"] == str(made)
+
+        # Again: the quote names a new seed; a stale id or seed is refused, spending nothing.
+        quote = call(daemon, "POST", f"{base}/again", {"quote_only": True}).json
+        assert quote["credits"] > 0 and quote["settings"]["video"]["seed"] == quote["seed"]
+        other_seed = (quote["seed"] + 1) % 2**31
+        wrong = call(
+            daemon, "POST", f"{base}/again", {"quote_id": quote["quote_id"], "seed": other_seed}
+        )
+        assert wrong.status == 409 and wrong.error["code"] == "STALE_QUOTE"
+        assert api.get("/credits/balance").json["available"] == balance
+        again = call(daemon, "POST", f"{base}/again",
+                     {"quote_id": quote["quote_id"], "seed": quote["seed"]})  # fmt: skip
+        assert again.status == 202, again.body
+        assert wait_final(daemon, again.json["id"])["state"] == "done"
+
+        # Variations: the total first, then one job per seed quoted.
+        offer = call(daemon, "POST", f"{base}/variations", {"count": 2, "quote_only": True}).json
+        assert offer["credits_total"] == 2 * offer["credits_each"] > 0
+        assert len(set(offer["seeds"])) == 2
+        chosen = {"count": 2, "quote_id": offer["quote_id"], "seeds": offer["seeds"]}
+        started = call(daemon, "POST", f"{base}/variations", chosen)
+        assert started.status == 202, started.body
+        assert sorted(j["name"] for j in started.json["data"]) == ["hero_v1", "hero_v2"]
+        for job in started.json["data"]:
+            assert wait_final(daemon, job["id"])["state"] == "done"
+        listed = call(daemon, "GET", f"/api/v1/generations?project={project}").json["data"]
+        kinds = [(g["kind"], g["parent"], g["seed"]) for g in listed[:3]]
+        assert sorted(kinds[:2], key=lambda k: k[2]) == [
+            ("variation", first, s) for s in sorted(offer["seeds"])
+        ]
+        assert kinds[2] == ("animate", first, quote["seed"])
+
+        # Removing a generation's files takes only the companion's own, unchanged ones.
+        last = listed[2]["id"]  # the one generated again, into hero
+        (made / "hero.json").write_text((made / "hero.json").read_text() + " ")
+        removed = call(daemon, "POST", f"/api/v1/generations/{last}/remove_files").json
+        assert str(made / "hero.png") in removed["removed"] and not (made / "hero.png").exists()
+        assert [k["path"] for k in removed["kept"]] == [str(made / "hero.json")]
+
+        # A clip evicted from the store: a re-cut says so, and what to do.
+        ClipStore(home / "clips", 0).evict()
+        gone = call(daemon, "POST", f"{base}/recut", {"export": {"frame_count": 2}})
+        assert gone.status == 410 and gone.error["code"] == "CLIP_GONE"
+        assert "no longer kept" in gone.error["message"] and "again" in gone.error["message"]
     finally:
         daemon.stop()

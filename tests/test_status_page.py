@@ -57,6 +57,11 @@ def test_status_page_shows_jobs_credits_and_previews(make_sandbox, tmp_path: Pat
         gif = call(daemon, "GET", f"/api/v1/jobs/{job_id}/preview.gif")
         assert gif.status == 200 and gif.headers["content-type"] == "image/gif"
         assert Image.open(io.BytesIO(gif.body)).n_frames == 6
+        # The books beside the balance: held, spent and released apart, and in agreement.
+        status = call(daemon, "GET", "/api/v1/status").json
+        books = status["books"]
+        assert books["spent_today"] == 1000 - status["balance"] > 0
+        assert books["held"] == 0 and books["disagreement"] is None
         info = daemon.info
         base = f"http://127.0.0.1:{info['port']}"
         # The daemon's long-lived token in an address is no way in.
@@ -73,6 +78,7 @@ def test_status_page_shows_jobs_credits_and_previews(make_sandbox, tmp_path: Pat
         # The code opened one session; the same link again is refused.
         assert request("GET", link).status == 401
         assert "hero" in dom and "balance" in dom and "live" in dom
+        assert 'id="books"' in dom and f"spent today {books['spent_today']}" in dom
         assert info["token"] not in dom
         shot = tmp_path / "status.png"
         fresh = call(daemon, "POST", "/api/v1/status-link").json["url"]

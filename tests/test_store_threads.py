@@ -41,3 +41,53 @@ def test_reads_from_many_threads_never_go_stale(tmp_path: Path) -> None:
         thread.join()
     store.close()
     assert errors == []
+
+
+CLOSE_UNDER_WORK = """
+import sys, threading, time
+from pathlib import Path
+from companion.store import Store
+
+store = Store(Path(sys.argv[1]))
+job = store.add_job("animation", "hero", {})
+started = threading.Event()
+outcome = []
+
+def progress() -> None:
+    # what the engine's progress callback does on a worker thread
+    try:
+        for i in range(1_000_000):
+            store.update_job(job.id, progress=i / 1_000_000)
+            started.set()
+    except Exception as exc:  # noqa: BLE001 - the type is what the test reads
+        outcome.append(type(exc).__name__)
+
+workers = [threading.Thread(target=progress) for _ in range(3)]
+for worker in workers:
+    worker.start()
+started.wait()
+for _ in range(3):
+    time.sleep(0.02)
+store.close()
+for worker in workers:
+    worker.join()
+print(",".join(outcome))
+"""
+
+
+def test_closing_while_a_worker_writes_never_crashes(tmp_path: Path) -> None:
+    """`companion animate --timeout` closed the store while a progress write was inside
+    a transaction on another thread: the process died of SIGSEGV."""
+    import subprocess
+    import sys
+
+    for attempt in range(3):
+        done = subprocess.run(
+            [sys.executable, "-c", CLOSE_UNDER_WORK, str(tmp_path / f"c{attempt}.db")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert done.stdout.strip() == "StoreClosed,StoreClosed,StoreClosed"

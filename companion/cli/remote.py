@@ -23,18 +23,30 @@ def _print_model(model: BaseModel) -> None:
 
 
 def cmd_credits(args: argparse.Namespace) -> int:
-    from companion.cli.books import books
+    from companion.cli.books import books, disagreement
 
     async def job(client: Client, endpoint: Endpoint, settings: Settings) -> int:
         balance = (await client.get_credit_balance()).available
-        spend = books(settings)
+        spend = books(settings, balance)
         if args.json:
             print(json.dumps({"available": balance, "service": endpoint.label, **spend}))
             return 0
         print(f"available: {balance} credits on {endpoint.label}")
-        print(f"spent today: {spend['today']}, this month: {spend['month']}")
+        print(
+            f"spent today: {spend['spent_today']}, this month: {spend['spent_month']}; "
+            f"held by running jobs: {spend['held']}; released or refunded today: "
+            f"{spend['released_today']}, this month: {spend['released_month']}"
+        )
+        warning = disagreement(spend.get("drift"), spend.get("drift_since"))
+        if warning:
+            print(warning)
         for row in spend["jobs"]:
-            print(f"  {row['job'][:8]}  {row['state']:<18} {row['credits']:>6}  {row['name']}")
+            moved = f"spent {row['spent']}"
+            if row["held"]:
+                moved += f", held {row['held']}"
+            if row["released"] or row["refunded"]:
+                moved += f", released {row['released'] + row['refunded']}"
+            print(f"  {row['job'][:8]}  {row['state']:<18} {moved:<28} {row['name']}")
         return 0
 
     return with_service(job)

@@ -22,6 +22,7 @@ from companion.api.schema.images import sniff_image_type
 from companion.api.transport import RetryPolicy
 from companion.daemon import bodies, generations
 from companion.daemon.events import CLOSED, Broker
+from companion.daemon.generation_routes import GenerationRoutes
 from companion.daemon.gif_preview import has_preview_source, preview_gif
 from companion.daemon.limits import request_limits
 from companion.daemon.openapi import daemon_openapi
@@ -31,6 +32,7 @@ from companion.daemon.reach import Reach, unreachable
 from companion.daemon.roots import expand, root_refusal
 from companion.daemon.schema import (
     AnimateIn,
+    BooksOut,
     JobList,
     JobOut,
     OutputOut,
@@ -51,6 +53,7 @@ from companion.jobs.wanted import INSTALL_FORMATS
 from companion.media.export import safe_name
 from companion.store import Job
 from companion.store.account import TeamUnavailable
+from companion.store.books import disagreement, store_books
 
 log = logging.getLogger("companion.daemon")
 Model = TypeVar("Model", bound=BaseModel)
@@ -257,6 +260,7 @@ class Daemon:
             ("GET", "/api/v1/events", self.events),
             ("GET", "/api/v1/jobs/{job_id}/preview.gif", self.preview),
             ("GET", "/api/v1/generations", self.generations),
+            *GenerationRoutes(self).routes(),
             ("POST", "/api/v1/status-link", status_link),
             ("GET", "/", page),
         ]
@@ -349,7 +353,12 @@ class Daemon:
             if self.reach is not None and unreachable(exc):
                 self.reach.lost(exc)
             return {}
-        return {"tier": str(account.plan.code), "balance": balance.available}
+        ledger = await asyncio.to_thread(store_books, self.store, balance.available)
+        books = BooksOut(
+            disagreement=disagreement(ledger.get("drift"), ledger.get("drift_since")),
+            **{k: v for k, v in ledger.items() if k in BooksOut.model_fields},
+        )
+        return {"tier": str(account.plan.code), "balance": balance.available, "books": books}
 
     def _away(self) -> web.Response | None:
         """A prompt answer, instead of a long wait, while the service is known away."""
@@ -505,6 +514,37 @@ class Daemon:
     async def quote(self, request: web.Request) -> web.Response:
         try:
             body = await self._body(request, AnimateIn)
+        except _Bad as bad:
+            return bad.response()
+        reply = await self.quote_reply(body)
+        return reply if isinstance(reply, web.Response) else web.json_response(reply)
+
+    async def animate(self, request: web.Request) -> web.Response:
+        try:
+            body = await self._body(request, AnimateIn)
+        except _Bad as bad:
+            return bad.response()
+        return await self.submit_animate(body)
+
+    # What the generation routes use of the daemon.
+
+    async def parse(
+        self, request: web.Request, model: type[Model], limit: int = MAX_BODY
+    ) -> Model | web.Response:
+        try:
+            return await self._body(request, model, limit)
+        except _Bad as bad:
+            return bad.response()
+
+    async def digest(self, body: AnimateIn) -> str | web.Response:
+        try:
+            return (await self._priced(body))[3]
+        except _Bad as bad:
+            return bad.response()
+
+    async def quote_reply(self, body: AnimateIn) -> dict[str, Any] | web.Response:
+        """What POST /quote answers for body."""
+        try:
             job_request, name, _, digest = await self._priced(body)
         except _Bad as bad:
             return bad.response()
@@ -512,14 +552,30 @@ class Daemon:
         if away is not None:
             return away
         credits = await self.engine.quote(job_request, name)
-        return web.json_response(QuoteOut(credits=credits, quote_id=digest).model_dump())
+        return QuoteOut(credits=credits, quote_id=digest).model_dump()
 
-    async def animate(self, request: web.Request) -> web.Response:
+    def changed(self, job: Job) -> None:
+        self._changed(job)
+
+    def job_out(self, job: Job) -> JobOut:
+        return self._job_out(job)
+
+    def inside(self, root: Path, relative: str) -> Path | None:
+        return _inside(root, relative)
+
+    def engine_refusal(self, engine: str, root: Path, target: Path) -> str | None:
+        return _engine_refusal(engine, root, target)
+
+    async def submit_animate(
+        self, body: AnimateIn, extra: dict[str, Any] | None = None
+    ) -> web.Response:
+        """A paid job for body; refused (409 STALE_QUOTE, nothing spent) when its quote
+        id priced something else."""
         try:
-            body = await self._body(request, AnimateIn)
             job_request, name, target, digest = await self._priced(body)
         except _Bad as bad:
             return bad.response()
+        job_request.update(extra or {})
         if body.quote_id is not None and body.quote_id != digest:
             return error(
                 409,

@@ -64,8 +64,8 @@ def generation(store: Store, job: Job, clip: ClipOut) -> GenerationOut:
     seed = video.get("seed")
     return GenerationOut(
         id=job.id,
-        kind=KINDS.get(job.kind, "animate"),
-        parent=job.request.get("parent"),
+        kind="variation" if job.request.get("variation_of") else KINDS.get(job.kind, "animate"),
+        parent=job.request.get("parent") or job.request.get("variation_of"),
         state=job.state,
         error=job.error or "",
         name=job.name,
@@ -87,7 +87,17 @@ def generation(store: Store, job: Job, clip: ClipOut) -> GenerationOut:
 
 
 # What fills the form again; the rest of a request is the daemon's own bookkeeping.
-SETTINGS = ("image", "prompt", "video", "export", "selection", "install", "parent", "source")
+SETTINGS = (
+    "variation_of",
+    "image",
+    "prompt",
+    "video",
+    "export",
+    "selection",
+    "install",
+    "parent",
+    "source",
+)
 
 
 def page(

@@ -8,17 +8,22 @@ from pydantic.json_schema import models_json_schema
 
 from companion import __version__
 from companion.daemon.schema import (
+    AgainIn,
     AnimateIn,
+    ContactSheetIn,
     ErrorOut,
     GenerationList,
+    ImportIn,
     JobList,
     JobOut,
     ProjectIn,
     ProjectOut,
     ProjectRef,
     QuoteOut,
+    RecutIn,
     StatusLinkOut,
     StatusOut,
+    VariationsIn,
 )
 
 REF = "#/components/schemas/{model}"
@@ -38,6 +43,20 @@ ROUTES: list[tuple[str, str, str, Any, int, Any]] = [
     ("post", "/api/v1/jobs/{job_id}/cancel", "cancelJob", None, 200, JobOut),
     ("post", "/api/v1/jobs/{job_id}/approve", "approveJob", None, 200, JobOut),
     ("get", "/api/v1/generations", "listGenerations", None, 200, GenerationList),
+    ("post", "/api/v1/generations/{job_id}/again", "generateAgain", AgainIn, 202, JobOut),
+    ("post", "/api/v1/generations/{job_id}/variations", "variations", VariationsIn, 202, None),
+    ("post", "/api/v1/generations/{job_id}/recut", "recut", RecutIn, 202, JobOut),
+    ("post", "/api/v1/generations/{job_id}/import", "importAgain", ImportIn, 202, JobOut),
+    (
+        "post",
+        "/api/v1/generations/{job_id}/contact_sheet",
+        "contactSheet",
+        ContactSheetIn,
+        200,
+        None,
+    ),
+    ("post", "/api/v1/generations/{job_id}/remove_files", "removeFiles", None, 200, None),
+    ("get", "/api/v1/generations/{job_id}/reveal", "reveal", None, 200, None),
     ("post", "/api/v1/status-link", "statusLink", None, 201, StatusLinkOut),
 ]
 ERRORS = {
@@ -46,6 +65,7 @@ ERRORS = {
     "403": "Refused",
     "404": "Not found",
     "409": "Conflict",
+    "410": "The kept video is gone (a re-cut needs it; generate again)",
     "413": "Body too large",
     "415": "Not JSON",
     "421": "Host is not localhost",

@@ -161,6 +161,42 @@ class GenerationOut(Reply):
     outputs: list[OutputOut] = Field(default_factory=list)
 
 
+class RecutIn(Request):
+    export: ExportOptions = Field(default_factory=ExportOptions)
+    selection: Selection = Field(default_factory=Selection)
+    name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+    target_folder: str | None = Field(
+        default=None, max_length=1024, description="relative to the project root"
+    )
+    replace: bool = False
+
+
+class ImportIn(Request):
+    name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+    target_folder: str | None = Field(default=None, max_length=1024)
+
+
+class ContactSheetIn(Request):
+    times: list[float] = Field(min_length=1, max_length=12, description="seconds into the clip")
+
+
+class AgainIn(Request):
+    quote_only: bool = False
+    quote_id: str | None = Field(default=None, max_length=128)
+    seed: int | None = Field(
+        default=None, ge=0, le=2**32 - 1, description="the seed the quote_only reply chose"
+    )
+
+
+class VariationsIn(Request):
+    count: int = Field(ge=2, le=8)
+    quote_only: bool = False
+    quote_id: str | None = Field(default=None, max_length=128)
+    seeds: list[int] | None = Field(
+        default=None, description="the seeds the quote_only reply chose, sent back"
+    )
+
+
 class GenerationList(Reply):
     data: list[GenerationOut]
     next: str | None = Field(description="give as before= for the next page; null at the end")
@@ -196,6 +232,23 @@ class RequestLimits(Reply):
     )
 
 
+class BooksOut(Reply):
+    held: int = Field(description="credits held at the service by jobs not settled yet")
+    spent_today: int
+    spent_month: int
+    released_today: int = Field(description="holds given back (cancels) and refunds today")
+    released_month: int
+    drift: int | None = Field(
+        default=None,
+        description="how far the service's balance moved beyond what the books account "
+        "for, at the last change (0 or null: they agree)",
+    )
+    drift_since: str | None = None
+    disagreement: str | None = Field(
+        default=None, description="the sentence saying the books and the service disagree"
+    )
+
+
 class StatusOut(Reply):
     version: str
     api: str = API_VERSION
@@ -213,6 +266,9 @@ class StatusOut(Reply):
     )
     next_try: float | None = Field(
         default=None, description="when the daemon looks for the service again (Unix time)"
+    )
+    books: BooksOut | None = Field(
+        default=None, description="the local books against the service's balance"
     )
 
 

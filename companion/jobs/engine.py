@@ -54,14 +54,17 @@ from companion.install.ownership import Owner
 from companion.install.plan import Placement
 from companion.install.sheet_source import SheetSourceError
 from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
+from companion.jobs import recut
 from companion.jobs.crash import crash_point
 from companion.jobs.inputs import ImageReadError, LocalImage
 from companion.jobs.lifecycle import FINAL, State, check
+from companion.jobs.recut import RECUT
 from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
 from companion.jobs.wanted import wanted
+from companion.media.errors import MediaError
 from companion.store import Job, Store
 from companion.store.account import LocalAccount, SharedAccount, TeamUnavailable
-from companion.store.clips import ClipStore
+from companion.store.clips import ClipGone, ClipStore
 
 log = logging.getLogger("companion.jobs")
 
@@ -110,10 +113,16 @@ class Engine:
     # -- submission and control -------------------------------------------------------
 
     def submit(
-        self, request: dict[str, Any], *, name: str, target_dir: Path, priority: int = 1
+        self,
+        request: dict[str, Any],
+        *,
+        name: str,
+        target_dir: Path,
+        priority: int = 1,
+        kind: str = "animation",
     ) -> Job:
         return self.store.add_job(
-            "animation", name, request, priority=priority, target_dir=str(target_dir.resolve())
+            kind, name, request, priority=priority, target_dir=str(target_dir.resolve())
         )
 
     def _move(self, job: Job, state: State, **fields: Any) -> Job:
@@ -215,6 +224,8 @@ class Engine:
     async def _step(self, job: Job) -> Job:
         state = State(job.state)
         await self._team_ready()
+        if state is State.NEW and job.kind == RECUT:
+            return await self._recut(job)
         if state is State.NEW:
             return await self._quote(job)
         if state is State.QUOTED:
@@ -419,6 +430,34 @@ class Engine:
             crash_point("mid_download")
         await self._keep_clip(job)
         return await self._amove(job, State.INSTALLING)
+
+    async def _recut(self, job: Job) -> Job:
+        """A re-cut spends nothing: the parent's kept video is exported here, staged, and
+        installed like any job's outputs (the same guards over the user's files)."""
+        assert job.target_dir and self.clips is not None
+        parent = str(job.request.get("parent"))
+        try:
+            clip = self.clips.require(parent)
+        except ClipGone as exc:
+            raise JobFailed(str(exc)) from exc
+        staging = self._staging(job)
+        try:
+            rows = await asyncio.to_thread(
+                recut.staged_rows, job.id, job.name, job.request, clip, staging
+            )
+        except MediaError as exc:
+            raise JobFailed(f"the re-cut failed: {exc}") from exc
+        await asyncio.to_thread(
+            self.store.add_assets, job.id, [(r[0], r[1], r[2], r[3]) for r in rows]
+        )
+        for asset_id, _, _, _, path, digest in rows:
+            await asyncio.to_thread(self.store.asset_staged, asset_id, str(path), digest)
+        request = {
+            **job.request,
+            "remote_status": "succeeded",
+            "resolved": {"export": recut.resolved_export(job.request)},
+        }
+        return await self._amove(job, State.INSTALLING, quote=0, request=request)
 
     async def _keep_clip(self, job: Job) -> None:
         """The paid video into the clip store, downloaded once: taken from the staged

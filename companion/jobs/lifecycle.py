@@ -30,7 +30,8 @@ class State(StrEnum):
 FINAL = frozenset({State.DONE, State.FAILED, State.CANCELLED})
 
 ALLOWED: dict[State, frozenset[State]] = {
-    State.NEW: frozenset({State.QUOTED, State.FAILED, State.CANCELLED}),
+    # A re-cut goes from new straight to installing: its video is local, already paid.
+    State.NEW: frozenset({State.QUOTED, State.INSTALLING, State.FAILED, State.CANCELLED}),
     State.QUOTED: frozenset(
         {State.CREATING, State.AWAITING_APPROVAL, State.FAILED, State.CANCELLED}
     ),

@@ -141,52 +141,92 @@ class WrittenFile:
     written_at: str
 
 
+class StoreClosed(RuntimeError):
+    """The store was closed; work still running when it was closed stops here."""
+
+
+class _Connection:
+    """One SQLite connection and the lock held while a statement or transaction of its
+    owner thread runs on it; close() takes that lock, so it never pulls a connection
+    from under work in progress (which crashed the process: SIGSEGV)."""
+
+    def __init__(self, path: Path) -> None:
+        self.db = sqlite3.connect(
+            path, isolation_level=None, check_same_thread=False, timeout=BUSY_SECONDS
+        )
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA synchronous=FULL")  # the books survive a power cut
+        self.db.execute("PRAGMA foreign_keys=ON")
+        self.busy = threading.RLock()  # a read inside its own transaction holds it again
+
+
+BUSY_SECONDS = 60.0  # another thread's (or process's) write waits, never fails
+
+
 class Store:
+    """The books. Every thread reads and writes through a connection of its own, opened
+    on first use: WAL lets reads proceed while a write on another thread waits for its
+    fsync, so the daemon's event loop never waits on the disk to read, and no
+    connection is ever used by two threads at once. Writes of this process take turns
+    on one lock; other processes are waited for by SQLite's busy timeout."""
+
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._lock = threading.RLock()
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")  # the books survive a power cut
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._migrate()
-        # Job and asset reads go through a connection of the reading thread's own: WAL
-        # lets them proceed while a write on another thread waits for its fsync, so the
-        # daemon's event loop never waits on the disk to read. (One reader shared by
-        # threads whose statements overlap would keep one snapshot open and read stale.)
+        self._lock = threading.RLock()  # one write transaction of this process at a time
         self._local = threading.local()
-        self._readers: list[sqlite3.Connection] = []
+        self._connections: list[_Connection] = []
+        self._registry = threading.Lock()
+        self._closed = False
+        with self._use() as db:
+            db.execute("PRAGMA journal_mode=WAL")
+        self._migrate()
 
-    @property
-    def _read(self) -> sqlite3.Connection:
-        reader: sqlite3.Connection | None = getattr(self._local, "reader", None)
-        if reader is None:
-            reader = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            reader.row_factory = sqlite3.Row
-            self._local.reader = reader
-            with self._lock:
-                self._readers.append(reader)
-        return reader
+    def _own(self) -> _Connection:
+        connection: _Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            with self._registry:
+                if self._closed:
+                    raise StoreClosed(f"{self.path} is closed")
+                connection = _Connection(self.path)
+                self._connections.append(connection)
+            self._local.connection = connection
+        return connection
+
+    @contextmanager
+    def _use(self) -> Iterator[sqlite3.Connection]:
+        """This thread's connection, held for the duration of the block."""
+        connection = self._own()
+        with connection.busy:
+            if self._closed:
+                raise StoreClosed(f"{self.path} is closed")
+            yield connection.db
+
+    def _rows(self, sql: str, params: tuple[Any, ...] | list[Any] = ()) -> list[sqlite3.Row]:
+        # fetchall: the statement runs to its end, so no read snapshot is left open
+        with self._use() as db:
+            return db.execute(sql, params).fetchall()
 
     def close(self) -> None:
-        with self._lock:
-            for reader in self._readers:
-                reader.close()
-            self._readers.clear()
-        self._db.close()
+        """Close every connection, each once no statement of its owner holds it; work
+        that comes later raises StoreClosed instead of touching a closed handle."""
+        with self._registry:
+            self._closed = True
+            connections, self._connections = self._connections, []
+        for connection in connections:
+            with connection.busy:
+                connection.db.close()
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+        with self._lock, self._use() as db:
+            db.execute("BEGIN IMMEDIATE")
             try:
-                yield self._db
+                yield db
             except BaseException:
-                self._db.execute("ROLLBACK")
+                db.execute("ROLLBACK")
                 raise
-            self._db.execute("COMMIT")
+            db.execute("COMMIT")
 
     def _migrate(self) -> None:
         with self._tx() as db:
@@ -202,7 +242,7 @@ class Store:
 
     @property
     def version(self) -> int:
-        return int(self._db.execute("SELECT version FROM schema_version").fetchone()[0])
+        return int(self._rows("SELECT version FROM schema_version")[0][0])
 
     # -- jobs ---------------------------------------------------------------------------
 
@@ -227,7 +267,7 @@ class Store:
 
     def job(self, job_id: str) -> Job:
         # fetchall: the statement runs to its end, so no read snapshot is left open
-        rows = self._read.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchall()
+        rows = self._rows("SELECT * FROM jobs WHERE id = ?", (job_id,))
         if not rows:
             raise KeyError(job_id)
         return _job(rows[0])
@@ -235,28 +275,28 @@ class Store:
     def jobs(self, *, states: tuple[str, ...] | None = None) -> list[Job]:
         if states:
             marks = ",".join("?" * len(states))
-            rows = self._read.execute(
+            rows = self._rows(
                 f"SELECT * FROM jobs WHERE state IN ({marks}) ORDER BY priority, created_at",  # noqa: S608
                 states,
-            ).fetchall()
+            )
         else:
-            rows = self._read.execute("SELECT * FROM jobs ORDER BY created_at").fetchall()
+            rows = self._rows("SELECT * FROM jobs ORDER BY created_at")
         return [_job(r) for r in rows]
 
     def job_with(self, request_key: str, value: str) -> Job | None:
         """The oldest job whose request has this value under this key."""
-        row = self._db.execute(
+        rows = self._rows(
             "SELECT * FROM jobs WHERE json_extract(request, ?) = ? ORDER BY created_at LIMIT 1",
             (f"$.{request_key}", value),
-        ).fetchone()
-        return None if row is None else _job(row)
+        )
+        return _job(rows[0]) if rows else None
 
     def jobs_with(self, request_key: str, value: str) -> list[Job]:
         """Every job whose request has this value under this key, oldest first."""
-        rows = self._read.execute(
+        rows = self._rows(
             "SELECT * FROM jobs WHERE json_extract(request, ?) = ? ORDER BY created_at",
             (f"$.{request_key}", value),
-        ).fetchall()
+        )
         return [_job(r) for r in rows]
 
     def update_job(self, job_id: str, **fields: Any) -> Job:
@@ -310,7 +350,7 @@ class Store:
             return db.execute("DELETE FROM projects WHERE root = ?", (root,)).rowcount > 0
 
     def projects(self) -> list[dict[str, Any]]:
-        rows = self._read.execute("SELECT * FROM projects ORDER BY root").fetchall()
+        rows = self._rows("SELECT * FROM projects ORDER BY root")
         return [
             {"root": r["root"], "engine": r["engine"], **json.loads(r["settings"])} for r in rows
         ]
@@ -318,9 +358,9 @@ class Store:
     # -- uploads ------------------------------------------------------------------------
 
     def upload_for(self, service: str, sha256: str) -> str | None:
-        rows = self._read.execute(
+        rows = self._rows(
             "SELECT file_id FROM uploads WHERE service = ? AND sha256 = ?", (service, sha256)
-        ).fetchall()
+        )
         return str(rows[0]["file_id"]) if rows else None
 
     def remember_upload(self, service: str, sha256: str, file_id: str) -> None:
@@ -343,9 +383,7 @@ class Store:
                 )
 
     def assets(self, job_id: str) -> list[AssetRow]:
-        rows = self._read.execute(
-            "SELECT * FROM assets WHERE job_id = ? ORDER BY file_name", (job_id,)
-        ).fetchall()
+        rows = self._rows("SELECT * FROM assets WHERE job_id = ? ORDER BY file_name", (job_id,))
         return [AssetRow(**dict(r)) for r in rows]
 
     def asset_staged(self, asset_id: str, path: str, sha256: str) -> None:
@@ -362,8 +400,13 @@ class Store:
     # -- files written into projects -----------------------------------------------------
 
     def written_file(self, path: str) -> WrittenFile | None:
-        row = self._db.execute("SELECT * FROM written_files WHERE path = ?", (path,)).fetchone()
-        return None if row is None else WrittenFile(**dict(row))
+        rows = self._rows("SELECT * FROM written_files WHERE path = ?", (path,))
+        return WrittenFile(**dict(rows[0])) if rows else None
+
+    def written_by(self, job_id: str) -> list[WrittenFile]:
+        """The files a job wrote that no later writer has taken over."""
+        rows = self._rows("SELECT * FROM written_files WHERE job_id = ? ORDER BY path", (job_id,))
+        return [WrittenFile(**dict(r)) for r in rows]
 
     def record_written(self, path: str, sha256: str, job_id: str, name: str) -> None:
         with self._tx() as db:
@@ -409,43 +452,56 @@ class Store:
                 )
 
     def committed(self) -> int:
-        """Credits the companion's own jobs hold or spent: the charge of settled jobs, the
-        hold of unsettled ones."""
-        rows = self._db.execute(
-            "SELECT job_id, entry, credits FROM ledger WHERE job_id IS NOT "
-            "NULL AND entry IN ('hold', 'charge')"
-        ).fetchall()
-        per_job: dict[str, dict[str, int]] = {}
-        for row in rows:
-            per_job.setdefault(row["job_id"], {})[row["entry"]] = row["credits"]
-        return sum(e.get("charge", e.get("hold", 0)) for e in per_job.values())
+        """Credits the companion's own jobs hold or spent: the net charge of settled jobs,
+        the hold of unsettled ones. A released hold is neither."""
+        return self.charged()
 
     def snapshot(self, available: int) -> tuple[int, int] | None:
-        """Record a balance snapshot; return the previous (available, committed)."""
+        """Record a balance snapshot; return the previous (available, committed). One
+        equal to the previous is not written again, so looking often costs nothing and
+        the last drift stays readable (last_drift) until the figures move."""
         with self._tx() as db:
             previous = db.execute(
                 "SELECT credits, committed FROM ledger WHERE entry = "
                 "'balance' ORDER BY seq DESC LIMIT 1"
             ).fetchone()
+            committed = self.committed()
+            if previous is not None and (previous["credits"], previous["committed"]) == (
+                available,
+                committed,
+            ):
+                return (previous["credits"], previous["committed"])
             db.execute(
                 "INSERT INTO ledger (job_id, entry, credits, at, committed) "
                 "VALUES (NULL, 'balance', ?, ?, ?)",
-                (available, now(), self.committed()),
+                (available, now(), committed),
             )
         return None if previous is None else (previous["credits"], previous["committed"])
 
     def ledger(self, job_id: str | None = None) -> list[dict[str, Any]]:
         if job_id is None:
-            rows = self._read.execute("SELECT * FROM ledger ORDER BY seq").fetchall()
+            rows = self._rows("SELECT * FROM ledger ORDER BY seq")
         else:
-            rows = self._read.execute(
-                "SELECT * FROM ledger WHERE job_id = ? ORDER BY seq", (job_id,)
-            ).fetchall()
+            rows = self._rows("SELECT * FROM ledger WHERE job_id = ? ORDER BY seq", (job_id,))
         return [dict(r) for r in rows]
 
     def charged(self, job_id: str | None = None, since: str | None = None) -> int:
-        """Net credits spent: charges (holds count while a job is unsettled)."""
-        query = "SELECT job_id, entry, credits FROM ledger WHERE entry IN ('hold', 'charge')"
+        """Credits spent or still held: net charges of settled jobs plus the holds of
+        unsettled ones. A hold that was released (a cancel) is not spent."""
+        moves = self.credit_moves(job_id, since)
+        return moves["spent"] + moves["held"]
+
+    def credit_moves(self, job_id: str | None = None, since: str | None = None) -> dict[str, int]:
+        """Where the credits went, from the ledger rows at or after `since`: `spent` (net
+        charges), `held` (holds of jobs not settled yet), `released` (holds given back)
+        and `refunded` (charges given back; `spent` already excludes them).
+
+        A job is settled once it has a charge, refund or release row; the service's
+        `charged` is already net of refunds, so it is taken as it is."""
+        query = (
+            "SELECT job_id, entry, credits FROM ledger WHERE job_id IS NOT NULL AND "
+            "entry IN ('hold', 'charge', 'refund', 'release')"
+        )
         params: list[Any] = []
         if job_id is not None:
             query += " AND job_id = ?"
@@ -454,10 +510,34 @@ class Store:
             query += " AND at >= ?"
             params.append(since)
         totals: dict[str, dict[str, int]] = {}
-        for row in self._read.execute(query, params).fetchall():
-            totals.setdefault(row["job_id"], {}).setdefault(row["entry"], 0)
-            totals[row["job_id"]][row["entry"]] += row["credits"]
-        return sum(t.get("charge", t.get("hold", 0)) for t in totals.values())
+        for row in self._rows(query, params):
+            entries = totals.setdefault(row["job_id"], {})
+            entries[row["entry"]] = entries.get(row["entry"], 0) + row["credits"]
+        moves = {"spent": 0, "held": 0, "released": 0, "refunded": 0}
+        for entries in totals.values():
+            settled = any(e in entries for e in ("charge", "refund", "release"))
+            if settled:
+                moves["spent"] += entries.get("charge", 0)
+                moves["released"] += entries.get("release", 0)
+                moves["refunded"] += entries.get("refund", 0)
+            else:
+                moves["held"] += entries.get("hold", 0)
+        return moves
+
+    def last_drift(self) -> tuple[int | None, str | None]:
+        """Drift between the last two balance snapshots, and when the last was taken:
+        (None, None) before two exist."""
+        rows = self._rows(
+            "SELECT credits, committed, at FROM ledger WHERE entry = 'balance' "
+            "ORDER BY seq DESC LIMIT 2"
+        )
+        if len(rows) < 2 or rows[0]["committed"] is None or rows[1]["committed"] is None:
+            return None, None
+        latest, previous = rows
+        drift = (latest["credits"] + latest["committed"]) - (
+            previous["credits"] + previous["committed"]
+        )
+        return int(drift), str(latest["at"])
 
 
 def _job(row: sqlite3.Row) -> Job:

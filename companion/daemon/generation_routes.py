@@ -1,0 +1,303 @@
+"""The Generations panel's actions on one job: generate again (new seed, new quote),
+variations (the total quoted first), a free re-cut of the kept video, a contact sheet of
+it, import again, remove the job's own files, and where its files are."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import json
+import secrets
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from companion.daemon import bodies
+from companion.daemon.schema import (
+    AgainIn,
+    AnimateIn,
+    ContactSheetIn,
+    ImportIn,
+    RecutIn,
+    VariationsIn,
+)
+from companion.daemon.security import error
+from companion.install.ownership import Owner
+from companion.install.plan import Placement
+from companion.jobs.recut import RECUT
+from companion.jobs.wanted import INSTALL_FORMATS
+from companion.media.errors import MediaError
+from companion.media.preview import build_contact_sheet
+from companion.store import Job
+from companion.store.clips import ClipGone
+
+if TYPE_CHECKING:
+    from companion.daemon.app import Daemon
+
+
+class GenerationRoutes:
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+
+    def routes(self) -> list[tuple[str, str, Any]]:
+        base = "/api/v1/generations/{job_id}"
+        return [
+            ("POST", f"{base}/again", self.again),
+            ("POST", f"{base}/variations", self.variations),
+            ("POST", f"{base}/recut", self.recut),
+            ("POST", f"{base}/import", self.import_again),
+            ("POST", f"{base}/contact_sheet", self.contact_sheet),
+            ("GET", f"{base}/contact_sheet.png", self.contact_sheet_png),
+            ("POST", f"{base}/remove_files", self.remove_files),
+            ("GET", f"{base}/reveal", self.reveal),
+        ]
+
+    def _job(self, request: web.Request) -> Job:
+        try:
+            return self.daemon.store.job(request.match_info["job_id"])
+        except KeyError as exc:
+            raise web.HTTPNotFound(reason="no such generation") from exc
+
+    # -- paid: again and variations, quoted first --------------------------------------
+
+    def _settings(self, job: Job, seed: int, name: str | None = None) -> AnimateIn:
+        """The form as the job was sent, with another seed."""
+        request = job.request
+        install = request.get("install") or {}
+        root = Path(str(install.get("root", "")))
+        image = Path(str(request["image"]))
+        target = Path(job.target_dir) if job.target_dir else None
+        given: dict[str, Any] = {
+            "project_root": str(root),
+            "prompt": request.get("prompt") or "",
+            "video": {**(request.get("video") or {}), "seed": seed},
+            "export": request.get("export") or {},
+            "selection": request.get("selection") or {},
+            "name": name or job.name,
+        }
+        if image.is_relative_to(root):
+            given["image_path"] = str(image.relative_to(root))
+        else:  # an inline image, kept in the daemon's inbox
+            given["image_base64"] = base64.b64encode(image.read_bytes()).decode()
+        if target is not None and target.is_relative_to(root):
+            given["target_folder"] = str(target.relative_to(root))
+        return AnimateIn.model_validate(given)
+
+    async def again(self, request: web.Request) -> web.Response:
+        job = self._job(request)
+        body = await self.daemon.parse(request, AgainIn, bodies.SMALL_BODY)
+        if isinstance(body, web.Response):
+            return body
+        seed = body.seed if body.seed is not None else secrets.randbelow(2**31)
+        try:
+            settings = await asyncio.to_thread(self._settings, job, seed)
+        except (OSError, ValueError) as exc:
+            return error(409, "CANNOT_REPEAT", f"the generation cannot be sent again: {exc}")
+        if body.quote_only:
+            reply = await self.daemon.quote_reply(settings)
+            if isinstance(reply, web.Response):
+                return reply
+            reply["settings"] = settings.model_dump(mode="json", exclude_none=True)
+            reply["seed"] = seed
+            return web.json_response(reply)
+        if body.quote_id is None or body.seed is None:
+            return error(400, "INVALID", "quote_id: quote first ({\"quote_only\": true}), then "
+                         "send its quote_id and seed")  # fmt: skip
+        settings.quote_id = body.quote_id
+        return await self.daemon.submit_animate(settings, {"parent": job.id})
+
+    async def variations(self, request: web.Request) -> web.Response:
+        job = self._job(request)
+        body = await self.daemon.parse(request, VariationsIn, bodies.SMALL_BODY)
+        if isinstance(body, web.Response):
+            return body
+        seeds = body.seeds or [secrets.randbelow(2**31) for _ in range(body.count)]
+        if len(seeds) != body.count or len(set(seeds)) != len(seeds):
+            return error(400, "INVALID", "seeds: give back the count distinct seeds quoted")
+        try:
+            # Each its own name beside the original, so they can be compared side by side.
+            all_settings = [
+                await asyncio.to_thread(self._settings, job, s, f"{job.name}_v{n}")
+                for n, s in enumerate(seeds, 1)
+            ]
+        except (OSError, ValueError) as exc:
+            return error(409, "CANNOT_REPEAT", f"the generation cannot be sent again: {exc}")
+        digests = [await self.daemon.digest(s) for s in all_settings]
+        if isinstance(digests[0], web.Response):
+            return digests[0]
+        together = "v_" + hashlib.sha256(json.dumps(digests).encode()).hexdigest()[:40]
+        if body.quote_only:
+            one = await self.daemon.quote_reply(all_settings[0])
+            if isinstance(one, web.Response):
+                return one
+            each = int(one["credits"])
+            return web.json_response(
+                {
+                    "count": body.count,
+                    "credits_each": each,
+                    "credits_total": each * body.count,
+                    "quote_id": together,
+                    "seeds": seeds,
+                    "balance": one.get("balance"),
+                }
+            )
+        if body.quote_id != together:
+            return error(
+                409,
+                "STALE_QUOTE",
+                'quote_id: quote the variations first ({"count": N, "quote_only": true}) '
+                "and send back its quote_id and seeds (nothing was spent)",
+            )
+        jobs = []
+        for settings, digest in zip(all_settings, digests, strict=True):
+            settings.quote_id = str(digest)
+            reply = await self.daemon.submit_animate(settings, {"variation_of": job.id})
+            if reply.status != 202:
+                return reply
+            jobs.append(json.loads(reply.text or "{}"))
+        return web.json_response({"data": jobs}, status=202)
+
+    # -- free: a re-cut, import again, a contact sheet ---------------------------------
+
+    def _clip(self, job: Job) -> Path | web.Response:
+        clips = self.daemon.engine.clips
+        if clips is None:
+            return error(410, "CLIP_GONE", "this daemon keeps no videos")
+        try:
+            return clips.require(job.id)
+        except ClipGone as exc:
+            return error(410, "CLIP_GONE", f'{exc}; "again" generates it anew')
+
+    async def recut(self, request: web.Request) -> web.Response:
+        job = self._job(request)
+        body = await self.daemon.parse(request, RecutIn)
+        if isinstance(body, web.Response):
+            return body
+        return await self._local(job, body.export.model_dump(mode="json"),
+                                 body.selection.model_dump(mode="json"), body.name,
+                                 body.target_folder)  # fmt: skip
+
+    async def import_again(self, request: web.Request) -> web.Response:
+        """The job's own settings, made again from the kept video into (another) target."""
+        job = self._job(request)
+        body = await self.daemon.parse(request, ImportIn, bodies.SMALL_BODY)
+        if isinstance(body, web.Response):
+            return body
+        return await self._local(job, job.request.get("export") or {},
+                                 job.request.get("selection") or {}, body.name,
+                                 body.target_folder)  # fmt: skip
+
+    async def _local(
+        self,
+        job: Job,
+        export: dict[str, Any],
+        selection: dict[str, Any],
+        name: str | None,
+        target_folder: str | None,
+    ) -> web.Response:
+        source = job.request.get("parent") if job.kind == RECUT else job.id
+        clip = self._clip(self.daemon.store.job(str(source)))
+        if isinstance(clip, web.Response):
+            return clip
+        install = job.request.get("install") or {}
+        if not job.target_dir or "root" not in install:
+            return error(409, "NOT_A_PROJECT_JOB", "the job has no project to install into")
+        root = Path(str(install["root"]))
+        target = Path(job.target_dir)
+        if target_folder is not None:
+            chosen = self.daemon.inside(root, target_folder)
+            if chosen is None:
+                return error(400, "INVALID", "target_folder: must stay inside the project")
+            refusal = self.daemon.engine_refusal(str(install.get("engine")), root, chosen)
+            if refusal:
+                return error(400, "INVALID", f"target_folder: {refusal}")
+            target = chosen
+        request: dict[str, Any] = {
+            **{k: job.request[k] for k in ("image", "prompt", "video") if k in job.request},
+            "export": export,
+            "selection": selection,
+            "install": Placement(str(install.get("engine")), root, target).to_json(),
+            "parent": str(source),
+            INSTALL_FORMATS: export.get("formats") or [],
+        }
+        made = self.daemon.engine.submit(
+            request, name=name or job.name, target_dir=target, priority=0, kind=RECUT
+        )
+        self.daemon.enqueue(made)
+        self.daemon.changed(made)
+        return web.json_response(self.daemon.job_out(made).model_dump(mode="json"), status=202)
+
+    async def contact_sheet(self, request: web.Request) -> web.Response:
+        job = self._job(request)
+        body = await self.daemon.parse(request, ContactSheetIn, bodies.SMALL_BODY)
+        if isinstance(body, web.Response):
+            return body
+        clip = self._clip(job)
+        if isinstance(clip, web.Response):
+            return clip
+        key = hashlib.sha256(json.dumps([job.id, body.times]).encode()).hexdigest()[:32]
+        out = self._sheet_path(job, key)
+        try:
+            sheet = await asyncio.to_thread(build_contact_sheet, clip, out, body.times)
+        except MediaError as exc:
+            return error(400, "INVALID", f"times: {exc}")
+        return web.json_response(
+            {
+                "image": f"/api/v1/generations/{job.id}/contact_sheet.png?key={key}",
+                "width": sheet.width,
+                "height": sheet.height,
+                "cells": [
+                    {
+                        "index": c.index,
+                        "rect": [c.x, c.y, c.width, c.height],
+                        "requested_time_seconds": c.requested_time,
+                        "source_time_seconds": c.source_time,
+                    }
+                    for c in sheet.cells
+                ],
+            }
+        )
+
+    def _sheet_path(self, job: Job, key: str) -> Path:
+        return self.daemon.home / "previews" / "sheets" / f"{job.id}-{key}.png"
+
+    async def contact_sheet_png(self, request: web.Request) -> web.StreamResponse:
+        job = self._job(request)
+        key = request.query.get("key", "")
+        path = self._sheet_path(job, key)
+        if len(key) != 32 or not all(c in "0123456789abcdef" for c in key) or not path.is_file():
+            return error(404, "NOT_FOUND", "key: make the contact sheet first (POST)")
+        return web.FileResponse(path, headers={"Content-Type": "image/png"})
+
+    # -- the job's files ---------------------------------------------------------------
+
+    async def remove_files(self, request: web.Request) -> web.Response:
+        """Only the companion's own files of this job, unchanged since it wrote them."""
+        job = self._job(request)
+
+        def remove() -> tuple[list[str], list[dict[str, str]]]:
+            owner = Owner(self.daemon.store, job.id, job.name)
+            removed: list[str] = []
+            kept: list[dict[str, str]] = []
+            for written in self.daemon.store.written_by(job.id):
+                path = Path(written.path)
+                if not path.exists():
+                    continue
+                refusal = owner.refusal(path)
+                if refusal is not None:
+                    kept.append({"path": str(path), "reason": refusal})
+                    continue
+                path.unlink()
+                removed.append(str(path))
+            return removed, kept
+
+        removed, kept = await asyncio.to_thread(remove)
+        return web.json_response({"removed": removed, "kept": kept})
+
+    async def reveal(self, request: web.Request) -> web.Response:
+        job = self._job(request)
+        if not job.target_dir:
+            return error(404, "NOT_FOUND", "the job has no folder")
+        return web.json_response({"path": job.target_dir})

@@ -1,0 +1,37 @@
+"""A re-cut: a finished job's kept video exported again here, never sent to the service.
+Its outputs are staged like downloads, so the engine installs them the same way (and
+with the same guards) as a paid job's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from companion.api.schema import ExportOptions, Selection
+from companion.install.tree import sha256_of
+from companion.media import export_video
+from companion.media.from_schema import export_spec
+
+RECUT = "recut"
+
+
+def staged_rows(
+    job_id: str, name: str, request: dict[str, Any], clip: Path, staging: Path
+) -> list[tuple[str, str, str, int, Path, str]]:
+    """Export the clip into staging: (asset id, format, file name, bytes, path, sha256)
+    for every file written, one row each (a sheet may have several pages)."""
+    options = ExportOptions.model_validate(request.get("export") or {})
+    selection = Selection.model_validate(request.get("selection") or {})
+    spec = export_spec(options, selection, name=name, key_color=None)
+    result = export_video(clip, staging, spec)
+    return [
+        (f"local-{job_id}-{out.path.name}", out.format, out.path.name, out.path.stat().st_size,
+         out.path, sha256_of(out.path))
+        for out in result.outputs
+    ]  # fmt: skip
+
+
+def resolved_export(request: dict[str, Any]) -> dict[str, Any]:
+    """The export as the service would have echoed it, which the install plan reads."""
+    options = ExportOptions.model_validate(request.get("export") or {})
+    return options.model_dump(mode="json", by_alias=True)
