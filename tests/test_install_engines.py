@@ -363,7 +363,9 @@ def test_a_refused_pack_fails_the_job_but_keeps_what_was_paid_for(tmp_path: Path
     store = Store(tmp_path / "companion.db")
     engine = Engine(store, cast(Any, None), "http://service.invalid")
     job = engine.submit(
-        {"install": {"engine": "godot", "root": str(project)}}, name="hero", target_dir=target
+        {"image": "hero.png", "install": {"engine": "godot", "root": str(project)}},
+        name="hero",
+        target_dir=target,
     )
     staging = target / STAGING / job.id
     staging.mkdir(parents=True)
@@ -373,8 +375,9 @@ def test_a_refused_pack_fails_the_job_but_keeps_what_was_paid_for(tmp_path: Path
     paid_for = pack.read_bytes()
     store.add_assets(job.id, [("asset_1", "godot_pack", pack.name, len(paid_for))])
     store.asset_staged("asset_1", str(pack), "0" * 64)
-    request = {**job.request, "remote_status": "succeeded", "resolved": {"export": {}}}
-    job = store.update_job(job.id, state="installing", request=request)
+    job = store.update_job(
+        job.id, state="installing", remote_status="succeeded", resolved={"export": {}}
+    )
     finished = engine._install(job)
     assert finished.state == "failed" and "climbs out" in (finished.error or "")
     assert (target / "hero_godot.zip").read_bytes() == paid_for

@@ -152,10 +152,10 @@ def test_kill_at_every_step_and_recover(sandbox_process: str, tmp_path: Path) ->
         assert ledger["charge"] == task["credits"]["charged"]
         assert ledger["hold"] == task["credits"]["quoted"]
         files = sorted(p.name for p in Path(job.target_dir).iterdir() if not p.name.startswith("."))
+        # Only the formats asked for: the clip video stays at the service.
         assert files == sorted(
             [
                 f"{job.name}.json",
-                f"{job.name}.mp4",
                 f"{job.name}.png",
                 f"{job.name}.unitypackage",
                 f"{job.name}_godot.zip",

@@ -13,7 +13,6 @@ import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from companion.api.client import Client
 from companion.api.schema import ExportOptions, Selection, Task, VideoOptions
@@ -28,8 +27,8 @@ from companion.install.ownership import Owner
 from companion.jobs.inputs import ImageReadError, LocalImage
 from companion.jobs.lifecycle import State
 from companion.jobs.models_cache import live_models
-from companion.jobs.resume import FINGERPRINT, already_made, fingerprint, unfinished
-from companion.jobs.wanted import INSTALL_FORMATS
+from companion.jobs.request import JobRequest
+from companion.jobs.resume import already_made, unfinished
 from companion.settings.config import Settings
 from companion.settings.endpoint import Endpoint
 from companion.store import Job, Store
@@ -93,20 +92,18 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
     )
 
 
-def _request(plan: Plan, hashes: list[str]) -> dict[str, Any]:
-    request: dict[str, Any] = {
-        "origin": "cli",
-        "image": str(plan.image),
-        "prompt": plan.prompt,
-        "last_frame": str(plan.last_frame) if plan.last_frame else None,
-        "references": [str(p) for p in plan.references],
-        "video": plan.video.model_dump(mode="json", exclude_none=True),
-        "export": plan.export.model_dump(mode="json"),
-        "selection": plan.selection.model_dump(mode="json"),
-        INSTALL_FORMATS: plan.formats,
-    }
-    request[FINGERPRINT] = fingerprint(request, hashes, plan.name, str(plan.out))
-    return request
+def _request(plan: Plan, hashes: list[str]) -> JobRequest:
+    asked = JobRequest.animation(
+        image=plan.image,
+        prompt=plan.prompt,
+        video=plan.video,
+        export=plan.export,
+        selection=plan.selection,
+        last_frame=plan.last_frame,
+        references=plan.references,
+        origin="cli",
+    )
+    return asked.with_fingerprint(hashes, plan.name, str(plan.out))
 
 
 def _refuse_length(seconds: float, video: VideoOptions) -> None:
@@ -135,7 +132,7 @@ def run_plan(plan: Plan) -> int:
     replaced = checks.existing_outputs(planned)
     request = _request(plan, [i.sha256 for i in images])
     if not plan.again:
-        made = _made_before(request[FINGERPRINT], plan.out)
+        made = _made_before(str(request.fingerprint), plan.out)
         if made is not None:
             say(
                 f"companion: already made by job {made.id[:8]}; outputs in {plan.out} "
@@ -177,7 +174,7 @@ def run_plan(plan: Plan) -> int:
                 on_change=lambda j: _tell(j, endpoint, shown),
                 on_progress=lambda j, task: _progress(task, shown),
             ) as engine:
-                earlier = unfinished(store, request[FINGERPRINT])
+                earlier = unfinished(store, str(request.fingerprint))
                 if earlier is not None:
                     say(
                         f"companion: resuming job {earlier.id[:8]} ({earlier.state}) from an "

@@ -15,6 +15,7 @@ from companion.cli.session import settings as load
 from companion.cli.session import with_service
 from companion.jobs.engine import Engine, JobFailed
 from companion.jobs.lifecycle import FINAL, State
+from companion.jobs.request import JobRequest, submit
 from companion.settings.config import Settings
 from companion.settings.endpoint import Endpoint
 from companion.store import Job, Store
@@ -86,23 +87,23 @@ def cmd_add(args: argparse.Namespace) -> int:
     checks.never_over_a_source(
         checks.output_paths(target, name, formats), [image, *([last] if last else []), *refs]
     )
-    request = {
-        "image": str(image),
-        "prompt": args.prompt,
-        "last_frame": str(last) if last else None,
-        "references": [str(p) for p in refs],
-        "video": video.model_dump(mode="json", exclude_none=True),
-        "export": options.model_dump(mode="json"),
-        "selection": selection.model_dump(mode="json"),
-    }
+    request = JobRequest.animation(
+        image=image,
+        prompt=args.prompt,
+        video=video,
+        export=options,
+        selection=selection,
+        last_frame=last,
+        references=refs,
+    )
     store = Store(load().database)
     try:
-        job = store.add_job(
-            "animation",
-            name,
+        job = submit(
+            store,
             request,
+            name=name,
+            target_dir=target,
             priority=0 if args.priority == "editor" else 1,
-            target_dir=str(target),
         )
     finally:
         store.close()

@@ -49,7 +49,7 @@ from companion.install.tree import InstallError
 from companion.install.unity import check_target
 from companion.jobs.engine import Engine
 from companion.jobs.lifecycle import FINAL, State
-from companion.jobs.wanted import INSTALL_FORMATS
+from companion.jobs.request import JobRequest
 from companion.media.export import safe_name
 from companion.store import Job
 from companion.store.account import TeamUnavailable
@@ -127,7 +127,7 @@ class Daemon:
         self.watchers[project["root"]] = watcher
         await watcher.start(self.store.jobs())
 
-    def _submit_drop(self, request: dict[str, Any], name: str, target: Path, priority: str) -> Job:
+    def _submit_drop(self, request: JobRequest, name: str, target: Path, priority: str) -> Job:
         """Record a watched drop's job; thread-safe (the watcher queues it afterwards)."""
         return self.engine.submit(
             request, name=name, target_dir=target, priority=0 if priority == "editor" else 1
@@ -224,7 +224,7 @@ class Daemon:
             remote_id=job.remote_id,
             target_dir=job.target_dir,
             error=job.error or "",
-            resource=job.request.get("resource"),
+            resource=job.resource,
             created_at=job.created_at,
             updated_at=job.updated_at,
             outputs=outputs,
@@ -455,13 +455,13 @@ class Daemon:
         resolved = str(expand(root).resolve())
         return next((p for p in self.store.projects() if p["root"] == resolved), None)
 
-    async def _priced(self, body: AnimateIn) -> tuple[dict[str, Any], str, Path, str]:
+    async def _priced(self, body: AnimateIn) -> tuple[JobRequest, str, Path, str]:
         """The job request, and the quote id of exactly this body."""
         job_request, name, target = await self._request(body)
-        digest = await asyncio.to_thread(quote_id, body, Path(job_request["image"]))
+        digest = await asyncio.to_thread(quote_id, body, Path(job_request.image))
         return job_request, name, target, digest
 
-    async def _request(self, body: AnimateIn) -> tuple[dict[str, Any], str, Path]:
+    async def _request(self, body: AnimateIn) -> tuple[JobRequest, str, Path]:
         project = self._project(body.project_root)
         if project is None:
             raise _Bad(
@@ -485,17 +485,14 @@ class Daemon:
         if refusal:
             raise _Bad(400, "INVALID", f"target_folder: {refusal}")
         name = body.name or safe_name(image.stem)
-        request = {
-            "image": str(image),
-            "prompt": body.prompt,
-            "video": body.video.model_dump(mode="json"),
-            "export": body.export.model_dump(mode="json"),
-            "selection": body.selection.model_dump(mode="json"),
-            "install": Placement(engine, root, target).to_json(),
-            # Only what was asked for lands in the project (not the video a one-click
-            # task always returns), as on the command line.
-            INSTALL_FORMATS: [f.value for f in body.export.formats],
-        }
+        request = JobRequest.animation(
+            image=image,
+            prompt=body.prompt,
+            video=body.video,
+            export=body.export,
+            selection=body.selection,
+            placement=Placement(engine, root, target),
+        )
         return request, name, target
 
     def _store_inline(self, text: str) -> Path:
@@ -567,7 +564,7 @@ class Daemon:
         return _engine_refusal(engine, root, target)
 
     async def submit_animate(
-        self, body: AnimateIn, extra: dict[str, Any] | None = None
+        self, body: AnimateIn, lineage: dict[str, str] | None = None
     ) -> web.Response:
         """A paid job for body; refused (409 STALE_QUOTE, nothing spent) when its quote
         id priced something else."""
@@ -575,7 +572,7 @@ class Daemon:
             job_request, name, target, digest = await self._priced(body)
         except _Bad as bad:
             return bad.response()
-        job_request.update(extra or {})
+        job_request = job_request.descended(lineage or {})
         if body.quote_id is not None and body.quote_id != digest:
             return error(
                 409,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from companion.api.schema import ExportOptions, Selection
 from companion.daemon import bodies
 from companion.daemon.schema import (
     AgainIn,
@@ -26,8 +27,7 @@ from companion.daemon.schema import (
 from companion.daemon.security import error
 from companion.install.ownership import Owner
 from companion.install.plan import Placement
-from companion.jobs.recut import RECUT
-from companion.jobs.wanted import INSTALL_FORMATS
+from companion.jobs.request import JobKind, JobRequest
 from companion.media.errors import MediaError
 from companion.media.preview import build_contact_sheet
 from companion.store import Job
@@ -197,7 +197,7 @@ class GenerationRoutes:
         name: str | None,
         target_folder: str | None,
     ) -> web.Response:
-        source = job.request.get("parent") if job.kind == RECUT else job.id
+        source = job.request.get("parent") if job.kind == JobKind.RECUT else job.id
         clip = self._clip(self.daemon.store.job(str(source)))
         if isinstance(clip, web.Response):
             return clip
@@ -214,16 +214,15 @@ class GenerationRoutes:
             if refusal:
                 return error(400, "INVALID", f"target_folder: {refusal}")
             target = chosen
-        request: dict[str, Any] = {
-            **{k: job.request[k] for k in ("image", "prompt", "video") if k in job.request},
-            "export": export,
-            "selection": selection,
-            "install": Placement(str(install.get("engine")), root, target).to_json(),
-            "parent": str(source),
-            INSTALL_FORMATS: export.get("formats") or [],
-        }
+        request = JobRequest.recut(
+            JobRequest.of(job.request),
+            parent=str(source),
+            export=ExportOptions.model_validate(export),
+            selection=Selection.model_validate(selection),
+            placement=Placement(str(install.get("engine")), root, target),
+        )
         made = self.daemon.engine.submit(
-            request, name=name or job.name, target_dir=target, priority=0, kind=RECUT
+            request, name=name or job.name, target_dir=target, priority=0
         )
         self.daemon.enqueue(made)
         self.daemon.changed(made)

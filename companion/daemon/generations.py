@@ -71,7 +71,7 @@ def generation(store: Store, job: Job, clip: ClipOut) -> GenerationOut:
         name=job.name,
         project=project_of(job),
         target_dir=job.target_dir,
-        resource=job.request.get("resource"),
+        resource=job.resource,
         prompt=str(job.request.get("prompt") or ""),
         negative_prompt=video.get("negative_prompt"),
         seed=seed if isinstance(seed, int) else None,

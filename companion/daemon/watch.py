@@ -74,7 +74,7 @@ from companion.daemon.drops import (
 )
 from companion.daemon.settle import Settling
 from companion.install.plan import Placement, default_target
-from companion.jobs.wanted import INSTALL_FORMATS
+from companion.jobs.request import JobRequest
 from companion.media.export import safe_name
 from companion.store import Job
 
@@ -103,7 +103,7 @@ class DropSettings(BaseModel):
 @dataclass
 class Prepared:
     source: Path
-    request: dict[str, Any]
+    request: JobRequest
     name: str
     digest: str
 
@@ -146,7 +146,7 @@ class ProjectWatcher:
     def __init__(
         self,
         project: dict[str, Any],
-        submit: Callable[[dict[str, Any], str, Path, str], Job],
+        submit: Callable[[JobRequest, str, Path, str], Job],
         find_by_hash: Callable[[str], list[Job]],
         *,
         queue: Callable[[Job], None] = lambda job: None,
@@ -334,18 +334,14 @@ class ProjectWatcher:
         source = prepared.source
         target = self.target.resolve()
         name = free_name(prepared.name, self.used_names(str(target)), target)
-        request = dict(prepared.request)
         note = None
         if name != prepared.name:
             note = (
                 f"{_original(source)} was made as {name}: the name {prepared.name} was "
                 f"already used by another animation in {target}"
             )
-            request["drop_note"] = note
-        request.update(
-            drop_source=str(source),
-            drop_hash=prepared.digest,
-            install=Placement(self.engine, self.root, self.target).to_json(),
+        request = prepared.request.model_copy(
+            update={"drop_source": str(source), "drop_hash": prepared.digest, "drop_note": note}
         )
         return self.submit(request, name, self.target, "folder"), note
 
@@ -375,19 +371,25 @@ class ProjectWatcher:
             digest.update(read_image(Path(reference)))
         settings = self._settings(sidecar)
         name = settings.name or safe_name(stem)
-        request = {
-            **images,
+        request = JobRequest.animation(
+            image=Path(images["image"]),
+            last_frame=Path(images["last_frame"]) if images["last_frame"] else None,
+            references=[Path(p) for p in images["references"]],
+            prompt=settings.prompt,
+            video=settings.video,
+            export=settings.export,
+            selection=settings.selection,
+            placement=Placement(self.engine, self.root, self.target),
+        )
+        # The drop's content and settings, hashed as earlier releases did, so a drop made
+        # before an upgrade still joins the job it started.
+        described = {
             "prompt": settings.prompt,
             "video": settings.video.model_dump(mode="json"),
             "export": settings.export.model_dump(mode="json"),
             "selection": settings.selection.model_dump(mode="json"),
-            INSTALL_FORMATS: [f.value for f in settings.export.formats],  # nothing unasked
         }
-        digest.update(
-            json.dumps(
-                {k: request[k] for k in ("prompt", "video", "export", "selection")}, sort_keys=True
-            ).encode()
-        )
+        digest.update(json.dumps(described, sort_keys=True).encode())
         return Prepared(source, request, name, digest.hexdigest())
 
     def _folder_images(self, folder: Path) -> dict[str, Any]:

@@ -32,16 +32,6 @@ class Placement:
     def engine_aware(self) -> bool:
         return self.engine in ENGINES
 
-    def to_json(self) -> dict[str, str]:
-        return {"engine": self.engine, "root": str(self.project_root)}
-
-    @classmethod
-    def from_request(cls, request: dict[str, Any], target: Path) -> Placement | None:
-        install = request.get("install")
-        if not isinstance(install, dict):
-            return None
-        return cls(str(install.get("engine", "other")), Path(install["root"]), target)
-
 
 def default_target(engine: str) -> str:
     """Where results land when the project names no folder: Unity sees only Assets/."""

@@ -24,7 +24,7 @@ import dataclasses
 import functools
 import logging
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,7 +58,7 @@ from companion.jobs import recut
 from companion.jobs.crash import crash_point
 from companion.jobs.inputs import ImageReadError, LocalImage
 from companion.jobs.lifecycle import FINAL, State, check
-from companion.jobs.recut import RECUT
+from companion.jobs.request import JobKind, JobRequest, submit
 from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
 from companion.jobs.wanted import wanted
 from companion.media.errors import MediaError
@@ -114,16 +114,13 @@ class Engine:
 
     def submit(
         self,
-        request: dict[str, Any],
+        request: JobRequest | Mapping[str, Any],
         *,
         name: str,
         target_dir: Path,
         priority: int = 1,
-        kind: str = "animation",
     ) -> Job:
-        return self.store.add_job(
-            kind, name, request, priority=priority, target_dir=str(target_dir.resolve())
-        )
+        return submit(self.store, request, name=name, target_dir=target_dir, priority=priority)
 
     def _move(self, job: Job, state: State, **fields: Any) -> Job:
         check(job.state, state)
@@ -224,7 +221,7 @@ class Engine:
     async def _step(self, job: Job) -> Job:
         state = State(job.state)
         await self._team_ready()
-        if state is State.NEW and job.kind == RECUT:
+        if state is State.NEW and job.kind == JobKind.RECUT:
             return await self._recut(job)
         if state is State.NEW:
             return await self._quote(job)
@@ -256,7 +253,7 @@ class Engine:
             job,
             State.QUOTED,
             quote=quote.credits,
-            request={**job.request, "resolved": body.model_dump(mode="json")},
+            resolved=body.model_dump(mode="json"),
         )
 
     async def _prepare_create(self, job: Job) -> Job:
@@ -268,7 +265,7 @@ class Engine:
         if refused is not None:
             log.info("job %s waits for approval: %d credits is over %s", job.id, quote, refused)
             return await self._amove(job, State.AWAITING_APPROVAL)
-        body = AnimationCreate.model_validate(job.request["resolved"])
+        body = AnimationCreate.model_validate(job.resolved)
         payload = body.model_dump_json().encode()
         # Key and bytes are on disk before anything is sent.
         job = await self._amove(
@@ -289,7 +286,7 @@ class Engine:
         key, body = job.idempotency_key, job.body
         assert key and body
         # Once a send may have happened, the original is looked for before any resend.
-        original = await self._find_original(job) if job.request.get("sent") else None
+        original = await self._find_original(job) if job.sent else None
         if original is None:
             # The reservation made at quote time is renewed (or, if its lease ran out while
             # this companion was away, made again) before anything is sent.
@@ -297,10 +294,8 @@ class Engine:
             if refused is not None:
                 raise JobFailed(f"no room left in {refused}; retry the job when there is")
             await self.account.acquire_slot(job.id, job.priority)
-            if not job.request.get("sent"):
-                job = await asyncio.to_thread(
-                    self.store.update_job, job.id, request={**job.request, "sent": True}
-                )
+            if not job.sent:
+                job = await asyncio.to_thread(self.store.update_job, job.id, sent=True)
             try:
                 original = await self.client.create_animation(body, idempotency_key=key)
             except (TransportError, DeadlineExceededError) as exc:
@@ -357,7 +352,9 @@ class Engine:
 
         progressed(task)  # the first read may already be the last
         task = await self.client.wait_for_task(task, timeout=self.timeout, on_progress=progressed)
-        outputs = wanted(task.outputs, job.request, task.status == "succeeded")
+        outputs = wanted(
+            task.outputs, JobRequest.of(job.request).install_formats, task.status == "succeeded"
+        )
         names = output_names([a.format for a in outputs], job.name)
         known = [(a, n) for a, n in zip(outputs, names, strict=True) if n is not None]
         # A format our table does not know never becomes a path: it is left at the
@@ -381,12 +378,9 @@ class Engine:
             job,
             State.DOWNLOADING,
             error=error,
-            request={
-                **job.request,
-                "remote_status": str(task.status),
-                **({"clip_asset": str(clip.id)} if clip is not None else {}),
-                **({"unknown_outputs": unknown} if unknown else {}),
-            },
+            remote_status=str(task.status),
+            clip_asset=str(clip.id) if clip is not None else None,
+            unknown_outputs=unknown or None,
         )
 
     def _staging(self, job: Job) -> Path:
@@ -435,7 +429,7 @@ class Engine:
         """A re-cut spends nothing: the parent's kept video is exported here, staged, and
         installed like any job's outputs (the same guards over the user's files)."""
         assert job.target_dir and self.clips is not None
-        parent = str(job.request.get("parent"))
+        parent = str(JobRequest.of(job.request).parent)
         try:
             clip = self.clips.require(parent)
         except ClipGone as exc:
@@ -452,18 +446,19 @@ class Engine:
         )
         for asset_id, _, _, _, path, digest in rows:
             await asyncio.to_thread(self.store.asset_staged, asset_id, str(path), digest)
-        request = {
-            **job.request,
-            "remote_status": "succeeded",
-            "resolved": {"export": recut.resolved_export(job.request)},
-        }
-        return await self._amove(job, State.INSTALLING, quote=0, request=request)
+        return await self._amove(
+            job,
+            State.INSTALLING,
+            quote=0,
+            remote_status="succeeded",
+            resolved={"export": recut.resolved_export(job.request)},
+        )
 
     async def _keep_clip(self, job: Job) -> None:
         """The paid video into the clip store, downloaded once: taken from the staged
         outputs when the project asked for it too, fetched otherwise. Keeping it is a
         convenience (free re-cuts): a failure is logged, and the job goes on."""
-        clips, asset_id = self.clips, job.request.get("clip_asset")
+        clips, asset_id = self.clips, job.clip_asset
         if clips is None or not isinstance(asset_id, str) or clips.kept(job.id):
             return
         row = next((r for r in self.store.assets(job.id) if r.id == asset_id), None)
@@ -496,8 +491,8 @@ class Engine:
 
     def _install(self, job: Job) -> Job:
         assert job.target_dir
-        placement = Placement.from_request(job.request, Path(job.target_dir))
-        succeeded = job.request.get("remote_status") == "succeeded"
+        placement = JobRequest.of(job.request).placement(Path(job.target_dir))
+        succeeded = job.remote_status == "succeeded"
         if placement is not None and placement.engine_aware and succeeded:
             try:
                 return self._install_for_engine(job, placement)
@@ -530,7 +525,7 @@ class Engine:
                     f"outputs {', '.join(lost)} were lost before they were installed; "
                     "download them with companion assets download"
                 )
-            export = (job.request.get("resolved") or {}).get("export") or {}
+            export = (job.resolved or {}).get("export") or {}
             tree = install_plan.build(
                 placement,
                 [Staged(r.format, r.file_name, Path(str(r.staged_path))) for r in rows],
@@ -555,7 +550,7 @@ class Engine:
         shutil.rmtree(target / STAGING / job.id, ignore_errors=True)
         release_if_unused(target)
         if tree.resource:
-            job = self.store.update_job(job.id, request={**job.request, "resource": tree.resource})
+            job = self.store.update_job(job.id, resource=tree.resource)
         return self._finish(job)
 
     def _install_as_downloaded(self, job: Job) -> list[str]:
@@ -586,7 +581,7 @@ class Engine:
         return notes
 
     def _finish(self, job: Job, notes: list[str] | None = None) -> Job:
-        status = job.request.get("remote_status")
+        status = job.remote_status
         final_state = {"succeeded": State.DONE, "cancelled": State.CANCELLED}.get(
             str(status), State.FAILED
         )
@@ -638,17 +633,18 @@ class Engine:
     async def _body(self, job: Job) -> AnimationCreate:
         return await self.body_for(job.request, name=job.name, job_id=job.id)
 
-    async def quote(self, request: dict[str, Any], name: str) -> int:
+    async def quote(self, request: JobRequest | Mapping[str, Any], name: str) -> int:
         """What a request would cost, without creating anything."""
         body = await self.body_for(request, name=name, job_id=None)
         return (await self.client.quote_animation(body)).credits
 
     async def body_for(
-        self, request: dict[str, Any], *, name: str, job_id: str | None
+        self, request: JobRequest | Mapping[str, Any], *, name: str, job_id: str | None
     ) -> AnimationCreate:
-        first = await self._image(Path(request["image"]))
-        last = await self._image(Path(request["last_frame"])) if request.get("last_frame") else None
-        references = [await self._image(Path(p)) for p in request.get("references", [])]
+        asked = JobRequest.of(request)
+        first = await self._image(Path(asked.image))
+        last = await self._image(Path(asked.last_frame)) if asked.last_frame else None
+        references = [await self._image(Path(p)) for p in asked.references]
         metadata: dict[str, str] = {"name": name}
         if job_id is not None:
             metadata["companion_job"] = job_id  # how an uncertain create is found again
@@ -659,10 +655,10 @@ class Engine:
                     "last_frame": last.model_dump(mode="json") if last else None,
                     "reference_images": [r.model_dump(mode="json") for r in references],
                 },
-                "prompt": request.get("prompt", ""),
-                "video": request.get("video") or {},
-                "export": request.get("export") or {},
-                "selection": request.get("selection") or {},
+                "prompt": asked.prompt,
+                "video": asked.video,
+                "export": asked.export,
+                "selection": asked.selection,
                 "metadata": metadata,
             }
         )
@@ -696,7 +692,7 @@ class Engine:
 
 
 def _unknown_outputs(job: Job) -> list[str]:
-    unknown = job.request.get("unknown_outputs") or []
+    unknown = job.unknown_outputs or []
     if not unknown:
         return []
     return [

@@ -12,8 +12,6 @@ from companion.install.tree import sha256_of
 from companion.media import export_video
 from companion.media.from_schema import export_spec
 
-RECUT = "recut"
-
 
 def staged_rows(
     job_id: str, name: str, request: dict[str, Any], clip: Path, staging: Path

@@ -5,27 +5,13 @@ it is done finds its outputs still in place instead of paying for them again."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
-from typing import Any
 
 from companion.install.tree import sha256_of
 from companion.jobs.lifecycle import FINAL, State
 from companion.store import Job, Store
 
 FINGERPRINT = "fingerprint"
-
-
-def fingerprint(request: dict[str, Any], image_hashes: list[str], name: str, target: str) -> str:
-    described = {key: value for key, value in request.items() if key not in (FINGERPRINT, "image")}
-    described.pop("last_frame", None)
-    described.pop("references", None)
-    text = json.dumps(
-        {"request": described, "images": image_hashes, "name": name, "target": target},
-        sort_keys=True,
-    )
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def unfinished(store: Store, digest: str) -> Job | None:

@@ -1,24 +1,19 @@
 """Which of a finished task's assets a job installs.
 
 A one-click task also returns the generated video (`clip_video`) whatever the export
-asked for. A request carrying `install_formats` gets only those formats when its task
+asked for. A request naming its `install_formats` gets only those formats when its task
 succeeded; the others stay on the service (companion assets download ID). A task that
 failed later on installs whatever it left: the video was paid for, and
 `companion export` can still make the formats from it."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from companion.api.schema import Asset
 from companion.media.export import FILE_SUFFIX
 
-INSTALL_FORMATS = "install_formats"
 
-
-def wanted(assets: list[Asset], request: dict[str, Any], succeeded: bool) -> list[Asset]:
-    formats = request.get(INSTALL_FORMATS)
-    if not isinstance(formats, list) or not succeeded:
+def wanted(assets: list[Asset], formats: list[str] | None, succeeded: bool) -> list[Asset]:
+    if formats is None or not succeeded:
         return list(assets)
     # A format our table does not know is kept, so the engine names it in the job's
     # error instead of it vanishing as "not asked for".

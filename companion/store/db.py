@@ -93,6 +93,25 @@ MIGRATIONS: tuple[str, ...] = (
         written_at TEXT NOT NULL
     );
     """,
+    # 5: what the engine learns on the way leaves the request (only what was asked for
+    # stays there) for columns of its own; jobs under way carry theirs over.
+    """
+    ALTER TABLE jobs ADD COLUMN resolved TEXT;
+    ALTER TABLE jobs ADD COLUMN sent INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE jobs ADD COLUMN remote_status TEXT;
+    ALTER TABLE jobs ADD COLUMN unknown_outputs TEXT;
+    ALTER TABLE jobs ADD COLUMN resource TEXT;
+    ALTER TABLE jobs ADD COLUMN clip_asset TEXT;
+    UPDATE jobs SET
+        resolved = json_extract(request, '$.resolved'),
+        sent = CASE WHEN json_extract(request, '$.sent') THEN 1 ELSE 0 END,
+        remote_status = json_extract(request, '$.remote_status'),
+        unknown_outputs = json_extract(request, '$.unknown_outputs'),
+        resource = json_extract(request, '$.resource'),
+        clip_asset = json_extract(request, '$.clip_asset'),
+        request = json_remove(request, '$.resolved', '$.sent', '$.remote_status',
+            '$.unknown_outputs', '$.resource', '$.clip_asset')
+    """,
 )
 
 
@@ -118,6 +137,13 @@ class Job:
     created_at: str
     updated_at: str
     progress: float = 0.0
+    # The engine's own progress, apart from what was asked (the request).
+    resolved: dict[str, Any] | None = None  # the create body, resolved at quote time
+    sent: bool = False  # a create may have gone out: look for it before any resend
+    remote_status: str | None = None  # the task's final status
+    unknown_outputs: list[str] | None = None  # formats returned that are not known here
+    resource: str | None = None  # the engine's playable resource, once installed
+    clip_asset: str | None = None  # the task's generated video, kept for free re-cuts
 
 
 @dataclass
@@ -311,12 +337,19 @@ class Store:
             "request",
             "target_dir",
             "progress",
+            "resolved",
+            "sent",
+            "remote_status",
+            "unknown_outputs",
+            "resource",
+            "clip_asset",
         }
         unknown = set(fields) - allowed
         if unknown:
             raise ValueError(f"cannot update {sorted(unknown)}")
-        if "request" in fields:
-            fields["request"] = json.dumps(fields["request"])
+        for encoded in ("request", "resolved", "unknown_outputs"):
+            if fields.get(encoded) is not None:
+                fields[encoded] = json.dumps(fields[encoded])
         assignments = ", ".join(f"{k} = ?" for k in fields)
         with self._tx() as db:
             db.execute(
@@ -543,5 +576,9 @@ class Store:
 def _job(row: sqlite3.Row) -> Job:
     values = dict(row)
     values["request"] = json.loads(values["request"])
+    for encoded in ("resolved", "unknown_outputs"):
+        if values[encoded] is not None:
+            values[encoded] = json.loads(values[encoded])
     values["approved"] = bool(values["approved"])
+    values["sent"] = bool(values["sent"])
     return Job(**values)

@@ -1,0 +1,196 @@
+"""What a job asks for: one typed `JobRequest`, built by one constructor for every way in.
+
+The command line (`companion animate`, `companion jobs add`), the daemon's API and the
+watched inboxes all describe the user's intent the same way and hand it to
+`JobRequest.animation`, so what lands in a project (only the formats asked for, never the
+clip video a one-click task also returns) cannot drift between them. New kinds of job (a
+re-cut of a kept clip, variations) become new values of `kind` with a constructor of their
+own here, each stored in the same `request` column.
+
+The request is only what was asked. What the engine learns on the way (the resolved body,
+whether the create went out, the task's final status, the installed resource) lives in the
+job's own columns (see companion.store.db)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from companion.api.schema import ExportOptions, Selection, VideoOptions
+from companion.install.plan import Placement
+from companion.store import Job, Store
+
+
+class JobKind(StrEnum):
+    ANIMATION = "animation"  # paid: a still (and options) sent to the service
+    RECUT = "recut"  # free: a kept clip of an earlier job exported again here
+
+
+class Install(BaseModel):
+    """The project a job's results go into, engine-aware (absent: a plain folder)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    engine: str = "other"
+    root: str
+
+    def placement(self, target: Path) -> Placement:
+        return Placement(self.engine, Path(self.root), target)
+
+
+class JobRequest(BaseModel):
+    """A job's request as the store keeps it (JSON in the `request` column)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: JobKind = JobKind.ANIMATION
+    origin: str | None = None  # "cli" for `companion animate`; the others leave it out
+    image: str
+    last_frame: str | None = None
+    references: list[str] = []
+    prompt: str = ""
+    video: dict[str, Any] = {}
+    export: dict[str, Any] = {}
+    selection: dict[str, Any] = {}
+    # Only these formats are installed when the task succeeded (None: every asset, as a
+    # job stored before this field existed asked for).
+    install_formats: list[str] | None = None
+    install: Install | None = None
+    # Provenance the ways in look jobs up by: the same command again, the same drop again.
+    fingerprint: str | None = None
+    drop_source: str | None = None
+    drop_hash: str | None = None
+    drop_note: str | None = None
+    # Lineage: the job a re-cut or "again" came from, or the one these are variations of.
+    parent: str | None = None
+    variation_of: str | None = None
+
+    @classmethod
+    def animation(
+        cls,
+        *,
+        image: Path,
+        prompt: str,
+        video: VideoOptions,
+        export: ExportOptions,
+        selection: Selection,
+        last_frame: Path | None = None,
+        references: Sequence[Path] = (),
+        placement: Placement | None = None,
+        origin: str | None = None,
+    ) -> JobRequest:
+        """The one way a still-to-animation job is described, whoever asks for it."""
+        return cls._asked(
+            JobKind.ANIMATION,
+            export,
+            selection,
+            placement,
+            origin=origin,
+            image=str(image),
+            last_frame=str(last_frame) if last_frame else None,
+            references=[str(p) for p in references],
+            prompt=prompt,
+            video=video.model_dump(mode="json", exclude_none=True),
+        )
+
+    @classmethod
+    def recut(
+        cls,
+        source: JobRequest,
+        *,
+        parent: str,
+        export: ExportOptions,
+        selection: Selection,
+        placement: Placement,
+    ) -> JobRequest:
+        """A free re-cut of parent's kept clip with another export: the source's picture,
+        prompt and video stay (they describe the clip), nothing is sent to the service."""
+        return cls._asked(
+            JobKind.RECUT,
+            export,
+            selection,
+            placement,
+            image=source.image,
+            prompt=source.prompt,
+            video=source.video,
+            parent=parent,
+        )
+
+    @classmethod
+    def _asked(
+        cls,
+        kind: JobKind,
+        export: ExportOptions,
+        selection: Selection,
+        placement: Placement | None,
+        **fields: Any,
+    ) -> JobRequest:
+        """What every kind shares: the export and selection as the service reads them,
+        only the formats asked for installed, and the project they go into."""
+        return cls(
+            kind=kind,
+            export=export.model_dump(mode="json"),
+            selection=selection.model_dump(mode="json"),
+            install_formats=[f.value for f in export.formats],  # nothing unasked lands
+            install=(
+                Install(engine=placement.engine, root=str(placement.project_root))
+                if placement is not None
+                else None
+            ),
+            **fields,
+        )
+
+    def descended(self, lineage: Mapping[str, str]) -> JobRequest:
+        """This request marked as coming from another job (parent, variation_of)."""
+        return JobRequest.model_validate({**self.stored(), **lineage})
+
+    @classmethod
+    def of(cls, stored: JobRequest | Mapping[str, Any]) -> JobRequest:
+        """A request as stored (or already typed)."""
+        return stored if isinstance(stored, JobRequest) else cls.model_validate(dict(stored))
+
+    def stored(self) -> dict[str, Any]:
+        """The JSON the store keeps: fields left empty are left out."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+    def placement(self, target: Path) -> Placement | None:
+        return None if self.install is None else self.install.placement(target)
+
+    def with_fingerprint(self, image_hashes: list[str], name: str, target: str) -> JobRequest:
+        """This request marked with what makes it the same command again: every option and
+        the target, and the images by their bytes rather than their paths."""
+        described: dict[str, Any] = {
+            k: v
+            for k, v in self.stored().items()
+            if k in ("origin", "prompt", "video", "export", "selection", "install_formats")
+        }
+        text = json.dumps(
+            {"request": described, "images": image_hashes, "name": name, "target": target},
+            sort_keys=True,
+        )
+        return self.model_copy(update={"fingerprint": hashlib.sha256(text.encode()).hexdigest()})
+
+
+def submit(
+    store: Store,
+    request: JobRequest | Mapping[str, Any],
+    *,
+    name: str,
+    target_dir: Path,
+    priority: int = 1,
+) -> Job:
+    """Record a new job (state new) for the engine to take up."""
+    asked = JobRequest.of(request)
+    return store.add_job(
+        asked.kind.value,
+        name,
+        asked.stored(),
+        priority=priority,
+        target_dir=str(target_dir.resolve()),
+    )
