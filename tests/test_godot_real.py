@@ -253,6 +253,20 @@ def test_the_dock_does_its_job_in_a_real_editor(
     assert again["seed"] >= 0 and again["state"] == "done", again
     assert again["listed_id"] == again["job_id_done"] and again["listed"] == again["seed"]
 
+    # Variations: the total quoted first (on the button), then three made with its seeds.
+    variations = seen["variations"]
+    quote = variations["quote"]
+    assert variations["count_range"] == [2, 8], variations  # from the daemon's API
+    assert quote["count"] == 3 and quote["credits_total"] == 3 * quote["credits_each"] > 0
+    total = int(quote["credits_total"])  # JSON from Godot: numbers are floats
+    assert variations["button"] == f"Make 3 ({total} credits)", variations
+    assert variations["said"].startswith(f"3 variations cost {total} credits"), variations
+    assert variations["started"] == "3 variations started.", variations
+    made = variations["listed"]
+    assert sorted(v["seed"] for v in made) == sorted(quote["seeds"]), made
+    assert {v["kind"] for v in made} == {"variation"}, made
+    assert sorted(v["name"] for v in made) == ["hero_v1", "hero_v2", "hero_v3"], made
+
     # Advanced options per model, from the daemon's live listing (the sandbox's two models).
     assert seen["advanced_visible"] and len(seen["model_ids"]) == 2, seen
     full, lite = seen["per_model"][seen["default_model"]], seen["per_model"]["sandbox-motion-lite"]

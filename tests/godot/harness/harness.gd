@@ -228,6 +228,28 @@ func _run() -> void:
 	out["again"]["listed"] = generations.rows[0].get("seed", -1)
 	out["again"]["listed_id"] = generations.rows[0].get("id", "")
 	out["again"]["job_id_done"] = again_job["job"].get("id", "")
+	# Variations of the first job: the total is quoted first, then they are made.
+	var original: String = out["main"]["job"]["id"]
+	for index in generations.rows.size():
+		if generations.rows[index].get("id") == original:
+			generations.select_row(index)
+	generations._variation_count.value = 3
+	_press(generations._variations_button)
+	await _until(func() -> bool: return generations.said.contains("variations cost"), 20)
+	out["variations"] = {
+		"said": generations.said,
+		"button": generations._variations_button.text,
+		"quote": generations.variations_quote,
+		"count_range": [generations._variation_count.min_value, generations._variation_count.max_value],
+	}
+	var listed_now: int = generations.listings
+	_press(generations._variations_button)
+	await _until(func() -> bool: return generations.listings > listed_now, 20)
+	out["variations"]["started"] = generations.said
+	out["variations"]["listed"] = generations.rows.filter(
+		func(row: Dictionary) -> bool: return row.get("parent") == original
+	).map(func(row: Dictionary) -> Dictionary:
+		return {"kind": row.get("kind"), "seed": row.get("seed"), "name": row.get("name")})
 	_done("")
 
 

@@ -17,6 +17,10 @@ var project_root := ""
 var rows: Array[Dictionary] = []
 ## How many times the list was filled from the daemon.
 var listings := 0
+## The daemon's quote for variations of the selected generation ({} when none), and
+## what the last action said.
+var variations_quote := {}
+var said := ""
 
 @onready var _list: Tree = %List
 @onready var _summary: Label = %Summary
@@ -24,6 +28,8 @@ var listings := 0
 @onready var _use_button: Button = %UseButton
 @onready var _reveal_button: Button = %RevealButton
 @onready var _again_button: Button = %AgainButton
+@onready var _variation_count: SpinBox = %VariationCount
+@onready var _variations_button: Button = %VariationsButton
 
 
 func _ready() -> void:
@@ -35,6 +41,8 @@ func _ready() -> void:
 	_use_button.pressed.connect(func() -> void: use_settings.emit(selected().get("settings", {})))
 	_reveal_button.pressed.connect(reveal)
 	_again_button.pressed.connect(func() -> void: again.emit(selected().get("settings", {})))
+	_variations_button.pressed.connect(variations)
+	_variation_count.value_changed.connect(func(_v: float) -> void: _drop_variations())
 
 
 ## Asks the daemon for this project's generations (GET /api/v1/generations); a daemon
@@ -42,6 +50,8 @@ func _ready() -> void:
 func refresh() -> void:
 	if client == null:
 		return
+	if _variation_count.max_value <= _variation_count.min_value:
+		await _variation_bounds()  # once: the daemon's bounds before the user picks a count
 	var query := "/api/v1/generations?project=%s" % project_root.uri_encode()
 	var reply: Dictionary = await client.call_api(HTTPClient.METHOD_GET, query)
 	var found: Array = []
@@ -94,6 +104,8 @@ func _fill() -> void:
 	_use_button.disabled = true
 	_again_button.disabled = true
 	_reveal_button.disabled = true
+	_drop_variations()
+	_variations_button.disabled = true
 	for index in rows.size():  # the row the user had selected stays selected
 		if kept != "" and rows[index].get("id") == kept:
 			select_row(index)
@@ -124,7 +136,69 @@ func _show_selected() -> void:
 		_preview.stop()
 	_use_button.disabled = typeof(row.get("settings")) != TYPE_DICTIONARY
 	_again_button.disabled = _use_button.disabled
+	_variations_button.disabled = _use_button.disabled
+	_drop_variations()
 	_reveal_button.disabled = String(row.get("target_dir", "")) == ""
+
+
+## How many variations the daemon takes at once, from its own API description.
+func _variation_bounds() -> void:
+	var reply: Dictionary = await client.call_api(HTTPClient.METHOD_GET, "/api/v1/openapi.json")
+	if not reply["ok"]:
+		return
+	var schemas: Dictionary = reply["data"].get("components", {}).get("schemas", {})
+	for schema_name in schemas:
+		var count: Dictionary = schemas[schema_name].get("properties", {}).get("count", {})
+		if String(schema_name).to_lower().begins_with("variation") and count.has("maximum"):
+			_variation_count.min_value = float(count.get("minimum", 2))
+			_variation_count.max_value = float(count["maximum"])
+			return
+
+
+func _drop_variations() -> void:
+	variations_quote = {}
+	if _variations_button != null:
+		_variations_button.text = "Variations"
+
+
+## First press: the daemon quotes N variations (the total is shown on the button);
+## second press: they are made with that quote. Nothing is spent before the total is seen.
+func variations() -> void:
+	var row := selected()
+	if row.is_empty():
+		return
+	var path := "/api/v1/generations/%s/variations" % String(row["id"])
+	var count := int(_variation_count.value)
+	if variations_quote.is_empty():
+		var quoted: Dictionary = await client.call_api(
+			HTTPClient.METHOD_POST, path, {"count": count, "quote_only": true}
+		)
+		if not quoted["ok"]:
+			_say(quoted["message"])
+			return
+		variations_quote = quoted["data"]
+		var total := int(variations_quote.get("credits_total", 0))
+		_variations_button.text = "Make %d (%d credits)" % [count, total]
+		_say("%d variations cost %d credits in all (%d each). Press Make to go ahead."
+			% [count, total, int(variations_quote.get("credits_each", 0))])
+		return
+	var body := {
+		"count": int(variations_quote.get("count", count)),
+		"quote_id": variations_quote.get("quote_id", ""),
+		"seeds": variations_quote.get("seeds", []),
+	}
+	_drop_variations()
+	var made: Dictionary = await client.call_api(HTTPClient.METHOD_POST, path, body)
+	if not made["ok"]:
+		_say(made["message"])
+		return
+	_say("%d variations started." % made["data"].get("data", []).size())
+	refresh()
+
+
+func _say(text: String) -> void:
+	said = text
+	_summary.text = text
 
 
 ## Opens the generation's folder in the system's file browser.
