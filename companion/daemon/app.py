@@ -8,6 +8,7 @@ import binascii
 import hashlib
 import itertools
 import logging
+import re
 import time
 from pathlib import Path
 from typing import Any, TypeVar
@@ -87,6 +88,7 @@ class Daemon:
         self._workers: list[asyncio.Task[None]] = []
         self._worker_count = workers
         self._status: tuple[float, dict[str, Any]] | None = None
+        self._plugins_told: set[str] = set()
         self.watchers: dict[str, ProjectWatcher] = {}
         # Whether the service answers; set by the server before start (None: assume so).
         self.reach: Reach | None = None
@@ -319,7 +321,26 @@ class Daemon:
         {"team": false} for a companion alone."""
         return web.json_response(await self.engine.account.status())
 
+    def _plugin_said(self, said: str) -> None:
+        """A plugin names itself and its version in X-Companion-Plugin ("godot 0.1.0"): a
+        version other than the daemon's is logged once, with the command that fixes it."""
+        engine, _, version = said.partition(" ")
+        if engine not in ("godot", "unity") or not re.fullmatch(r"[0-9A-Za-z.+-]{1,32}", version):
+            return
+        if version == __version__ or said in self._plugins_told:
+            return
+        self._plugins_told.add(said)
+        log.warning(
+            "the %s plugin %s talks to companion %s; update it in its project with: "
+            "companion plugin install %s PROJECT",
+            engine,
+            version,
+            __version__,
+            engine,
+        )
+
     async def status(self, request: web.Request) -> web.Response:
+        self._plugin_said(request.headers.get("X-Companion-Plugin", ""))
         cached = self._status
         reach = self.reach
         if cached is None or time.monotonic() - cached[0] > STATUS_CACHE_SECONDS:

@@ -1,8 +1,8 @@
 """Where requests go: the configured service, or, with no key, the embedded sandbox.
 
-The sandbox is imported only here and only when it is needed, so the client path never
-loads it otherwise. Its state lives in COMPANION_HOME/sandbox, so its credits and tasks
-persist from one run to the next."""
+The sandbox is imported only when it is needed, so the client path never loads it
+otherwise. Its state lives in COMPANION_HOME/sandbox, so its credits and tasks persist
+from one run to the next, with one owner at a time (settings/sandbox_owner.py)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,9 @@ def address_mistake(settings: Settings) -> str | None:
 
 
 @asynccontextmanager
-async def open_endpoint(settings: Settings) -> AsyncIterator[Endpoint]:
+async def open_endpoint(settings: Settings, *, long_lived: bool = False) -> AsyncIterator[Endpoint]:
+    """The configured service, or this home's embedded sandbox (`long_lived`: the
+    caller is the daemon, whose sandbox other processes of the home use meanwhile)."""
     mistake = address_mistake(settings)
     if mistake is not None:
         raise ConfigError(mistake)
@@ -71,9 +73,7 @@ async def open_endpoint(settings: Settings) -> AsyncIterator[Endpoint]:
             sandbox=False,
         )
         return
-    from companion.sandbox import Sandbox, SandboxConfig
+    from companion.settings.sandbox_owner import embedded_sandbox
 
-    state = settings.home / "sandbox" / "state.json"
-    config = SandboxConfig(api_keys=[EMBEDDED_KEY], state=state, task_seconds=2.0)
-    async with Sandbox(config) as sandbox:
-        yield Endpoint(sandbox.base_url, EMBEDDED_KEY, sandbox=True)
+    async with embedded_sandbox(settings.home, EMBEDDED_KEY, long_lived=long_lived) as url:
+        yield Endpoint(url, EMBEDDED_KEY, sandbox=True)
