@@ -45,6 +45,7 @@ from companion.daemon.schema import (
 )
 from companion.daemon.security import MAX_BODY, error, guard
 from companion.daemon.watch import ProjectWatcher
+from companion.install import foresee
 from companion.install.plan import Placement, default_target
 from companion.install.tree import InstallError
 from companion.install.unity import check_target
@@ -563,14 +564,30 @@ class Daemon:
     async def quote_reply(self, body: AnimateIn) -> dict[str, Any] | web.Response:
         """What POST /quote answers for body."""
         try:
-            job_request, name, _, digest = await self._priced(body)
+            job_request, name, target, digest = await self._priced(body)
         except _Bad as bad:
             return bad.response()
         away = self._away()
         if away is not None:
             return away
+        writes, clashes = await asyncio.to_thread(self._foresee, job_request, name, target)
         credits = await self.engine.quote(job_request, name)
-        return QuoteOut(credits=credits, quote_id=digest).model_dump()
+        return QuoteOut(
+            credits=credits,
+            quote_id=digest,
+            name=name,
+            target_dir=str(target),
+            writes=[str(p) for p in writes],
+            conflicts=clashes,
+        ).model_dump()
+
+    def _foresee(
+        self, job_request: JobRequest, name: str, target: Path
+    ) -> tuple[list[Path], list[dict[str, str]]]:
+        """The files the install will write, and those it may not replace."""
+        engine = job_request.install.engine if job_request.install else "other"
+        writes = foresee.planned(engine, target, name, job_request.install_formats or [])
+        return writes, foresee.conflicts(self.store, name, writes)
 
     def changed(self, job: Job) -> None:
         self._changed(job)
@@ -600,6 +617,16 @@ class Daemon:
                 "STALE_QUOTE",
                 "quote_id: the settings or the image changed since that quote; quote again "
                 "(nothing was spent)",
+            )
+        _, clashes = await asyncio.to_thread(self._foresee, job_request, name, target)
+        if clashes:
+            more = f" (and {len(clashes) - 1} more)" if len(clashes) > 1 else ""
+            return error(
+                409,
+                "CONFLICT",
+                f"{clashes[0]['reason']}{more}: the install would have to replace it, and "
+                "it is never replaced. Nothing was spent: give another name, or move the "
+                "file away",
             )
         job = self.engine.submit(job_request, name=name, target_dir=target, priority=0)
         self.enqueue(job)
