@@ -1,17 +1,14 @@
 """Where requests go: the configured service, or, with no key, the embedded sandbox.
 
-The sandbox is imported only here and only when it is needed, so the client path never
-loads it otherwise. Its state lives in COMPANION_HOME/sandbox, so its credits and tasks
-persist from one run to the next."""
+This module only describes the endpoint and checks the configured address; starting
+the embedded sandbox is companion.runtime's job."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from companion.settings.config import ConfigError, Settings
+from companion.settings.config import Settings
 
 EMBEDDED_KEY = "sk-embedded-sandbox"
 
@@ -57,23 +54,3 @@ def address_mistake(settings: Settings) -> str | None:
     if not parts.path.rstrip("/").endswith("/v1"):
         return f"{where} {url!r} must end with the API version /v1: use {url.rstrip('/')}/v1"
     return None
-
-
-@asynccontextmanager
-async def open_endpoint(settings: Settings) -> AsyncIterator[Endpoint]:
-    mistake = address_mistake(settings)
-    if mistake is not None:
-        raise ConfigError(mistake)
-    if settings.api_key is not None and settings.base_url:
-        yield Endpoint(
-            settings.base_url.strip().rstrip("/"),
-            settings.api_key.get_secret_value(),
-            sandbox=False,
-        )
-        return
-    from companion.sandbox import Sandbox, SandboxConfig
-
-    state = settings.home / "sandbox" / "state.json"
-    config = SandboxConfig(api_keys=[EMBEDDED_KEY], state=state, task_seconds=2.0)
-    async with Sandbox(config) as sandbox:
-        yield Endpoint(sandbox.base_url, EMBEDDED_KEY, sandbox=True)
