@@ -25,9 +25,10 @@ from companion.api.client import shared_pacer
 from companion.api.schema import AccountResponse
 from companion.api.transport import RetryPolicy
 from companion.daemon.app import Daemon
-from companion.daemon.config_watch import ConfigWatch, register_listed
+from companion.daemon.config_watch import ConfigWatch
 from companion.daemon.lock import HomeInUse, HomeLock
 from companion.daemon.reach import Reach
+from companion.daemon.registry import register_listed
 from companion.runtime import open_client, open_endpoint, open_engine
 from companion.settings.config import Settings
 from companion.store import Store
