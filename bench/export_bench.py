@@ -1,12 +1,17 @@
 """Export speed against FFmpeg command-line jobs doing the same work, in the same run.
 
-Source: a 5 s, 1024x1024, 24 fps H.264 video of a character on a green key.
-Job: 24 frames of 512x512, keyed, to spritesheet + spritesheet_json, gif, frames_zip,
-webm_alpha and prores_4444. companion does it in one `export_video` call (one decode);
-the baseline is one FFmpeg command per format (the binary imageio-ffmpeg ships), each
-with the same sampling, scaling and chroma key, run one after another as a script would.
-Prints both wall times, their ratio (companion / FFmpeg; below 1.0 is faster) and the
-peak resident memory of each side.
+Sources: 5 s and 10 s, 1024x1024, 24 fps H.264 videos of a character on a green key.
+Jobs, each done by companion in one `export_video` call (one decode):
+- six formats: 24 frames of 512x512 from the 5 s source, keyed, to spritesheet +
+  spritesheet_json, gif, frames_zip, webm_alpha, prores_4444 and godot_pack;
+- thirteen formats: every format, 240 frames of 512x512 from the 10 s source.
+The baseline is one FFmpeg command per format (the binary imageio-ffmpeg ships), each
+with the same sampling, scaling and chroma key, run one after another as a script would
+(the thirteen-format baseline adds the H.264 clip and a second zip of the frames; the
+engine packs have no FFmpeg counterpart and are companion's extra work).
+Prints wall times, their ratio (companion / FFmpeg; below 1.0 is faster), and
+companion's peak resident memory for the six-format job at 512x512 and at 1024x1024
+frames (their ratio shows whether memory grows with frame size).
 
     python bench/export_bench.py [--repeat N]
 """
@@ -31,8 +36,13 @@ sys.path.insert(0, str(ROOT))
 from companion.media.demo_art import draw_character  # noqa: E402
 from companion.media.synth import SynthSpec, synthesize  # noqa: E402
 
-FORMATS = "spritesheet,spritesheet_json,gif,frames_zip,webm_alpha,prores_4444"
+FORMATS = "spritesheet,spritesheet_json,gif,frames_zip,webm_alpha,prores_4444,godot_pack"
+ALL_FORMATS = (
+    "clip_video,webm_alpha,prores_4444,gif,frames_zip,spritesheet,spritesheet_json,unity_meta,"
+    "unity_pack,godot_pack,unreal_paper2d_pack,cocos_creator_pack,construct3_pack"
+)
 FRAMES, SIDE, DURATION = 24, 512, 5.0
+BIG_FRAMES, BIG_DURATION = 240, 10.0
 KEY = "0x00ff00"
 
 OURS = """
@@ -51,14 +61,32 @@ print(json.dumps({"seconds": elapsed,
 """
 
 
-def ffmpeg_jobs(ffmpeg: str, source: Path, out: Path) -> list[list[str]]:
-    rate = FRAMES / DURATION
+def ffmpeg_jobs(
+    ffmpeg: str, source: Path, out: Path, frames: int, duration: float, clip: bool
+) -> list[list[str]]:
+    rate = frames / duration
     common = f"fps={rate},scale={SIDE}:{SIDE}:flags=area,chromakey={KEY}:0.12:0.08,despill=green"
     base = [ffmpeg, "-v", "error", "-y", "-i", str(source)]
-    cols = 5
-    rows = -(-FRAMES // cols)
+    cols = max(1, int(frames**0.5 + 0.999))
+    rows = -(-frames // cols)
     (out / "frames").mkdir(parents=True, exist_ok=True)
-    return [
+    extra = [
+        base
+        + [
+            "-vf",
+            f"scale={SIDE}:{SIDE}:flags=area",
+            "-c:v",
+            "libx264",
+            "-crf",
+            "18",
+            "-preset",
+            "veryfast",
+            "-movflags",
+            "+faststart",
+            str(out / "clip.mp4"),
+        ]
+    ]
+    return (extra if clip else []) + [
         base + ["-vf", f"{common},tile={cols}x{rows}", "-frames:v", "1", str(out / "sheet.png")],
         base
         + [
@@ -100,11 +128,13 @@ def ffmpeg_jobs(ffmpeg: str, source: Path, out: Path) -> list[list[str]]:
     ]
 
 
-def run_ffmpeg(ffmpeg: str, source: Path, out: Path) -> tuple[float, float]:
-    """Wall time of the five jobs and the largest peak RSS among them (MB)."""
+def run_ffmpeg(
+    ffmpeg: str, source: Path, out: Path, frames: int, duration: float, big: bool
+) -> tuple[float, float]:
+    """Wall time of the jobs and the largest peak RSS among them (MB)."""
     start = time.perf_counter()
     peak = 0.0
-    for job in ffmpeg_jobs(ffmpeg, source, out):
+    for job in ffmpeg_jobs(ffmpeg, source, out, frames, duration, big):
         process = subprocess.Popen(job)
         _, status, usage = os.wait4(process.pid, 0)
         process.returncode = os.waitstatus_to_exitcode(status)
@@ -113,12 +143,16 @@ def run_ffmpeg(ffmpeg: str, source: Path, out: Path) -> tuple[float, float]:
         peak = max(peak, usage.ru_maxrss / 1024)
     # The frames still have to become a zip, as frames_zip does.
     shutil.make_archive(str(out / "frames"), "zip", out / "frames")
+    if big:  # and the Construct 3 pack is a second zip of them
+        shutil.make_archive(str(out / "construct3"), "zip", out / "frames")
     return time.perf_counter() - start, peak
 
 
-def run_ours(source: Path, out: Path) -> dict[str, float]:
+def run_ours(
+    source: Path, out: Path, formats: str, frames: int, side: int = SIDE
+) -> dict[str, float]:
     result = subprocess.run(
-        [sys.executable, "-c", OURS, str(source), str(out), FORMATS, str(FRAMES), str(SIDE)],
+        [sys.executable, "-c", OURS, str(source), str(out), formats, str(frames), str(side)],
         check=True,
         capture_output=True,
         text=True,
@@ -127,48 +161,73 @@ def run_ours(source: Path, out: Path) -> dict[str, float]:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def make_source(path: Path, duration: float) -> Path:
+    synthesize(
+        draw_character(512),
+        path,
+        SynthSpec(
+            prompt="walk cycle",
+            duration=duration,
+            fps=24,
+            width=1024,
+            height=1024,
+            key_color=(0, 255, 0),
+        ),
+    )
+    return path
+
+
+def runs(times: list[float]) -> str:
+    return ", ".join(f"{t:.2f}" for t in times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     ffmpeg = imageio_ffmpeg.get_ffmpeg_exe()
+    print(f"load before: {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        source = work / "source.mp4"
-        synthesize(
-            draw_character(512),
-            source,
-            SynthSpec(
-                prompt="walk cycle",
-                duration=DURATION,
-                fps=24,
-                width=1024,
-                height=1024,
-                key_color=(0, 255, 0),
-            ),
-        )
-        ours_times, ffmpeg_times, ours_peak, ffmpeg_peak = [], [], 0.0, 0.0
+        short = make_source(work / "short.mp4", DURATION)
+        long = make_source(work / "long.mp4", BIG_DURATION)
+        jobs = {
+            "6 formats": (short, FORMATS, FRAMES, DURATION, False),
+            "13 formats": (long, ALL_FORMATS, BIG_FRAMES, BIG_DURATION, True),
+        }
+        ours: dict[str, list[float]] = {name: [] for name in jobs}
+        theirs: dict[str, list[float]] = {name: [] for name in jobs}
+        peaks: dict[int, list[float]] = {SIDE: [], 1024: []}
         for i in range(args.repeat):
-            result = run_ours(source, work / f"ours{i}")
-            ours_times.append(result["seconds"])
-            ours_peak = max(ours_peak, result["peak_mb"])
-            seconds, peak = run_ffmpeg(ffmpeg, source, work / f"ffmpeg{i}")
-            ffmpeg_times.append(seconds)
-            ffmpeg_peak = max(ffmpeg_peak, peak)
-    ours_best, ffmpeg_best = min(ours_times), min(ffmpeg_times)
+            for name, (source, formats, frames, duration, big) in jobs.items():
+                result = run_ours(source, work / f"ours-{name}-{i}", formats, frames)
+                ours[name].append(result["seconds"])
+                if not big:
+                    peaks[SIDE].append(result["peak_mb"])
+                seconds, _ = run_ffmpeg(
+                    ffmpeg, source, work / f"ffmpeg-{name}-{i}", frames, duration, big
+                )
+                theirs[name].append(seconds)
+                shutil.rmtree(work / f"ours-{name}-{i}")
+                shutil.rmtree(work / f"ffmpeg-{name}-{i}")
+            large = run_ours(short, work / f"ours-1024-{i}", FORMATS, FRAMES, 1024)
+            peaks[1024].append(large["peak_mb"])
+            shutil.rmtree(work / f"ours-1024-{i}")
+    print(f"load after: {os.getloadavg()[0]:.2f}")
+    for name, (_, _formats, frames, duration, _big) in jobs.items():
+        ratios = [o / t for o, t in zip(ours[name], theirs[name], strict=True)]
+        print(f"{name}: {frames} frames {SIDE}x{SIDE} from {duration:g} s 1024x1024, keyed")
+        print(f"  companion  best {min(ours[name]):.2f} s  (runs: {runs(ours[name])})")
+        print(f"  ffmpeg CLI best {min(theirs[name]):.2f} s  (runs: {runs(theirs[name])})")
+        print(
+            f"  ratio companion/ffmpeg: best-to-best {min(ours[name]) / min(theirs[name]):.2f}"
+            f"  per run {', '.join(f'{r:.2f}' for r in ratios)}"
+        )
+    small, large_peak = min(peaks[SIDE]), min(peaks[1024])
     print(
-        f"source: {DURATION:g} s 1024x1024 24 fps; job: {FRAMES} frames {SIDE}x{SIDE}, keyed, "
-        f"{FORMATS}"
+        f"peak RSS, 6 formats: {small:.0f} MB at {SIDE}x{SIDE}, {large_peak:.0f} MB at "
+        f"1024x1024 frames; ratio {large_peak / small:.2f}"
     )
-    print(
-        f"companion export_video  best {ours_best:.2f} s  (runs: {', '.join(f'{t:.2f}' for t in ours_times)})"
-        f"  peak RSS {ours_peak:.0f} MB"
-    )
-    print(
-        f"ffmpeg CLI, 5 jobs      best {ffmpeg_best:.2f} s  (runs: {', '.join(f'{t:.2f}' for t in ffmpeg_times)})"
-        f"  peak RSS of any process {ffmpeg_peak:.0f} MB"
-    )
-    print(f"ratio companion/ffmpeg: {ours_best / ffmpeg_best:.2f}")
 
 
 if __name__ == "__main__":

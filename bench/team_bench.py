@@ -18,7 +18,19 @@ throughput as a share of the account's bound (>= 0.9; jobs done from the first r
 any member sends to the last job done, and again counting the interpreters' start), credits spent over the team's
 per-day budget (0), uploads per distinct picture (1), ledger drift (0).
 
+At scale (`--members 100`): the members share one account at the highest tier (ultra:
+8 running, 50 queued, 60 creates and 1200 other requests per window) through a real
+PgBouncer in transaction mode (Debian's `pgbouncer`, started by the bench on loopback
+like the cluster), each member with `team.pooled` on: its own pool of up to 4 client
+connections, no prepared statements, and slot turns asked through the pooler instead of
+LISTEN. Also printed: the most server connections PostgreSQL had open at once (sampled
+from pg_stat_activity; its default limit is 100) and PgBouncer's SHOW POOLS, the
+database's transactions per job, and how long the team functions waited for their
+advisory locks (the server logs every wait over deadlock_timeout = 1 ms; shorter ones
+count as 0).
+
     python bench/team_bench.py [--members 4] [--jobs 15] [--window 5] [--task-seconds 0.5]
+    python bench/team_bench.py --members 100      # ultra tier, through PgBouncer, team only
 """
 
 from __future__ import annotations
@@ -26,10 +38,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import datetime
 from pathlib import Path
@@ -39,21 +53,25 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from companion.api.client import Client  # noqa: E402
-from companion.sandbox import Limits, SandboxConfig, SandboxThread  # noqa: E402
+from companion.sandbox import TIERS, Limits, SandboxConfig, SandboxThread  # noqa: E402
 from companion.store import Store  # noqa: E402
 from companion.store.team import PostgresAccount  # noqa: E402
+from tests.real_pgbouncer import PGBOUNCER, RealPgBouncer  # noqa: E402
 from tests.real_postgres import RealPostgres, binaries  # noqa: E402
 from tests.team_helpers import animation_request, big_picture  # noqa: E402
 
 REGISTERED = Limits(concurrency=1, queue=3, create_per_minute=3, other_per_minute=60)
 PICTURES = 5
+LARGE = 10  # more members than this: the highest tier, through PgBouncer, team mode only
+LOCKING = ("take_window", "acquire_slot", "release_slot", "reserve", "record", "settle")
+LIMITS = REGISTERED  # the account's limits in this run (set from --tier)
 
 
 def sandbox(args: argparse.Namespace) -> SandboxThread:
     return SandboxThread(
         SandboxConfig(
             api_keys=[f"studio:sk-m{n}" for n in range(args.members)],
-            limits=REGISTERED,
+            limits=LIMITS,
             task_seconds=args.task_seconds,
             rate_window=args.window,
             journal=True,
@@ -92,6 +110,8 @@ def prepare_members(
             lines += ["budgets:", f"  per_day: {budget}"]
         else:
             lines += ["team:", f'  database: "{team}"', f"  member: artist{n}@machine{n}"]
+            if args.pgbouncer:
+                lines += ["  pooled: true"]
         (home / "config.yaml").write_text("\n".join(lines) + "\n")
         store = Store(home / "companion.db")
         for i in range(args.jobs):
@@ -117,7 +137,7 @@ def run_members(box: SandboxThread, homes: list[Path], args: argparse.Namespace)
             [sys.executable, "-m", "companion", "jobs", "run"],
             cwd=ROOT,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=(home / "member.log").open("wb"),  # read when a member misbehaves
             env={
                 **os.environ,
                 "PYTHONPATH": str(ROOT),
@@ -130,12 +150,17 @@ def run_members(box: SandboxThread, homes: list[Path], args: argparse.Namespace)
         for n, home in enumerate(homes)
     ]
     deadline = started + args.timeout
-    for process in processes:
+    late = 0
+    for process, home in zip(processes, homes, strict=True):
         try:
             process.wait(timeout=max(1.0, deadline - time.perf_counter()))
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+            late += 1
+            if late == 1:
+                text = (home / "member.log").read_text(errors="replace")
+                print(f"{home.name} still ran at --timeout; its log ends:\n{text[-1500:]}")
     return time.perf_counter() - started
 
 
@@ -162,7 +187,7 @@ def figures(
         )
         spent += sum(store.charged(j.id) for j in jobs)
         store.close()
-    bound = min(REGISTERED.create_per_minute / args.window, 1 / args.task_seconds)
+    bound = min(LIMITS.create_per_minute / args.window, LIMITS.concurrency / args.task_seconds)
     # From the first request any member sent (the journal's clock is this process's
     # monotonic one) to the last job done: the account's share, without interpreter start.
     first = entries[0].arrived + (time.time() - time.monotonic()) if entries else 0.0
@@ -213,8 +238,22 @@ def main() -> None:
     parser.add_argument("--window", type=float, default=5.0)
     parser.add_argument("--task-seconds", type=float, default=0.5)
     parser.add_argument("--timeout", type=float, default=240.0, help="per mode, seconds")
-    parser.add_argument("--modes", default="team,alone", help=argparse.SUPPRESS)
+    parser.add_argument("--modes", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--tier", choices=sorted(TIERS), default=None)
+    parser.add_argument(
+        "--pgbouncer", action=argparse.BooleanOptionalAction, default=None, help="team mode's path"
+    )
     args = parser.parse_args()
+    large = args.members > LARGE
+    args.tier = args.tier or ("ultra" if large else None)
+    args.pgbouncer = large if args.pgbouncer is None else args.pgbouncer
+    args.modes = args.modes or ("team" if large else "team,alone")
+    if large and args.jobs == 15:
+        args.jobs = 3  # 300 jobs: minutes at the ultra bound
+    global LIMITS
+    LIMITS = TIERS[args.tier] if args.tier else REGISTERED
+    if args.pgbouncer and PGBOUNCER is None:
+        raise SystemExit("PgBouncer is needed: apt-get install pgbouncer")
     if binaries() is None:
         raise SystemExit("PostgreSQL (initdb, pg_ctl) is needed: apt-get install postgresql")
     total_started = time.perf_counter()
@@ -224,7 +263,10 @@ def main() -> None:
         pictures = [big_picture(work / f"pose{p}.png", seed=p) for p in range(PICTURES)]
         cluster = Path(tempfile.mkdtemp(prefix="companion-pg-"))  # its owner must reach it
         server = RealPostgres(binaries(), cluster).init()  # type: ignore[arg-type]
-        server.start()
+        server.start("log_lock_waits=on", "deadlock_timeout=1ms")
+        bouncer = RealPgBouncer(server, cluster / "pgbouncer") if args.pgbouncer else None
+        if bouncer is not None:
+            bouncer.start()
         try:
             for mode in args.modes.split(","):
                 box = sandbox(args)
@@ -232,15 +274,26 @@ def main() -> None:
                     cost = asyncio.run(price(box, pictures[0], work))
                     budget = int(cost * args.members * args.jobs * 0.8)
                     dsn = server.new_database() if mode == "team" else None
-                    homes = prepare_members(args, work / mode, pictures, budget, dsn)
+                    member_dsn = bouncer.dsn(dsn) if dsn is not None and bouncer else dsn
+                    homes = prepare_members(args, work / mode, pictures, budget, member_dsn)
                     before = asyncio.run(balance(box))
                     assert box.service.journal is not None
                     mark = len(box.service.journal.entries)
                     if dsn is not None:
                         asyncio.run(team_budget(dsn, box, work, budget))
                         asyncio.run(team_drift(dsn, box, work, before))
-                    elapsed = run_members(box, homes, args)
+                    watch = Connections(server, bouncer, dsn) if dsn is not None else None
+                    logged = server.log.stat().st_size
+                    try:
+                        elapsed = run_members(box, homes, args)
+                    finally:
+                        if watch is not None:
+                            watch.stop()
                     results[mode] = figures(box, homes, elapsed, budget, args, mark)
+                    if watch is not None:
+                        results[mode]["servers"] = watch.most
+                        results[mode]["pools"] = watch.pools
+                        results[mode]["lock_waits"] = lock_waits(server.log, logged)
                     after = asyncio.run(balance(box))
                     results[mode]["drift"] = (
                         asyncio.run(team_drift(dsn, box, work, after))
@@ -253,6 +306,8 @@ def main() -> None:
                 finally:
                     box.stop()
         finally:
+            if bouncer is not None:
+                bouncer.stop()
             server.stop("immediate")
             shutil.rmtree(cluster, ignore_errors=True)
     report(results, args, time.perf_counter() - total_started)
@@ -282,12 +337,73 @@ def database_cost(dsn: str) -> dict[str, int]:
     return {**calls, "transactions": int(row[0]) if row else 0}
 
 
+class Connections:
+    """Samples, twice a second while the members run, how many connections PostgreSQL
+    serves (pg_stat_activity's client backends, this sampler's own excluded) and, behind
+    PgBouncer, its pools."""
+
+    def __init__(self, server: RealPostgres, bouncer: RealPgBouncer | None, dsn: str) -> None:
+        self.server = server
+        self.bouncer = bouncer
+        self.dsn = dsn
+        self.most = 0
+        self.pools: dict[str, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.server.dsn(), autocommit=True) as conn:
+            while not self._stop.wait(0.5):
+                row = conn.execute(
+                    b"SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
+                    b"AND pid <> pg_backend_pid()"
+                ).fetchone()
+                self.most = max(self.most, int(row[0]) if row else 0)
+                if self.bouncer is not None:
+                    name = self.dsn.rsplit("=", 1)[1]
+                    for pool in self.bouncer.pools():
+                        if pool["database"] != name:
+                            continue
+                        for key in ("cl_active", "cl_waiting", "sv_active", "sv_idle", "sv_used"):
+                            self.pools[key] = max(self.pools.get(key, 0), int(pool[key]))
+                        self.pools["maxwait_ms"] = max(
+                            self.pools.get("maxwait_ms", 0),
+                            int(pool["maxwait"]) * 1000 + int(pool["maxwait_us"]) // 1000,
+                        )
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def lock_waits(log: Path, offset: int) -> list[float]:
+    """Milliseconds each logged lock wait lasted (waits over deadlock_timeout only)."""
+    with log.open("rb") as source:
+        source.seek(offset)
+        text = source.read().decode(errors="replace")
+    return [
+        float(m) for m in re.findall(r"acquired \w+ on advisory lock .*? after ([\d.]+) ms", text)
+    ]
+
+
+def percentile(values: list[float], share: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
 def report(results: dict[str, dict[str, Any]], args: argparse.Namespace, total: float) -> None:
-    bound = min(REGISTERED.create_per_minute / args.window, 1 / args.task_seconds)
+    bound = min(LIMITS.create_per_minute / args.window, LIMITS.concurrency / args.task_seconds)
     budget = next(iter(results.values()))["budget"]
     print(
-        f"{args.members} companions x {args.jobs} jobs, one sandbox account at the registered "
-        f"limits, window compressed to {args.window:g} s, tasks {args.task_seconds:g} s; "
+        f"{args.members} companions x {args.jobs} jobs, one sandbox account at the "
+        f"{args.tier or 'registered'} limits ({LIMITS.concurrency} running, {LIMITS.queue} "
+        f"queued, {LIMITS.create_per_minute} creates a window), "
+        f"{'through PgBouncer (transaction mode)' if args.pgbouncer else 'direct'}, window compressed to {args.window:g} s, tasks {args.task_seconds:g} s; "
         f"bound {bound:.2f} jobs/s; team budget per day {budget} credits"
     )
     rows = [
@@ -319,6 +435,20 @@ def report(results: dict[str, dict[str, Any]], args: argparse.Namespace, total: 
         print(
             f"  team database per job done: {cost['transactions'] / done:.1f} transactions "
             f"(function calls: {parts})"
+        )
+        team = results["team"]
+        print(
+            f"  PostgreSQL connections at most: {team['servers']} (its default limit: 100)"
+            + (f"; PgBouncer pools at most: {team['pools']}" if team["pools"] else "")
+        )
+        locking = sum(cost.get(name, 0) for name in LOCKING)
+        waits = team["lock_waits"]
+        padded = waits + [0.0] * max(0, locking - len(waits))
+        print(
+            f"  advisory lock waits: {len(waits)} over 1 ms in {locking} locking calls; "
+            f"p50 {percentile(padded, 0.5):.1f} ms, p99 {percentile(padded, 0.99):.1f} ms "
+            f"(of the waits over 1 ms: p50 {percentile(waits, 0.5):.1f} ms, "
+            f"p99 {percentile(waits, 0.99):.1f} ms, max {max(waits, default=0):.1f} ms)"
         )
     print(f"  whole bench: {total:.0f} s")
 

@@ -85,11 +85,12 @@ class RealPostgres:
                   "-E", "UTF8", "--no-sync", "--no-instructions")  # fmt: skip
         return self
 
-    def start(self) -> None:
+    def start(self, *settings: str) -> None:
+        """settings: more `name=value` server settings (the team bench logs lock waits)."""
         options = (
             f"-p {self.port} -k {self.sockets} -c listen_addresses=127.0.0.1 "
             "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-            "-c track_functions=pl"
+            "-c track_functions=pl" + "".join(f" -c {setting}" for setting in settings)
         )
         self._run("pg_ctl", "start", "-w", "-t", "60", "-D", str(self.data),
                   "-l", str(self.log), "-o", options)  # fmt: skip

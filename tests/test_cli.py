@@ -128,3 +128,21 @@ def test_demo_runs_the_main_job_on_the_embedded_sandbox(tmp_path: Path) -> None:
     files = sorted(p.name for p in (tmp_path / "demo" / "animation").iterdir())
     assert len(files) == 13 and "hero.unitypackage" in files and "hero_godot.zip" in files
     assert (tmp_path / "home" / "sandbox" / "state.json").exists()
+
+
+def test_exporting_a_name_again_keeps_its_files_one_set(index_video: Path, tmp_path: Path) -> None:
+    """hero again with fewer formats at another size: the old hero.json (other frames) and
+    pack go, a file the user changed stays and is named, a user's own file is untouched."""
+    out = tmp_path / "out"
+    base = ["export", str(index_video), "--out", str(out), "--name", "hero", "--frame-count"]
+    first = run(*base, "4", "--width", "128", "--height", "128", "--formats",
+                "spritesheet,spritesheet_json,godot_pack,gif")  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    (out / "notes.txt").write_text("mine")
+    gif = (out / "hero.gif").read_bytes()
+    (out / "hero.gif").write_bytes(gif + b"\0")  # the user touched it
+    second = run(*base, "6", "--width", "64", "--height", "64", "--formats", "spritesheet")
+    assert second.returncode == 0, second.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["hero.gif", "hero.png", "notes.txt"]
+    assert "hero.gif is from an earlier 'hero' and was kept" in second.stderr
+    assert (out / "hero.gif").read_bytes() == gif + b"\0"

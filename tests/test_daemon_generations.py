@@ -221,3 +221,37 @@ def test_generation_actions_recut_free_again_variations(make_sandbox, tmp_path: 
         assert "no longer kept" in gone.error["message"] and "again" in gone.error["message"]
     finally:
         daemon.stop()
+
+
+def test_a_changed_spriteframes_is_a_conflict_known_before_paying(
+    make_sandbox, tmp_path: Path
+) -> None:
+    """Was: quoted, paid, then failed "hero.tres was changed since the companion wrote it"."""
+    sandbox = make_sandbox(task_seconds=0.2)
+    api = Api(sandbox.base_url, key=TEST_KEY)
+    daemon = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
+    try:
+        project = godot_project(daemon, tmp_path)
+        first = call(daemon, "POST", "/api/v1/animate", body(project)).json["id"]
+        assert wait_final(daemon, first)["state"] == "done"
+        tres = project / "animations" / "hero.tres"
+        quote = call(daemon, "POST", "/api/v1/quote", body(project)).json
+        assert quote["conflicts"] == [] and str(tres) in quote["writes"]
+        assert (quote["name"], quote["target_dir"]) == ("hero", str(tres.parent))
+        tres.write_text(tres.read_text() + "\n; the user's own edit\n")
+        quote = call(daemon, "POST", "/api/v1/quote", body(project)).json
+        assert quote["conflicts"] == [
+            {"path": str(tres), "reason": f"{tres} was changed since the companion wrote it"}
+        ]
+        balance = api.get("/credits/balance").json["available"]
+        refused = call(daemon, "POST", "/api/v1/animate", body(project, quote_id=quote["quote_id"]))
+        assert refused.status == 409 and refused.error["code"] == "CONFLICT"
+        assert (
+            "hero.tres" in refused.error["message"] and "another name" in refused.error["message"]
+        )
+        assert api.get("/credits/balance").json["available"] == balance
+        assert len(call(daemon, "GET", "/api/v1/jobs").json["data"]) == 1
+        elsewhere = call(daemon, "POST", "/api/v1/quote", body(project, name="hero2")).json
+        assert elsewhere["conflicts"] == []
+    finally:
+        daemon.stop()

@@ -105,6 +105,10 @@ def cmd_export(args: argparse.Namespace) -> int:
             shown.close()
         for output in result.outputs:
             owner.claim(output.path)
+        from companion.install.one_set import drop_leftovers
+
+        for note in drop_leftovers(store, owner, out, {o.path for o in result.outputs}):
+            say(f"companion: warning: {note}")
     finally:
         store.close()
     _report(result, args.json)

@@ -272,6 +272,7 @@ def _add_local(commands: Any) -> None:
     )
     _add_service(commands)
     _add_projects(commands)
+    _add_plugin(commands)
     openapi = _command(
         commands,
         "openapi",
@@ -405,6 +406,40 @@ def _add_service(commands: Any) -> None:
         help="whether it is installed, current, and the daemon answering",
     )
     status.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _add_plugin(commands: Any) -> None:
+    plugin = commands.add_parser(
+        "plugin",
+        help="the Godot and Unity plugins: install, uninstall, status, pack",
+        description="The plugins ship inside this package. install puts one into a "
+        "project the engine's way (Godot: addons/companion, enabled in project.godot; "
+        "Unity: embedded in Packages/) and registers the project with the daemon; again, "
+        "it updates in place and says what changed. A file you changed is never "
+        "overwritten.",
+    )
+    verbs = plugin.add_subparsers(dest="verb", required=True, metavar="VERB")
+    for verb, help_text in (
+        ("install", "put the plugin into the project (again: update it) and register it"),
+        ("uninstall", "take out exactly what install put there"),
+        ("status", "the version installed, whether it is current, enabled and registered"),
+    ):
+        parser = _command(verbs, verb, f"companion.cli.plugin:cmd_{verb}", help=help_text)
+        parser.add_argument("engine", choices=["godot", "unity"], help="the project's engine")
+        parser.add_argument(
+            "project", help="the project's folder (holding project.godot, or Assets/)"
+        )
+        if verb != "uninstall":
+            parser.add_argument("--json", action="store_true", help="print one JSON object")
+    pack = _command(
+        verbs,
+        "pack",
+        "companion.cli.plugin:cmd_pack",
+        help="build the release artifacts: the Godot Asset Library zip, the Unity package",
+    )
+    pack.add_argument(
+        "--out", type=Path, default=Path("dist"), help="folder to write them to (default dist)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -54,29 +54,35 @@ def cmd_add(args: argparse.Namespace) -> int:
     defaults = _defaults(args.defaults)
     if defaults is not None:
         body["defaults"] = defaults
-    home = settings().home
-    offline = _without_daemon(home, lambda store: _register(store, body))
-    if offline is not None:
-        if args.json:
-            print(json.dumps(offline))
-            return 0
-        print(
-            f"registered {offline['root']} ({offline['engine']}); outputs go to "
-            f"{offline['target']}; the daemon serves it when it starts"
-        )
-        return 0
-    status, reply = call(home, "POST", "/api/v1/projects", body)
-    if status == 400:
-        raise UsageError(refusal(reply))
-    if status != 201:
-        raise InputFailure(refusal(reply))
+    reply, running = register(body)
     if args.json:
         print(json.dumps(reply))
+        return 0
+    if not running:
+        print(
+            f"registered {reply['root']} ({reply['engine']}); outputs go to "
+            f"{reply['target']}; the daemon serves it when it starts"
+        )
         return 0
     print(f"registered {reply['root']} ({reply['engine']}); outputs go to {reply['target']}")
     if reply.get("inbox"):
         print(f"  watching {Path(reply['root']) / reply['inbox']} for dropped images")
     return 0
+
+
+def register(body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The registration and whether a running daemon made it: through the daemon when one
+    serves this home, else into the registry it reads when it starts (same checks)."""
+    home = settings().home
+    offline = _without_daemon(home, lambda store: _register(store, body))
+    if offline is not None:
+        return offline, False
+    status, reply = call(home, "POST", "/api/v1/projects", body)
+    if status == 400:
+        raise UsageError(refusal(reply))
+    if status != 201:
+        raise InputFailure(refusal(reply))
+    return reply, True
 
 
 def cmd_remove(args: argparse.Namespace) -> int:

@@ -40,6 +40,7 @@ def _with_team(action: Any) -> Any:
             service=settings.base_url or "",
             member=settings.team_member,
             lease=settings.team_lease_seconds,
+            pooled=settings.team_pooled,
         )
         await account.open(join=False)  # looking is not taking part
         try:

@@ -8,6 +8,7 @@ import binascii
 import hashlib
 import itertools
 import logging
+import re
 import time
 from pathlib import Path
 from typing import Any, TypeVar
@@ -44,6 +45,7 @@ from companion.daemon.schema import (
 )
 from companion.daemon.security import MAX_BODY, error, guard
 from companion.daemon.watch import ProjectWatcher
+from companion.install import foresee
 from companion.install.plan import Placement, default_target
 from companion.jobs.engine import Engine
 from companion.jobs.lifecycle import FINAL, State
@@ -85,6 +87,7 @@ class Daemon:
         self._workers: list[asyncio.Task[None]] = []
         self._worker_count = workers
         self._status: tuple[float, dict[str, Any]] | None = None
+        self._plugins_told: set[str] = set()
         self.watchers: dict[str, ProjectWatcher] = {}
         # Whether the service answers; set by the server before start (None: assume so).
         self.reach: Reach | None = None
@@ -317,7 +320,26 @@ class Daemon:
         {"team": false} for a companion alone."""
         return web.json_response(await self.engine.account.status())
 
+    def _plugin_said(self, said: str) -> None:
+        """A plugin names itself and its version in X-Companion-Plugin ("godot 0.1.0"): a
+        version other than the daemon's is logged once, with the command that fixes it."""
+        engine, _, version = said.partition(" ")
+        if engine not in ("godot", "unity") or not re.fullmatch(r"[0-9A-Za-z.+-]{1,32}", version):
+            return
+        if version == __version__ or said in self._plugins_told:
+            return
+        self._plugins_told.add(said)
+        log.warning(
+            "the %s plugin %s talks to companion %s; update it in its project with: "
+            "companion plugin install %s PROJECT",
+            engine,
+            version,
+            __version__,
+            engine,
+        )
+
     async def status(self, request: web.Request) -> web.Response:
+        self._plugin_said(request.headers.get("X-Companion-Plugin", ""))
         cached = self._status
         reach = self.reach
         if cached is None or time.monotonic() - cached[0] > STATUS_CACHE_SECONDS:
@@ -514,14 +536,30 @@ class Daemon:
     async def quote_reply(self, body: AnimateIn) -> dict[str, Any] | web.Response:
         """What POST /quote answers for body."""
         try:
-            job_request, name, _, digest = await self._priced(body)
+            job_request, name, target, digest = await self._priced(body)
         except _Bad as bad:
             return bad.response()
         away = self._away()
         if away is not None:
             return away
+        writes, clashes = await asyncio.to_thread(self._foresee, job_request, name, target)
         credits = await self.engine.quote(job_request, name)
-        return QuoteOut(credits=credits, quote_id=digest).model_dump()
+        return QuoteOut(
+            credits=credits,
+            quote_id=digest,
+            name=name,
+            target_dir=str(target),
+            writes=[str(p) for p in writes],
+            conflicts=clashes,
+        ).model_dump()
+
+    def _foresee(
+        self, job_request: JobRequest, name: str, target: Path
+    ) -> tuple[list[Path], list[dict[str, str]]]:
+        """The files the install will write, and those it may not replace."""
+        engine = job_request.install.engine if job_request.install else "other"
+        writes = foresee.planned(engine, target, name, job_request.install_formats or [])
+        return writes, foresee.conflicts(self.store, name, writes)
 
     def changed(self, job: Job) -> None:
         self._changed(job)
@@ -551,6 +589,16 @@ class Daemon:
                 "STALE_QUOTE",
                 "quote_id: the settings or the image changed since that quote; quote again "
                 "(nothing was spent)",
+            )
+        _, clashes = await asyncio.to_thread(self._foresee, job_request, name, target)
+        if clashes:
+            more = f" (and {len(clashes) - 1} more)" if len(clashes) > 1 else ""
+            return error(
+                409,
+                "CONFLICT",
+                f"{clashes[0]['reason']}{more}: the install would have to replace it, and "
+                "it is never replaced. Nothing was spent: give another name, or move the "
+                "file away",
             )
         job = self.engine.submit(job_request, name=name, target_dir=target, priority=0)
         self.enqueue(job)

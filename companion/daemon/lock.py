@@ -8,10 +8,12 @@ The file holds the owner's pid, so a second daemon can say which process has the
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from types import TracebackType
 from typing import IO
+
+from companion.settings.filelock import lock_file as _lock
+from companion.settings.filelock import unlock_file as _unlock
 
 
 class HomeInUse(Exception):
@@ -72,25 +74,3 @@ class HomeLock:
         traceback: TracebackType | None,
     ) -> None:
         self.release()
-
-
-if sys.platform == "win32":
-    import msvcrt
-
-    def _lock(handle: IO[str]) -> None:
-        handle.seek(0)
-        # The first byte, past the end of an empty file: Windows locks ranges, not files.
-        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-
-    def _unlock(handle: IO[str]) -> None:
-        handle.seek(0)
-        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
-
-else:
-    import fcntl
-
-    def _lock(handle: IO[str]) -> None:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-    def _unlock(handle: IO[str]) -> None:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

@@ -92,6 +92,14 @@ class QuoteOut(Reply):
         description="a digest of exactly the request priced (its settings and the image's "
         "bytes); give it to animate, which refuses anything else"
     )
+    name: str = Field(default="", description="the animation's name, as the files are named")
+    target_dir: str = Field(default="", description="the folder the files go into")
+    writes: list[str] = Field(default_factory=list, description="the files it will write")
+    conflicts: list[dict[str, str]] = Field(
+        default_factory=list,
+        description="files it would have to replace that are not the companion's to replace "
+        "(path, reason); animate refuses the request (409 CONFLICT) before spending",
+    )
 
 
 class OutputOut(Reply):

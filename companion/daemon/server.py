@@ -77,7 +77,7 @@ async def _serve(
     store = Store(settings.database)
     daemon_file = settings.home / "daemon.json"
     try:
-        async with open_endpoint(settings) as endpoint:
+        async with open_endpoint(settings, long_lived=True) as endpoint:
             pacer = shared_pacer(endpoint.base_url, endpoint.api_key)
             pacer.headroom = HEADROOM
             async with (

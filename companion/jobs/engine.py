@@ -50,6 +50,7 @@ from companion.api.schema import (
 from companion.install import downloads
 from companion.install import plan as install_plan
 from companion.install.names import UnsafeName, output_names, shown
+from companion.install.one_set import drop_leftovers
 from companion.install.ownership import Owner
 from companion.install.plan import Placement
 from companion.install.sheet_source import SheetSourceError
@@ -547,6 +548,11 @@ class Engine:
             if not row.installed_path:
                 where = target / tree.outputs.get(row.file_name, row.file_name)
                 self.store.asset_installed(row.id, str(where))
+        notes = drop_leftovers(
+            self.store, guard, target, {tree.final(target, r) for r in tree.order}
+        )
+        for note in notes:
+            log.warning("job %s: %s", job.id, note)
         shutil.rmtree(target / STAGING / job.id, ignore_errors=True)
         release_if_unused(target)
         if tree.resource:

@@ -32,6 +32,7 @@ async def open_account(
         service=service,
         member=settings.team_member,
         lease=settings.team_lease_seconds,
+        pooled=settings.team_pooled,
     )
     await account.open()
     pacer.share(account)

@@ -22,6 +22,9 @@ _CR = np.array([0.5, -0.418688, -0.081312], dtype=np.float32)
 _CBCR_TO_RGB = np.array([[0.0, 1.402], [-0.344136, -0.714136], [1.772, 0.0]], dtype=np.float32)
 
 
+BAND_ROWS = 64
+
+
 def parse_hex_colour(text: str) -> tuple[int, int, int]:
     value = text.strip().lstrip("#")
     if len(value) != 6:
@@ -48,15 +51,38 @@ class ChromaKeyer:
         self._outer = outer * length
 
     def apply(self, rgba: RGBA) -> RGBA:
-        rgb = rgba[..., :3].astype(np.float32)
-        r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
-        cb = _CB[0] * r + _CB[1] * g + _CB[2] * b
-        cr = _CR[0] * r + _CR[1] * g + _CR[2] * b
-        distance = np.hypot(cb - self._key_cb, cr - self._key_cr)
-        alpha = np.clip((distance - self._inner) / (self._outer - self._inner), 0.0, 1.0)
+        # In bands of rows: the arithmetic is per pixel, so the result is the same, and
+        # the float scratch stays a few hundred KB whatever the frame size.
+        if rgba.shape[0] <= BAND_ROWS:
+            return self._apply(rgba)
+        out = np.empty(rgba.shape, dtype=np.uint8)
+        for top in range(0, rgba.shape[0], BAND_ROWS):
+            out[top : top + BAND_ROWS] = self._apply(rgba[top : top + BAND_ROWS])
+        return out
+
+    def _apply(self, rgba: RGBA) -> RGBA:
+        # The whole frame takes only the distance test, computed in place channel by
+        # channel; a pixel is kept when its distance is beyond the inner threshold.
+        r, g, b = (rgba[..., c].astype(np.float32) for c in range(3))
+        cb_all, cr_all = _mix(_CB, r, g, b), _mix(_CR, r, g, b)
+        dx = np.subtract(cb_all, self._key_cb, dtype=np.float32)
+        dy = np.subtract(cr_all, self._key_cr, dtype=np.float32)
+        distance = np.hypot(dx, dy, out=dx)
+
+        out = np.zeros(rgba.shape, dtype=np.uint8)
+        # Only kept pixels (alpha > 0) have work left; keyed ones stay zero. The steps
+        # below are the same element-wise arithmetic on that subset, in pixel order.
+        kept = np.flatnonzero(distance > np.float32(self._inner))
+        if kept.size == 0:
+            return out
+        near = distance.reshape(-1)[kept]
+        alpha = np.clip((near - self._inner) / (self._outer - self._inner), 0.0, 1.0)
+        rgb = np.stack([r.reshape(-1)[kept], g.reshape(-1)[kept], b.reshape(-1)[kept]], axis=1)
+        cb = cb_all.reshape(-1)[kept]
+        cr = cr_all.reshape(-1)[kept]
 
         # Edge pixels: observed = a * foreground + (1 - a) * key, solved for foreground.
-        edge = (alpha > 0.0) & (alpha < 1.0)
+        edge = alpha < 1.0
         if edge.any():
             a = alpha[edge][:, None]
             rgb[edge] = (rgb[edge] - (1.0 - a) * self.key) / a
@@ -66,16 +92,30 @@ class ChromaKeyer:
         # degrees of the key's (fully at the key's hue), so a yellow or teal subject
         # keeps its colour.
         along = cb * self._dir[0] + cr * self._dir[1]
-        spill = (alpha > 0.0) & (along > 0.5 * np.hypot(cb, cr))
+        spill = along > 0.5 * np.hypot(cb, cr)
         if spill.any():
             length = np.maximum(np.hypot(cb[spill], cr[spill]), 1e-3)
             amount = along[spill] * np.clip((along[spill] / length - 0.5) * 2.0, 0.0, 1.0)
             delta = amount[:, None] * self._dir[None, :]  # CbCr to take away
             rgb[spill] -= delta @ _CBCR_TO_RGB.T
 
-        out = np.zeros(rgba.shape, dtype=np.uint8)
-        kept = alpha > 0.0
-        out[..., :3][kept] = np.clip(rgb[kept] + 0.5, 0, 255).astype(np.uint8)
-        source_alpha = rgba[..., 3].astype(np.float32)
-        out[..., 3] = np.clip(alpha * source_alpha + 0.5, 0, 255).astype(np.uint8)
+        flat = out.reshape(-1, 4)
+        flat[kept, :3] = np.clip(rgb + 0.5, 0, 255).astype(np.uint8)
+        source_alpha = rgba[..., 3].reshape(-1)[kept].astype(np.float32)
+        flat[kept, 3] = np.clip(alpha * source_alpha + 0.5, 0, 255).astype(np.uint8)
         return out
+
+
+def _mix(
+    weights: npt.NDArray[np.float32],
+    r: npt.NDArray[np.float32],
+    g: npt.NDArray[np.float32],
+    b: npt.NDArray[np.float32],
+) -> npt.NDArray[np.float32]:
+    """weights[0] * r + weights[1] * g + weights[2] * b, in that order, one buffer reused."""
+    total: npt.NDArray[np.float32] = np.multiply(r, weights[0])
+    part = np.multiply(g, weights[1])
+    total += part
+    np.multiply(b, weights[2], out=part)
+    total += part
+    return total

@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
-
-import numpy as np
 
 from companion.media.chroma import ChromaKeyer
 from companion.media.decode import SamplePicker, SourceFrame, iter_source_frames
@@ -236,22 +236,24 @@ def _render(
         source_alpha=info.has_alpha,
     )
 
-    sinks: list[FrameSink] = []
-    closers: list[Callable[[], list[ExportOutput]]] = []
+    # Every writer runs on its own thread and closes there, so encoders finish side by
+    # side; the sheet's thread also writes the packs built from its pages.
+    sinks: list[Writer] = []
+
+    def sink(name: str, writer: FrameSink, close: Callable[[], list[ExportOutput]]) -> None:
+        sinks.append(Writer(name, _adder(writer), close=close))
+
     if "webm_alpha" in wanted:
         webm = webm_alpha_writer(folder / f"{name}.webm", w, h, plan.fps, plan.durations)
-        sinks.append(webm)
-        closers.append(lambda: [ExportOutput("webm_alpha", webm.close())])
+        sink("webm", webm, lambda: [ExportOutput("webm_alpha", webm.close())])
     if "prores_4444" in wanted:
         prores = prores_writer(folder / f"{name}.mov", w, h, plan.fps, plan.durations)
-        sinks.append(prores)
-        closers.append(lambda: [ExportOutput("prores_4444", prores.close())])
+        sink("prores", prores, lambda: [ExportOutput("prores_4444", prores.close())])
     if "gif" in wanted:
         gif = GifWriter(folder / f"{name}.gif", w, h, plan.durations, spec.pixel_art)
         if gif.clamped:
             warnings.append("gif: frames shorter than 20 ms play at 20 ms; the GIF runs slower")
-        sinks.append(gif)
-        closers.append(lambda: [ExportOutput("gif", gif.close())])
+        sink("gif", gif, lambda: [ExportOutput("gif", gif.close())])
     sequences = [f for f in ("frames_zip", "construct3_pack") if f in wanted]
     if sequences:
         comment = construct3_comment(plan.fps, plan.durations)
@@ -261,11 +263,11 @@ def _render(
             [folder / f"{name}{FILE_SUFFIX[f]}" for f in sequences],
             comments=[comment if f == "construct3_pack" else b"" for f in sequences],
         )
-        sinks.append(sequence)
-        closers.append(
-            lambda: [ExportOutput(f, p) for f, p in zip(sequences, sequence.close(), strict=True)]
+        sink(
+            "frames",
+            sequence,
+            lambda: [ExportOutput(f, p) for f, p in zip(sequences, sequence.close(), strict=True)],
         )
-    sheet: SheetWriter | None = None
     if wanted & SHEET_FORMATS:
         sheet = SheetWriter(
             folder,
@@ -276,9 +278,25 @@ def _render(
             Spacing(spec.padding, spec.extrude),
             spec.max_sheet_side,
         )
-        sinks.append(sheet)
-    clip = (
-        ClipWriter(
+
+        def close_sheet() -> list[ExportOutput]:
+            animation = Animation(
+                name,
+                plan.fps,
+                w,
+                h,
+                plan.durations,
+                spec.pivot,
+                spec.pixels_per_unit,
+                spec.pixel_art,
+                tuple(sheet.close()),
+            )
+            return _sheet_formats(animation, folder, wanted, spec)
+
+        sink("sheet", sheet, close_sheet)
+    clip: ThreadedSink[SourceFrame, list[ExportOutput]] | None = None
+    if "clip_video" in wanted:
+        clip_writer = ClipWriter(
             folder / f"{name}.mp4",
             info.width,
             info.height,
@@ -288,61 +306,55 @@ def _render(
             info.fps,
             spec.pixel_art,
         )
-        if "clip_video" in wanted
-        else None
-    )
-
-    _decode_into(source, plan, shaper, sinks, clip, progress)
-
-    outputs: list[ExportOutput] = []
-    if clip is not None:
-        outputs.append(ExportOutput("clip_video", clip.close()))
-    for close in closers:
-        outputs += close()
-    if sheet is not None:
-        animation = Animation(
-            name,
-            plan.fps,
-            w,
-            h,
-            plan.durations,
-            spec.pivot,
-            spec.pixels_per_unit,
-            spec.pixel_art,
-            tuple(sheet.close()),
+        clip = ThreadedSink(
+            "clip",
+            clip_writer.add,
+            close=lambda: [ExportOutput("clip_video", clip_writer.close())],
         )
-        outputs += _sheet_formats(animation, folder, wanted, spec)
+
+    outputs = _decode_into(source, plan, shaper, sinks, clip, progress)
     order = {f: i for i, f in enumerate(FORMATS)}
     outputs.sort(key=lambda o: order[o.format])
     return outputs, warnings
+
+
+Writer = ThreadedSink[tuple[int, RGBA], list[ExportOutput]]
+# Threads keying and letterboxing frames while the main thread decodes and scales. Two
+# match the cores; more in flight than that only holds more frames.
+SHAPERS = 2
 
 
 def _decode_into(
     source: Path,
     plan: SamplePlan,
     shaper: FrameShaper,
-    writers: list[FrameSink],
-    clip_writer: ClipWriter | None,
+    sinks: list[Writer],
+    clip: ThreadedSink[SourceFrame, list[ExportOutput]] | None,
     progress: Progress | None,
-) -> None:
-    sinks = [ThreadedSink[tuple[int, RGBA]](type(w).__name__, _adder(w)) for w in writers]
-    clip = ThreadedSink[SourceFrame]("clip", clip_writer.add) if clip_writer else None
+) -> list[ExportOutput]:
     failure: BaseException | None = None
     try:
-        _stream_frames(source, plan, shaper, sinks, clip, progress)
+        with ThreadPoolExecutor(SHAPERS, thread_name_prefix="shape") as pool:
+            _stream_frames(source, plan, shaper, pool, sinks, clip, progress)
     except BaseException as exc:
         failure = exc
     # Always stop the writer threads; the first error (decoder's or a writer's) wins.
-    threads: list[ThreadedSink[tuple[int, RGBA]] | ThreadedSink[SourceFrame]] = [*sinks]
+    everyone: list[Writer | ThreadedSink[SourceFrame, list[ExportOutput]]] = [*sinks]
     if clip is not None:
-        threads.append(clip)
-    for sink in threads:
+        everyone.append(clip)
+    for writer in everyone:  # all told first, so they close at the same time
+        writer.finish()
+    outputs: list[ExportOutput] = []
+    for writer in everyone:
         try:
-            sink.join()
+            writer.join()
+            if failure is None:
+                outputs += writer.result()
         except BaseException as exc:
             failure = failure or exc
     if failure is not None:
         raise failure
+    return outputs
 
 
 def _adder(writer: FrameSink) -> Callable[[tuple[int, RGBA]], None]:
@@ -353,24 +365,37 @@ def _stream_frames(
     source: Path,
     plan: SamplePlan,
     shaper: FrameShaper,
-    sinks: list[ThreadedSink[tuple[int, RGBA]]],
-    clip: ThreadedSink[SourceFrame] | None,
+    pool: ThreadPoolExecutor,
+    sinks: list[Writer],
+    clip: ThreadedSink[SourceFrame, list[ExportOutput]] | None,
     progress: Progress | None,
 ) -> None:
     picker = SamplePicker(plan.times)
     shaped_serial = -1
-    shaped: RGBA = np.zeros((0, 0, 4), dtype=np.uint8)
+    shaped: Future[RGBA] | None = None
+    # Shaped frames in output order, handed on when the oldest is ready; at most
+    # SHAPERS + 1 are in flight, so memory does not grow with the frame count.
+    pending: deque[tuple[int, Future[RGBA]]] = deque()
+
+    def hand_on(limit: int) -> None:
+        while len(pending) > limit:
+            index, future = pending.popleft()
+            frame = future.result()
+            for sink in sinks:
+                sink.put((index, frame))
+            if progress is not None:
+                progress((index + 1) / plan.count)
 
     def deliver(matches: list[tuple[int, SourceFrame]]) -> None:
         nonlocal shaped_serial, shaped
         for index, chosen in matches:
-            if chosen.serial != shaped_serial:  # a frame shown at several instants is shaped once
-                shaped = shaper.shape(chosen.frame)
+            if shaped is None or chosen.serial != shaped_serial:
+                # A frame shown at several instants is shaped once. Scaling stays on
+                # this thread (one scaler); keying and letterboxing go to the pool.
+                shaped = pool.submit(shaper.finish, shaper.scale(chosen.frame))
                 shaped_serial = chosen.serial
-            for sink in sinks:
-                sink.put((index, shaped))
-            if progress is not None:
-                progress((index + 1) / plan.count)
+            pending.append((index, shaped))
+            hand_on(SHAPERS)
 
     for current in iter_source_frames(source, plan.start, plan.end):
         if clip is not None:
@@ -379,6 +404,7 @@ def _stream_frames(
         if picker.done and clip is None:
             break
     deliver(picker.finish())
+    hand_on(0)
 
 
 def _sheet_formats(

@@ -69,8 +69,12 @@ class FrameShaper:
         self._scaler = VideoReformatter()
 
     def shape(self, frame: av.VideoFrame) -> RGBA:
+        return self.finish(self.scale(frame))
+
+    def scale(self, frame: av.VideoFrame) -> RGBA:
+        """The fitted RGBA pixels; one caller at a time (the scaler is not shared)."""
         fit = self.fit
-        scaled: RGBA = np.asarray(
+        return np.asarray(
             self._scaler.reformat(
                 frame,
                 width=fit.width,
@@ -80,6 +84,10 @@ class FrameShaper:
             ).to_ndarray(),
             dtype=np.uint8,
         )
+
+    def finish(self, scaled: RGBA) -> RGBA:
+        """Key and letterbox already scaled pixels; safe on any thread."""
+        fit = self.fit
         if self.keyer is not None:
             scaled = self.keyer.apply(scaled)
         if (fit.width, fit.height) == (fit.box_width, fit.box_height):

@@ -12,12 +12,25 @@ from collections.abc import Callable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
+R = TypeVar("R")
 _DONE = object()
 
 
-class ThreadedSink(Generic[T]):
-    def __init__(self, name: str, handle: Callable[[T], None], depth: int = 4) -> None:
+class ThreadedSink(Generic[T, R]):
+    """handle() takes every item in order; close(), when given, runs on the same thread
+    after the last one, so writers finish side by side. Its value is result()."""
+
+    def __init__(
+        self,
+        name: str,
+        handle: Callable[[T], None],
+        depth: int = 4,
+        close: Callable[[], R] | None = None,
+    ) -> None:
         self._handle = handle
+        self._close = close
+        self._result: R | None = None
+        self._finished = False
         self._queue: queue.Queue[object] = queue.Queue(maxsize=depth)
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name=f"writer-{name}", daemon=True)
@@ -27,6 +40,11 @@ class ThreadedSink(Generic[T]):
         while True:
             item = self._queue.get()
             if item is _DONE:
+                if self._error is None and self._close is not None:
+                    try:
+                        self._result = self._close()
+                    except BaseException as exc:
+                        self._error = exc
                 return
             if self._error is not None:
                 continue  # keep draining so the producer never blocks on a dead writer
@@ -40,10 +58,21 @@ class ThreadedSink(Generic[T]):
             self.join()
         self._queue.put(item)
 
-    def join(self) -> None:
-        """Wait for every queued item; raise the writer's error if it had one."""
-        if self._thread.is_alive():
+    def finish(self) -> None:
+        """Tell the writer no more items come; it closes on its own thread."""
+        if not self._finished:
+            self._finished = True
             self._queue.put(_DONE)
-            self._thread.join()
+
+    def join(self) -> None:
+        """Wait for every queued item (and close); raise the writer's error if it had one."""
+        self.finish()
+        self._thread.join()
         if self._error is not None:
             raise self._error
+
+    def result(self) -> R:
+        self.join()
+        if self._result is None:
+            raise RuntimeError("writer had no close step")
+        return self._result

@@ -1,8 +1,8 @@
 """One way to put the companion together, used by `companion ...` and `companion serve`.
 
 - open_endpoint: the configured service, or with no key the embedded sandbox (imported
-  only here and only then, so the client path never loads it otherwise; its state lives
-  in COMPANION_HOME/sandbox, so credits and tasks persist from one run to the next).
+  only then, so the client path never loads it otherwise; its state lives in
+  COMPANION_HOME/sandbox with one owner at a time, see sandbox_owner.py).
 - open_client: one client for that endpoint (a proxy only for a remote service).
 - open_engine: the job engine over a store, with the account it shares (this machine's
   own, or the team's), the budgets, the timeout and the clip store from the settings."""
@@ -24,7 +24,9 @@ from companion.store.clips import ClipStore
 
 
 @asynccontextmanager
-async def open_endpoint(settings: Settings) -> AsyncIterator[Endpoint]:
+async def open_endpoint(settings: Settings, *, long_lived: bool = False) -> AsyncIterator[Endpoint]:
+    """The configured service, or this home's embedded sandbox (`long_lived`: the
+    caller is the daemon, whose sandbox other processes of the home use meanwhile)."""
     mistake = address_mistake(settings)
     if mistake is not None:
         raise ConfigError(mistake)
@@ -35,12 +37,10 @@ async def open_endpoint(settings: Settings) -> AsyncIterator[Endpoint]:
             sandbox=False,
         )
         return
-    from companion.sandbox import Sandbox, SandboxConfig
+    from companion.runtime.sandbox_owner import embedded_sandbox
 
-    state = settings.home / "sandbox" / "state.json"
-    config = SandboxConfig(api_keys=[EMBEDDED_KEY], state=state, task_seconds=2.0)
-    async with Sandbox(config) as sandbox:
-        yield Endpoint(sandbox.base_url, EMBEDDED_KEY, sandbox=True)
+    async with embedded_sandbox(settings.home, EMBEDDED_KEY, long_lived=long_lived) as url:
+        yield Endpoint(url, EMBEDDED_KEY, sandbox=True)
 
 
 def open_client(endpoint: Endpoint, *, pacer: Pacer | None = None) -> Client:

@@ -2,7 +2,7 @@
 
 COMPANION_HOME relocates every file the companion writes (default: the platform's user
 data folder). The config file is COMPANION_HOME/config.yaml; COMPANION_BASE_URL and
-COMPANION_API_KEY override it. `team:` (database, member, lease_seconds) or
+COMPANION_API_KEY override it. `team:` (database, member, lease_seconds, pooled) or
 COMPANION_TEAM_DATABASE / COMPANION_TEAM_MEMBER turn on team mode: the account's
 windows, slots, budgets, ledger and uploads are shared through that PostgreSQL database.
 The companion never writes a key anywhere; keep it in the environment, or in the config
@@ -39,6 +39,10 @@ class Settings(BaseModel):
     )
     team_member: str | None = Field(default=None, description="this companion's name (user@host)")
     team_lease_seconds: float = Field(default=60.0, gt=0, le=3600)
+    team_pooled: bool = Field(
+        default=False,
+        description="the team database is reached through a transaction-pooling PgBouncer",
+    )
     clip_store_mb: int = Field(
         default=2048, ge=0, description="room for kept paid videos (free re-cuts), oldest out"
     )
@@ -128,6 +132,8 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         values["clip_store_mb"] = env["COMPANION_CLIP_STORE_MB"]
     if env.get("COMPANION_TEAM_MEMBER"):
         values["team_member"] = env["COMPANION_TEAM_MEMBER"]
+    if env.get("COMPANION_TEAM_POOLED"):
+        values["team_pooled"] = env["COMPANION_TEAM_POOLED"]
     try:
         return Settings(home=home, **values)
     except ValidationError as exc:
@@ -143,7 +149,7 @@ def _team(path: Path, team: Any) -> dict[str, Any]:
             f"{path}: team must be a mapping with database (a PostgreSQL connection string, "
             "e.g. postgresql://companion@db.studio.lan/companion) and optionally member"
         )
-    unknown = set(team) - {"database", "member", "lease_seconds"}
+    unknown = set(team) - {"database", "member", "lease_seconds", "pooled"}
     if unknown:
         raise ConfigError(f"{path}: unknown setting team.{sorted(unknown)[0]}")
     values: dict[str, Any] = {"team_database": team["database"]}
@@ -151,6 +157,8 @@ def _team(path: Path, team: Any) -> dict[str, Any]:
         values["team_member"] = str(team["member"])
     if team.get("lease_seconds") is not None:
         values["team_lease_seconds"] = team["lease_seconds"]
+    if team.get("pooled") is not None:
+        values["team_pooled"] = team["pooled"]
     return values
 
 

@@ -1,7 +1,8 @@
 """Where requests go: the configured service, or, with no key, the embedded sandbox.
 
 This module only describes the endpoint and checks the configured address; starting
-the embedded sandbox is companion.runtime's job."""
+the embedded sandbox (one owner of its state per home at a time) is companion.runtime's
+job."""
 
 from __future__ import annotations
 

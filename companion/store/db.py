@@ -441,6 +441,15 @@ class Store:
         rows = self._rows("SELECT * FROM written_files WHERE job_id = ? ORDER BY path", (job_id,))
         return [WrittenFile(**dict(r)) for r in rows]
 
+    def written_named(self, name: str) -> list[WrittenFile]:
+        """Every file the companion wrote for an animation of this name, anywhere."""
+        rows = self._rows("SELECT * FROM written_files WHERE name = ? ORDER BY path", (name,))
+        return [WrittenFile(**dict(r)) for r in rows]
+
+    def forget_written(self, path: str) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM written_files WHERE path = ?", (path,))
+
     def record_written(self, path: str, sha256: str, job_id: str, name: str) -> None:
         with self._tx() as db:
             db.execute(

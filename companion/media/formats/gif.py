@@ -43,11 +43,13 @@ class GifWriter:
 
     def _quantize(self, frame: RGBA) -> tuple[np.ndarray, np.ndarray]:
         visible = frame[..., 3] >= 128
+        hidden = ~visible
         rgb = frame[..., :3]
-        if not visible.all() and visible.any():
+        first = int(np.argmax(visible))  # first visible pixel in scan order
+        if visible.reshape(-1)[first] and hidden.any():
             # Hidden pixels take a visible colour so they cost no palette entry.
-            rgb = rgb.copy()
-            rgb[~visible] = rgb[visible][0]
+            rgb = np.ascontiguousarray(rgb)
+            np.copyto(rgb, rgb.reshape(-1, 3)[first], where=hidden[..., None])
         image = Image.fromarray(np.ascontiguousarray(rgb), "RGB")
         if self.pixel_art:
             # Exact colours matter more than speed: the palette sees every pixel and
@@ -62,7 +64,7 @@ class GifWriter:
             reference = sample.quantize(TRANSPARENT, method=Image.Quantize.MEDIANCUT)
             paletted = image.quantize(palette=reference, dither=Image.Dither.FLOYDSTEINBERG)
         indices = np.asarray(paletted, dtype=np.uint8).copy()
-        indices[~visible] = TRANSPARENT
+        np.copyto(indices, TRANSPARENT, where=hidden)
         colours = np.asarray(paletted.getpalette() or [], dtype=np.uint8).reshape(-1, 3)
         colours = colours[:TRANSPARENT]
         palette = np.zeros((256, 4), dtype=np.uint8)  # ARGB rows

@@ -96,6 +96,9 @@ def webm_alpha_writer(
             "cpu-used": "8",
             "row-mt": "1",
             "auto-alt-ref": "0",
+            # No look-ahead: with the realtime deadline it buys nothing, and it would hold
+            # 25 frames (and their alpha twins) in the encoder.
+            "lag-in-frames": "0",
         },
     )
 

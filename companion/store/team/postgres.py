@@ -5,7 +5,12 @@ so members whose clocks disagree still agree. Each operation is one statement ca
 function of the migrations (one round trip); the functions serialise on
 transaction-scoped advisory locks, one per shared resource. Members renew the leases of
 what they hold with a heartbeat; a member that stops (killed, unplugged) loses its slots,
-reservations and upload claims when the lease runs out."""
+reservations and upload claims when the lease runs out.
+
+Through a transaction-pooling PgBouncer (`pooled`), a session is not kept between
+transactions: no prepared statements are made, and instead of LISTEN a member with jobs
+waiting for a slot asks every TURN seconds (one read, no lock) whether one of them heads
+the queue with a slot free. A member with nothing waiting asks nothing."""
 
 from __future__ import annotations
 
@@ -34,6 +39,7 @@ POLL = 0.5  # seconds between two asks for another member's upload
 RECHECK = 5.0  # seconds a waiting job re-asks for a slot even unwoken (expired leases)
 MARGIN = 0.25  # seconds added to every window wait, for transit jitter
 RECENT = 300.0  # members seen within this many seconds are listed by status
+TURN = 0.5  # seconds between two asks for a slot turn, behind a pooler (no NOTIFY)
 
 
 def default_member() -> str:
@@ -66,6 +72,8 @@ class PostgresAccount:
         poll: float = POLL,
         recheck: float = RECHECK,
         connect_timeout: float = 5.0,
+        pooled: bool = False,
+        turn: float = TURN,
     ) -> None:
         self.member = member or default_member()
         self.service = service
@@ -75,19 +83,28 @@ class PostgresAccount:
         self.recheck = recheck
         self.where = describe(dsn)
         self.capacity: int | None = None
+        self.pooled = pooled
+        self.turn = turn
         self._dsn = dsn
+        # A prepared statement lives in a server session, which a transaction pooler
+        # hands to another client after each transaction: none are made there.
+        self._connect: dict[str, Any] = {"autocommit": True}
+        if pooled:
+            self._connect["prepare_threshold"] = None
         self._pool = AsyncConnectionPool(
             dsn,
             min_size=1,
             max_size=4,
             open=False,
             timeout=connect_timeout,
-            kwargs={"autocommit": True, "connect_timeout": max(1, int(connect_timeout))},
+            kwargs={**self._connect, "connect_timeout": max(1, int(connect_timeout))},
             name="companion-team",
         )
         self._beat: asyncio.Task[None] | None = None
         self._listener: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()  # set when this member's job heads the slot queue
+        self._waiting = 0  # this member's jobs waiting for a slot
+        self._someone_waits = asyncio.Event()  # set while _waiting > 0 (pooled turns)
         self._pending: set[asyncio.Task[Any]] = set()
         self._down = False
         self._uploading: dict[str, asyncio.Event] = {}  # pictures this companion uploads
@@ -99,7 +116,7 @@ class PostgresAccount:
         try:
             # One direct connection first: it fails fast, with the server's reason.
             async with await psycopg.AsyncConnection.connect(
-                self._dsn, autocommit=True, connect_timeout=max(1, int(self._pool.timeout))
+                self._dsn, **self._connect, connect_timeout=max(1, int(self._pool.timeout))
             ) as conn:
                 await migrate(conn)
             await self._pool.open(wait=True, timeout=self._pool.timeout)
@@ -113,7 +130,8 @@ class PostgresAccount:
             return self
         await self._run("heartbeat", member=self.member, lease=self.lease)
         self._beat = asyncio.create_task(self._heartbeat(), name="companion-team-heartbeat")
-        self._listener = asyncio.create_task(self._listen(), name="companion-team-listener")
+        listen = self._turns() if self.pooled else self._listen()
+        self._listener = asyncio.create_task(listen, name="companion-team-listener")
         log.info("team mode: member %s on %s", self.member, self.where)
         return self
 
@@ -155,6 +173,17 @@ class PostgresAccount:
             except psycopg.Error:
                 pass  # the database is away; waiters re-ask on their own meanwhile
             await asyncio.sleep(1.0)
+
+    async def _turns(self) -> None:
+        """Behind a pooler: while jobs of this member wait, ask whether one's turn came."""
+        while True:
+            await self._someone_waits.wait()
+            await asyncio.sleep(self.turn)
+            if not self._waiting:
+                continue
+            with contextlib.suppress(TeamUnavailable):
+                if await self._value("slot_turn", member=self.member, capacity=self.capacity):
+                    self._wake_waiters()
 
     def _wake_waiters(self) -> None:
         self._wake.set()
@@ -235,6 +264,8 @@ class PostgresAccount:
     async def acquire_slot(self, job_id: str, priority: int, *, present: bool = False) -> None:
         if self.capacity is None and not present:
             raise TeamUnavailable("the account's limits are not known yet; read them first")
+        self._waiting += 1
+        self._someone_waits.set()
         try:
             while True:
                 wake = self._wake  # taken before asking: a wake-up in between is kept
@@ -254,6 +285,10 @@ class PostgresAccount:
             with contextlib.suppress(RuntimeError):
                 self._later("release_slot", member=self.member, job=job_id)
             raise
+        finally:
+            self._waiting -= 1
+            if not self._waiting:
+                self._someone_waits.clear()
 
     async def release_slot(self, job_id: str) -> None:
         await self._run("release_slot", member=self.member, job=job_id)

@@ -25,6 +25,13 @@ SELECT companion.hold_for(%(member)s, %(seconds)s);
 SELECT companion.acquire_slot(%(member)s, %(job)s, %(priority)s, %(capacity)s, %(lease)s,
     %(present)s);
 
+-- name: slot_turn
+-- Behind a transaction pooler, where LISTEN cannot be kept: a member with waiting jobs
+-- asks whether one of them heads the queue with a slot free. A read: no lock taken.
+SELECT coalesce((SELECT h.member = %(member)s FROM companion.slot_head() h), false)
+    AND (SELECT count(*) FROM companion.slots WHERE expires_at > clock_timestamp())
+        < %(capacity)s AS turn;
+
 -- name: release_slot
 SELECT companion.release_slot(%(member)s, %(job)s);
 

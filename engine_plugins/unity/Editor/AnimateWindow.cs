@@ -232,6 +232,9 @@ namespace Companion.Animate
                 status = parsed.reachable
                     ? $"{mode} · balance {balance} credits"
                     : $"{mode} · service not answering: work waits for it";
+                if (parsed.version != "" && parsed.version != DaemonClient.PluginVersion)
+                    status += $"\ncompanion {parsed.version}, this package {DaemonClient.PluginVersion}: "
+                        + $"run  companion plugin install unity \"{ProjectRoot()}\"";
                 limits = parsed.limits ?? new Limits();
                 limitsReported = limits.Known;
                 if (down && (starting || message == DaemonClient.NotRunning))

@@ -59,6 +59,10 @@ namespace Companion.Animate
 
         const int TimeoutSeconds = 30;
 
+        /// <summary>This package's version (package.json's, kept equal by a test); sent with
+        /// every request so the daemon knows which plugin it serves.</summary>
+        public const string PluginVersion = "0.1.0";
+
         /// <summary>COMPANION_HOME, or the platform's user data folder for "companion".</summary>
         public static string HomeFolder()
         {
@@ -134,6 +138,7 @@ namespace Companion.Animate
                 }
                 request.SetRequestHeader("Authorization", "Bearer " + daemon.token);
                 request.SetRequestHeader("Accept", "application/json");
+                request.SetRequestHeader("X-Companion-Plugin", "unity " + PluginVersion);
                 request.timeout = TimeoutSeconds;
                 await Completion(request.SendWebRequest());
                 var status = (int)request.responseCode;

@@ -42,6 +42,7 @@ namespace Companion.Animate
     [Serializable]
     public sealed class StatusReply
     {
+        public string version = "";
         public string mode = "";
         public string service = "";
         public string tier = "";

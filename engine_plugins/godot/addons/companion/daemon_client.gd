@@ -60,6 +60,27 @@ static func start_daemon() -> int:
 	return OS.create_process(command(), PackedStringArray(["serve"]))
 
 
+## This addon's version, from its plugin.cfg; sent with every request so the daemon knows
+## which plugin it serves.
+static func plugin_version() -> String:
+	var cfg := ConfigFile.new()
+	if cfg.load("res://addons/companion/plugin.cfg") != OK:
+		return ""
+	return str(cfg.get_value("plugin", "version", ""))
+
+
+## Empty when the daemon and this addon are the same version; else the line that says so
+## with the one command that fixes it.
+static func version_note(daemon_version: String) -> String:
+	var mine := plugin_version()
+	if daemon_version == "" or daemon_version == mine:
+		return ""
+	var root := ProjectSettings.globalize_path("res://").trim_suffix("/")
+	return "companion %s, this addon %s: run  companion plugin install godot \"%s\"" % [
+		daemon_version, mine, root
+	]
+
+
 ## Sends one request; resolves to {ok, status, data, message}.
 ## A refused connection or a missing daemon.json gives ok=false and the NOT_RUNNING text.
 func call_api(method: int, path: String, body: Variant = null) -> Dictionary:
@@ -70,7 +91,11 @@ func call_api(method: int, path: String, body: Variant = null) -> Dictionary:
 	request.timeout = TIMEOUT_SECONDS
 	add_child(request)
 	var headers := PackedStringArray(
-		["Authorization: Bearer %s" % daemon["token"], "Accept: application/json"]
+		[
+			"Authorization: Bearer %s" % daemon["token"],
+			"Accept: application/json",
+			"X-Companion-Plugin: godot %s" % plugin_version(),
+		]
 	)
 	var payload := ""
 	if body != null:

@@ -216,6 +216,9 @@ func refresh() -> void:
 	_status_label.text = "%s · balance %s credits" % [mode, credits]
 	if status.get("reachable") == false:  # the daemon runs; the service does not answer
 		_status_label.text = "%s · service not answering: work waits for it" % mode
+	var note := DaemonClient.version_note(str(status.get("version", "")))
+	if note != "":
+		_status_label.text += "\n" + note
 	if typeof(status.get("limits")) == TYPE_DICTIONARY:
 		apply_limits(status["limits"])
 	var listed: Dictionary = await client.call_api(HTTPClient.METHOD_GET, "/api/v1/models")

@@ -1,0 +1,133 @@
+"""`companion plugin install|uninstall|status|pack`: the editor plugins shipped inside
+this package, put into a user's project the engine's own way and registered with the
+daemon, and the release artifacts built from them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from companion.cli.errors import UsageError
+from companion.install.editor_plugins import Change, Engine, PluginError
+
+
+def _project(args: argparse.Namespace) -> Path:
+    return Path(args.project).expanduser().absolute()
+
+
+def _show(change: Change) -> None:
+    for label, names in (
+        ("added", change.added),
+        ("updated", change.updated),
+        ("removed", change.removed),
+        ("kept (changed or made by you)", change.kept),
+    ):
+        for name in names:
+            print(f"  {label}: {name}")
+    for line in change.settings:
+        print(f"  {line}")
+
+
+def cmd_install(args: argparse.Namespace) -> int:
+    from companion.cli.projects import register
+    from companion.install.editor_plugins import install
+
+    engine: Engine = args.engine
+    try:
+        root, change = install(engine, _project(args))
+    except PluginError as exc:
+        raise UsageError(str(exc)) from exc
+    registration, running = register({"root": str(root), "engine": engine})
+    if args.json:
+        print(json.dumps({**change.as_json(), "project": str(root), "registered": registration}))
+        return 0
+    if change.nothing:
+        print(f"the {engine} plugin {change.version} in {root} is already current; nothing changed")
+    elif change.version_before is None:
+        print(f"installed the {engine} plugin {change.version} into {root}")
+    elif change.version_before != change.version:
+        print(f"updated the {engine} plugin {change.version_before} -> {change.version} in {root}")
+    else:
+        print(f"updated the {engine} plugin {change.version} in {root}")
+    _show(change)
+    where = "with the running daemon" if running else "(the daemon serves it when it starts)"
+    print(f"registered {registration['root']} {where}")
+    if engine == "godot":
+        print("open the project in Godot: the Animate tab is in the bottom panel")
+    else:
+        print("open the project in Unity: Window > Companion > Animate, or Animate... on a picture")
+    return 0
+
+
+def cmd_uninstall(args: argparse.Namespace) -> int:
+    from companion.install.editor_plugins import uninstall
+
+    engine: Engine = args.engine
+    try:
+        root, change = uninstall(engine, _project(args))
+    except PluginError as exc:
+        raise UsageError(str(exc)) from exc
+    if change.nothing and not change.kept:
+        print(f"the {engine} plugin is not installed in {root}; nothing changed")
+        return 0
+    print(f"uninstalled the {engine} plugin {change.version_before or ''} from {root}".strip())
+    _show(change)
+    print(
+        "the project stays registered with the daemon (its outputs and jobs too); forget it "
+        f"with: companion projects remove {root}"
+    )
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from companion.cli.session import settings
+    from companion.install.editor_plugins import status
+    from companion.store import Store
+
+    engine: Engine = args.engine
+    try:
+        found: dict[str, Any] = status(engine, _project(args))
+    except PluginError as exc:
+        raise UsageError(str(exc)) from exc
+    store = Store(settings().database)
+    try:
+        found["registered"] = any(p["root"] == found["project"] for p in store.projects())
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps(found))
+        return 0
+    fix = f"companion plugin install {engine} {found['project']}"
+    if found["installed"] is None:
+        print(f"the {engine} plugin is not installed in {found['project']}; install it with: {fix}")
+        return 0
+    state = (
+        "current" if found["current"] else f"not current (this companion ships {found['shipped']})"
+    )
+    print(f"{engine} plugin {found['installed']} in {found['path']}: {state}")
+    for name in found["changed_files"]:
+        print(f"  changed since it was installed: {name}")
+    if engine == "godot" and not found["enabled"]:
+        print("  not enabled in project.godot")
+    print(f"  registered with the daemon: {'yes' if found['registered'] else 'no'}")
+    if not found["current"] or not found["registered"] or not found.get("enabled", True):
+        print(f"  to fix: {fix}")
+    return 0
+
+
+def cmd_pack(args: argparse.Namespace) -> int:
+    from companion.install.plugin_pack import godot_zip, unity_tarball
+
+    try:
+        made = [godot_zip(args.out), unity_tarball(args.out)]
+    except PluginError as exc:
+        raise UsageError(str(exc)) from exc
+    for path in made:
+        print(path)
+    print(
+        "the Unity package also installs from the repository as a git URL ending in "
+        ".git?path=engine_plugins/unity"
+    )
+    return 0

@@ -1,0 +1,377 @@
+"""The editor plugins put into a user's project the engine's own way.
+
+Godot: the addon is copied to `addons/companion/` and enabled in `project.godot`'s
+`[editor_plugins]` (only that one line changes; every other setting stays byte for byte).
+Unity: the package is embedded in `Packages/dev.companion.animate/` (never under
+`Assets/`), which Unity loads without a manifest entry; an older `file:` entry for it in
+`Packages/manifest.json` is taken out so the two never compete.
+
+A record of what was copied (`.companion-install.json`, hashes of every file) lets a
+later install update in place and say what changed, and lets uninstall remove exactly
+what it put there: a file the user changed or added is never overwritten or removed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from importlib.resources import as_file, files
+from pathlib import Path
+from typing import Any, Literal
+
+Engine = Literal["godot", "unity"]
+ENGINES: tuple[Engine, ...] = ("godot", "unity")
+RECORD = ".companion-install.json"
+GODOT_CFG = "res://addons/companion/plugin.cfg"
+UNITY_NAME = "dev.companion.animate"
+
+
+class PluginError(Exception):
+    """The project is not one of that engine, or installing would overwrite a user's file;
+    the message says which and what to do."""
+
+
+@dataclass
+class Change:
+    """What one install or uninstall did, file by file (paths relative to the project)."""
+
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)  # the user's, left alone
+    settings: list[str] = field(default_factory=list)  # project.godot / manifest.json
+    version_before: str | None = None
+    version: str | None = None
+
+    @property
+    def nothing(self) -> bool:
+        return not (self.added or self.updated or self.removed or self.settings)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "added": self.added,
+            "updated": self.updated,
+            "removed": self.removed,
+            "kept": self.kept,
+            "settings": self.settings,
+            "version_before": self.version_before,
+            "version": self.version,
+        }
+
+
+def source(engine: Engine) -> Path:
+    """The plugin as shipped inside this package (a wheel or a checkout alike)."""
+    shipped = files("companion.engine_plugins")
+    with as_file(shipped) as folder:
+        path = Path(folder) / ("godot/addons/companion" if engine == "godot" else "unity")
+    if not path.is_dir():
+        raise PluginError(f"this installation of companion lacks its {engine} plugin ({path})")
+    return path
+
+
+def destination(engine: Engine, project: Path) -> Path:
+    if engine == "godot":
+        return project / "addons" / "companion"
+    return project / "Packages" / UNITY_NAME
+
+
+def check_project(engine: Engine, project: Path) -> Path:
+    """The project's folder, resolved, or PluginError saying why it is not one."""
+    if not project.is_dir():
+        raise PluginError(f"{project}: no such folder; give the {engine} project's folder")
+    root = project.resolve()
+    if engine == "godot":
+        if not (root / "project.godot").is_file():
+            raise PluginError(
+                f"{root} is not a Godot project (no project.godot in it); give the folder "
+                "that holds project.godot"
+            )
+    elif not ((root / "Assets").is_dir() and (root / "ProjectSettings").is_dir()):
+        raise PluginError(
+            f"{root} is not a Unity project (it needs Assets/ and ProjectSettings/); give "
+            "the folder that holds them"
+        )
+    return root
+
+
+def version_of(engine: Engine, folder: Path) -> str | None:
+    """The plugin version a folder holds (plugin.cfg or package.json), None if none."""
+    try:
+        if engine == "godot":
+            found = re.search(
+                r'^version\s*=\s*"([^"]*)"', (folder / "plugin.cfg").read_text(), re.MULTILINE
+            )
+            return found.group(1) if found else None
+        value = json.loads((folder / "package.json").read_text()).get("version")
+        return str(value) if value is not None else None
+    except (OSError, ValueError):
+        return None
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _tree(folder: Path) -> dict[str, Path]:
+    """Every file below folder by its relative POSIX name (the record itself and Python
+    caches excluded)."""
+    found: dict[str, Path] = {}
+    for path in sorted(folder.rglob("*")):
+        name = path.relative_to(folder).as_posix()
+        if path.is_file() and name != RECORD and "__pycache__" not in path.parts:
+            found[name] = path
+    return found
+
+
+def _editor_made(name: str, base_names: set[str] | dict[str, Any]) -> bool:
+    """A file Godot makes beside one of ours (`plugin.gd.uid`, `icon.png.import`): it goes
+    and stays with that file."""
+    for suffix in (".uid", ".import"):
+        if name.endswith(suffix) and name[: -len(suffix)] in base_names:
+            return True
+    return False
+
+
+def _record(folder: Path) -> dict[str, str]:
+    try:
+        value = json.loads((folder / RECORD).read_text())
+        return {str(k): str(v) for k, v in value["files"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        Path(temporary).replace(path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _copy(engine: Engine, src: Path, dest: Path, rel: str, change: Change) -> None:
+    """Make dest the plugin in src: files the record says are ours are updated or removed;
+    a file the user changed (or made, where ours would go) stops the install before any
+    file is written."""
+    theirs_before = _record(dest)
+    ours = _tree(src)
+    present = _tree(dest) if dest.is_dir() else {}
+    ours_by_name = version_of(engine, dest) is not None and not theirs_before
+    clashes = []
+    for name, path in present.items():
+        recorded = theirs_before.get(name)
+        if name not in ours:
+            continue
+        same = _digest(path) == _digest(ours[name])
+        if same or (recorded is not None and recorded == _digest(path)) or ours_by_name:
+            continue
+        clashes.append(f"{rel}/{name}")
+    if clashes:
+        raise PluginError(
+            "these files were changed after companion installed them (or are not its): "
+            + ", ".join(clashes)
+            + "; move them away, then run the same command again"
+        )
+    written: dict[str, str] = {}
+    for name, path in ours.items():
+        target = dest / name
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        written[name] = digest
+        if name in present and _digest(present[name]) == digest:
+            continue
+        (change.updated if name in present else change.added).append(f"{rel}/{name}")
+        _write_atomic(target, data)
+    for name, path in present.items():
+        if name in ours or _editor_made(name, ours):
+            continue
+        if (name in theirs_before and theirs_before[name] == _digest(path)) or _editor_made(
+            name, theirs_before
+        ):
+            path.unlink()
+            change.removed.append(f"{rel}/{name}")
+        else:
+            change.kept.append(f"{rel}/{name}")
+    _write_atomic(
+        dest / RECORD,
+        (
+            json.dumps({"version": version_of(engine, src), "files": written}, indent=1) + "\n"
+        ).encode(),
+    )
+
+
+def _remove(dest: Path, rel: str, change: Change) -> None:
+    recorded = _record(dest)
+    for name, path in _tree(dest).items():
+        if recorded.get(name) == _digest(path) or _editor_made(name, recorded):
+            path.unlink()
+            change.removed.append(f"{rel}/{name}")
+        else:
+            change.kept.append(f"{rel}/{name}")
+    (dest / RECORD).unlink(missing_ok=True)
+    # Empty folders go, from the deepest up; a folder holding a user's file stays.
+    for folder in sorted((p for p in dest.rglob("*") if p.is_dir()), reverse=True):
+        if not any(folder.iterdir()):
+            folder.rmdir()
+    if dest.is_dir() and not any(dest.iterdir()):
+        dest.rmdir()
+
+
+# --- project.godot ---------------------------------------------------------------------
+
+_SECTION = re.compile(r"^\[([^\]]+)\]\s*$")
+_ENABLED = re.compile(r"^enabled\s*=\s*PackedStringArray\((.*)\)\s*$")
+
+
+def enabled_plugins(text: str) -> list[str]:
+    section = None
+    for line in text.splitlines():
+        if found := _SECTION.match(line):
+            section = found.group(1)
+        elif section == "editor_plugins" and (found := _ENABLED.match(line)):
+            return re.findall(r'"((?:[^"\\]|\\.)*)"', found.group(1))
+    return []
+
+
+def set_enabled(text: str, enable: bool) -> str:
+    """project.godot with our plugin enabled or not; only the `enabled=` line of
+    `[editor_plugins]` changes (or that section is added at the end)."""
+    lines = text.splitlines(keepends=True)
+    section = None
+    for index, line in enumerate(lines):
+        if found := _SECTION.match(line):
+            section = found.group(1)
+            continue
+        if section == "editor_plugins" and (found := _ENABLED.match(line.rstrip("\r\n"))):
+            names = re.findall(r'"((?:[^"\\]|\\.)*)"', found.group(1))
+            wanted = [n for n in names if n != GODOT_CFG] + ([GODOT_CFG] if enable else [])
+            if wanted == names or (enable and GODOT_CFG in names):
+                return text
+            ending = line[len(line.rstrip("\r\n")) :] or "\n"
+            quoted = ", ".join(f'"{n}"' for n in wanted)
+            lines[index] = f"enabled=PackedStringArray({quoted}){ending}" if wanted else ""
+            return "".join(lines)
+    if not enable:
+        return text
+    body = f'enabled=PackedStringArray("{GODOT_CFG}")\n'
+    for index, line in enumerate(lines):
+        if _SECTION.match(line) and line.strip() == "[editor_plugins]":
+            lines.insert(index + 1, "\n" + body)
+            return "".join(lines)
+    tail = "" if text.endswith("\n") or not text else "\n"
+    return f"{text}{tail}\n[editor_plugins]\n\n{body}"
+
+
+def _godot_settings(root: Path, enable: bool, change: Change) -> None:
+    path = root / "project.godot"
+    before = path.read_text(encoding="utf-8")
+    after = set_enabled(before, enable)
+    if after != before:
+        _write_atomic(path, after.encode("utf-8"))
+        change.settings.append(
+            f"project.godot: {'enabled' if enable else 'disabled'} {GODOT_CFG} in [editor_plugins]"
+        )
+
+
+# --- Packages/manifest.json ------------------------------------------------------------
+
+
+def _unity_manifest(root: Path, change: Change) -> None:
+    """No manifest entry competes with the embedded package (an older `file:` one to a
+    checkout, say); everything else in the manifest stays."""
+    path = root / "Packages" / "manifest.json"
+    if not path.is_file():
+        return
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise PluginError(f"{path} is not valid JSON ({exc}); fix it, then run again") from exc
+    dependencies = manifest.get("dependencies") if isinstance(manifest, dict) else None
+    if isinstance(dependencies, dict) and UNITY_NAME in dependencies:
+        old = dependencies.pop(UNITY_NAME)
+        _write_atomic(path, (json.dumps(manifest, indent=2) + "\n").encode("utf-8"))
+        change.settings.append(
+            f"Packages/manifest.json: took out {UNITY_NAME}: {old} (the embedded copy is used)"
+        )
+
+
+# --- the three verbs -------------------------------------------------------------------
+
+
+def install(engine: Engine, project: Path, src: Path | None = None) -> tuple[Path, Change]:
+    root = check_project(engine, project)
+    src = src or source(engine)
+    dest = destination(engine, root)
+    change = Change(version_before=version_of(engine, dest), version=version_of(engine, src))
+    rel = dest.relative_to(root).as_posix()
+    if engine == "unity":
+        _unity_manifest_check(root)
+    _copy(engine, src, dest, rel, change)
+    if engine == "godot":
+        _godot_settings(root, True, change)
+    else:
+        _unity_manifest(root, change)
+    return root, change
+
+
+def _unity_manifest_check(root: Path) -> None:
+    path = root / "Packages" / "manifest.json"
+    if path.is_file():
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise PluginError(f"{path} is not valid JSON ({exc}); fix it, then run again") from exc
+
+
+def uninstall(engine: Engine, project: Path) -> tuple[Path, Change]:
+    root = check_project(engine, project)
+    dest = destination(engine, root)
+    change = Change(version_before=version_of(engine, dest))
+    if engine == "godot":
+        _godot_settings(root, False, change)
+    if dest.is_dir():
+        _remove(dest, dest.relative_to(root).as_posix(), change)
+    addons = root / "addons"
+    if engine == "godot" and addons.is_dir() and not any(addons.iterdir()):
+        addons.rmdir()  # install made it; nothing else is in it
+    return root, change
+
+
+def status(engine: Engine, project: Path) -> dict[str, Any]:
+    root = check_project(engine, project)
+    dest = destination(engine, root)
+    installed = version_of(engine, dest)
+    shipped = version_of(engine, source(engine))
+    recorded = _record(dest)
+    # Files of ours that are gone or differ from what was installed (the user's own files
+    # beside them are theirs, not a change).
+    changed = sorted(
+        name
+        for name, digest in recorded.items()
+        if not (dest / name).is_file() or _digest(dest / name) != digest
+    )
+    found: dict[str, Any] = {
+        "engine": engine,
+        "project": str(root),
+        "path": str(dest),
+        "installed": installed,
+        "shipped": shipped,
+        "current": installed is not None and installed == shipped and not changed,
+        "changed_files": changed,
+    }
+    if engine == "godot":
+        text = (root / "project.godot").read_text(encoding="utf-8")
+        found["enabled"] = GODOT_CFG in enabled_plugins(text)
+    return found
+
+
+def copy_tree(src: Path, dest: Path) -> None:
+    """A plain copy of a plugin folder (packing); the install record is not carried."""
+    shutil.copytree(src, dest, ignore=shutil.ignore_patterns(RECORD, "__pycache__"))

@@ -1,0 +1,125 @@
+"""Digests of every export output for fixed inputs, so a faster pipeline can be held to
+writing exactly what the previous one wrote.
+
+    python -m tests.export_golden write   # record (run on the reference code)
+    python -m tests.export_golden check   # compare, print the formats that differ
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import sys
+import tarfile
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from companion.media import FORMATS, ExportResult, ExportSpec, export_video
+from tests.media_helpers import KEY, decode_rgba, write_index_video
+
+GOLDEN = Path(__file__).parent / "data" / "export_golden.json"
+# libvpx with row threading is not bit-reproducible run to run, even on the same code:
+# its entry records the frame count and times, and its pixels are held to the frames the
+# PNG sequence carries (which are digested) within this mean difference per channel.
+LOSSY = {"webm_alpha"}
+LOSSY_TOLERANCE = 3.0
+
+# Each case exercises a different path through the shaper and writers.
+CASES: dict[str, ExportSpec] = {
+    # Keyed, scaled by half, every format.
+    "keyed_all": ExportSpec(
+        formats=FORMATS, frame_count=12, width=160, height=120, key_color=KEY, name="hero"
+    ),
+    # Letterboxed, pixel art (point scaling, undithered GIF), spacing on the sheet.
+    "pixel_art_letterbox": ExportSpec(
+        formats=("gif", "frames_zip", "spritesheet", "spritesheet_json", "godot_pack"),
+        frame_count=10,
+        width=100,
+        height=100,
+        key_color=KEY,
+        pixel_art=True,
+        padding=2,
+        extrude=1,
+        name="pix",
+    ),
+    # Unkeyed, upscaled (bicubic), a short last frame, several sheet pages.
+    "unkeyed_upscaled_pages": ExportSpec(
+        formats=("gif", "frames_zip", "spritesheet", "spritesheet_json", "webm_alpha"),
+        frame_count=None,
+        fps=10,
+        duration=1.25,
+        width=400,
+        height=300,
+        max_sheet_side=1024,
+        name="big",
+    ),
+}
+
+
+def digests(work: Path) -> dict[str, dict[str, str]]:
+    source = write_index_video(work / "index.mp4")
+    found: dict[str, dict[str, str]] = {}
+    for case, spec in CASES.items():
+        result = export_video(source, work / case, spec)
+        found[case] = {
+            f"{o.format}:{o.path.name}": _lossy_digest(o.path, result)
+            if o.format in LOSSY
+            else _tar_digest(o.path)
+            if o.format == "unity_pack"
+            else hashlib.sha256(o.path.read_bytes()).hexdigest()
+            for o in result.outputs
+        }
+    return found
+
+
+def _tar_digest(path: Path) -> str:
+    """The package's members, names and bytes; its gzip and tar headers carry times."""
+    digest = hashlib.sha256()
+    with tarfile.open(path) as archive:
+        for member in sorted(archive.getmembers(), key=lambda m: m.name):
+            content = archive.extractfile(member)
+            digest.update(member.name.encode() + b"\0" + (content.read() if content else b""))
+    return digest.hexdigest()
+
+
+def _lossy_digest(path: Path, result: ExportResult) -> str:
+    frames, times, _ = decode_rgba(path, "libvpx-vp9")
+    with zipfile.ZipFile(result.paths("frames_zip")[0]) as archive:
+        names = sorted(n for n in archive.namelist() if n.endswith(".png"))
+        exact = [np.asarray(Image.open(io.BytesIO(archive.read(n))).convert("RGBA")) for n in names]
+    assert len(exact) == len(frames), (len(exact), len(frames))
+    for i, (ours, want) in enumerate(zip(frames, exact, strict=True)):
+        diff = float(np.abs(ours.astype(np.int16) - want.astype(np.int16)).mean())
+        if diff > LOSSY_TOLERANCE:
+            return f"frame {i} differs by {diff:.2f} on average"
+    return f"{len(frames)} frames at " + ",".join(f"{t:.3f}" for t in times)
+
+
+def differences(found: dict[str, dict[str, str]]) -> list[str]:
+    recorded: dict[str, dict[str, str]] = json.loads(GOLDEN.read_text())
+    wrong = []
+    for case in recorded.keys() | found.keys():
+        want, got = recorded.get(case, {}), found.get(case, {})
+        keys = sorted(want.keys() | got.keys())
+        wrong += [f"{case}/{k}: {got.get(k)}" for k in keys if want.get(k) != got.get(k)]
+    return wrong
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        found = digests(Path(tmp))
+    if sys.argv[1:] == ["write"]:
+        GOLDEN.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
+        return
+    wrong = differences(found)
+    print("\n".join(wrong) or "all outputs identical")
+    raise SystemExit(1 if wrong else 0)
+
+
+if __name__ == "__main__":
+    main()
