@@ -6,6 +6,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,3 +97,20 @@ def test_drops_named_in_any_language_all_end_done_once(
         assert not list((inbox / "failed").glob("*.png"))
     finally:
         running.stop()
+
+
+def test_the_api_takes_a_name_in_any_script_and_says_how_to_fix_a_refused_one(
+    daemon: Any, tmp_path: Path
+) -> None:
+    project = tmp_path / "game"
+    project.mkdir()
+    (project / "hero.png").write_bytes(png_bytes(3))
+    assert call(daemon, "POST", "/api/v1/projects", {"root": str(project)}).status == 201
+    body = {"project_root": str(project), "image_path": "hero.png", **DEFAULTS}
+    refused = call(daemon, "POST", "/api/v1/quote", {**body, "name": "hero?"})
+    assert refused.status == 400
+    assert "name" in refused.json["error"]["message"]
+    assert "use 'hero'" in refused.json["error"]["message"]
+    taken = call(daemon, "POST", "/api/v1/animate", {**body, "name": "勇者"})
+    assert taken.status == 202, taken.body
+    assert taken.json["name"] == "勇者"

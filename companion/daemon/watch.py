@@ -72,6 +72,7 @@ from companion.daemon.drops import (
     read_regular,
     sidecar_text,
 )
+from companion.daemon.schema import OutputName
 from companion.daemon.settle import Settling
 from companion.install.plan import Placement, default_target
 from companion.jobs.request import JobRequest
@@ -92,7 +93,7 @@ class DropSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     prompt: str = Field(default="", max_length=8000)
-    name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+    name: OutputName | None = None
     export: ExportOptions = Field(default_factory=ExportOptions)
     video: VideoOptions = Field(default_factory=VideoOptions)
     selection: Selection = Field(default_factory=Selection)
