@@ -67,6 +67,7 @@ from companion.media.errors import MediaError
 from companion.store import Job, Store
 from companion.store.account import LocalAccount, SharedAccount, TeamUnavailable
 from companion.store.clips import ClipGone, ClipStore
+from companion.store.db import StateChanged
 
 log = logging.getLogger("companion.jobs")
 
@@ -126,7 +127,7 @@ class Engine:
 
     def _move(self, job: Job, state: State, **fields: Any) -> Job:
         check(job.state, state)
-        job = self.store.update_job(job.id, state=state.value, **fields)
+        job = self.store.update_job(job.id, expect_state=job.state, state=state.value, **fields)
         if self.on_change is not None:
             try:
                 asyncio.get_running_loop()
@@ -141,7 +142,11 @@ class Engine:
         """_move with the write (a durable SQLite commit) on a worker thread, so the event
         loop keeps serving while the disk syncs."""
         check(job.state, state)
-        job = await asyncio.to_thread(self.store.update_job, job.id, state=state.value, **fields)
+        job = await asyncio.to_thread(
+            functools.partial(
+                self.store.update_job, job.id, expect_state=job.state, state=state.value, **fields
+            )
+        )
         if self.on_change is not None:
             self.on_change(job)
         return job
@@ -162,6 +167,14 @@ class Engine:
         return self._move(job, State.NEW, error=None, idempotency_key=None, body=None)
 
     async def cancel(self, job_id: str) -> Job:
+        for _ in range(3):
+            try:
+                return await self._cancel(job_id)
+            except StateChanged:
+                continue  # the runner moved it meanwhile: cancel what it is now
+        return self.store.job(job_id)
+
+    async def _cancel(self, job_id: str) -> Job:
         job = self.store.job(job_id)
         if job.state in (State.NEW, State.QUOTED, State.AWAITING_APPROVAL):
             await self._forget(job_id)
@@ -204,6 +217,10 @@ class Engine:
                     # The team database is away: wait where we are, holding what we hold.
                     await asyncio.sleep(TEAM_RETRY)
                     job = self.store.job(job_id)
+                except StateChanged:
+                    # A cancel moved it meanwhile: nothing of this step was written (and,
+                    # before a create, nothing was sent); the job stays as the cancel left it.
+                    return self.store.job(job_id)
         except JobFailed as exc:
             await self._forget(job_id)
             job = await self._amove(self.store.job(job_id), State.FAILED, error=str(exc))
@@ -599,6 +616,17 @@ class Engine:
         if refused:
             error = "; ".join([*([job.error] if job.error else []), *refused])
             return self._move(job, State.FAILED, error=error)
+        if final_state == State.CANCELLED and not job.error:
+            # A job's end always says why: what the service kept of its hold is in the books.
+            moves = self.store.credit_moves(job.id)
+            return self._move(
+                job,
+                final_state,
+                error=(
+                    f"cancelled while it ran at the service: {moves['released']} credits of "
+                    f"its hold released, {moves['spent']} spent"
+                ),
+            )
         return self._move(job, final_state)
 
     async def reconcile(self) -> dict[str, int | None]:

@@ -167,6 +167,10 @@ class WrittenFile:
     written_at: str
 
 
+class StateChanged(Exception):
+    """A job moved (a cancel, another runner) since it was read; nothing was written."""
+
+
 class StoreClosed(RuntimeError):
     """The store was closed; work still running when it was closed stops here."""
 
@@ -325,7 +329,9 @@ class Store:
         )
         return [_job(r) for r in rows]
 
-    def update_job(self, job_id: str, **fields: Any) -> Job:
+    def update_job(self, job_id: str, *, expect_state: str | None = None, **fields: Any) -> Job:
+        """Change a job; with `expect_state`, only while it is still in that state (else
+        StateChanged: another hand, a cancel, moved it first)."""
         allowed = {
             "state",
             "idempotency_key",
@@ -351,11 +357,14 @@ class Store:
             if fields.get(encoded) is not None:
                 fields[encoded] = json.dumps(fields[encoded])
         assignments = ", ".join(f"{k} = ?" for k in fields)
+        guard, extra = ("", ()) if expect_state is None else (" AND state = ?", (expect_state,))
         with self._tx() as db:
-            db.execute(
-                f"UPDATE jobs SET {assignments}, updated_at = ? WHERE id = ?",  # noqa: S608
-                (*fields.values(), now(), job_id),
-            )
+            changed = db.execute(
+                f"UPDATE jobs SET {assignments}, updated_at = ? WHERE id = ?{guard}",  # noqa: S608
+                (*fields.values(), now(), job_id, *extra),
+            ).rowcount
+        if not changed and expect_state is not None:
+            raise StateChanged(f"job {job_id} is no longer {expect_state}")
         return self.job(job_id)
 
     # -- projects -----------------------------------------------------------------------

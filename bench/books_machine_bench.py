@@ -1,0 +1,59 @@
+"""The books machine (tests/books_machine.py) for long: many random sequences of animate,
+reject at the service and cancel at each cancellable state against a real sandbox, the
+local books compared with the sandbox's account after every step. Prints how many
+sequences and steps it tried.
+
+    .venv/bin/python bench/books_machine_bench.py --examples 200 --steps 12
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from hypothesis import HealthCheck, settings
+from hypothesis.stateful import run_state_machine_as_test
+
+from companion.sandbox import SandboxConfig, SandboxThread
+from tests.books_machine import BooksMachine, make_machine
+from tests.conftest import ROOMY
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--examples", type=int, default=200, help="sequences to try")
+    parser.add_argument("--steps", type=int, default=12, help="steps per sequence at most")
+    args = parser.parse_args()
+    sandbox = SandboxThread(
+        SandboxConfig(api_keys=["sk-bench"], task_seconds=0.4, limits=ROOMY, min_retry_after=0)
+    ).start()
+    started = time.monotonic()
+    try:
+        with tempfile.TemporaryDirectory(prefix="books-machine-") as folder:
+            run_state_machine_as_test(
+                make_machine(sandbox, Path(folder)),
+                settings=settings(
+                    max_examples=args.examples,
+                    stateful_step_count=args.steps,
+                    deadline=None,
+                    database=None,
+                    suppress_health_check=list(HealthCheck),
+                ),
+            )
+    finally:
+        sandbox.stop()
+    sequences = next(BooksMachine.runs)
+    print(
+        f"sequences: {sequences}, steps: {BooksMachine.steps_total}, invariant checks "
+        f"passed: {BooksMachine.checked}, in {time.monotonic() - started:.0f} s; nothing found"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
