@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from companion import __version__
 from tests.http_helpers import Reply, request
 
 FINAL = ("done", "failed", "cancelled")
@@ -38,10 +39,15 @@ class ScriptedPlugin:
     project_root: Path
     called: set[str] = field(default_factory=set)
     limits: dict[str, Any] = field(default_factory=dict)  # as GET /api/v1/status gives them
+    version: str = __version__  # the plugin's own, named in X-Companion-Plugin
 
     def _call(self, method: str, path: str, body: Any = None) -> Reply:
         daemon = json.loads((self.home / "daemon.json").read_text())
-        headers = {"Authorization": f"Bearer {daemon['token']}", "Accept": "application/json"}
+        headers = {
+            "Authorization": f"Bearer {daemon['token']}",
+            "Accept": "application/json",
+            "X-Companion-Plugin": f"{self.engine} {self.version}",
+        }
         data = None
         if method == "POST":
             headers["Content-Type"] = "application/json"

@@ -197,7 +197,7 @@ def test_the_dock_does_its_job_in_a_real_editor(
         "width": [64, 1024],
         "height": [64, 1024],
         "fps_max": 60,
-        "seconds": [0.5, 30],
+        "seconds": [1, 10],  # the daemon's 0.5 to 30, narrowed by the default model
         "max_frames": 240,
     }
     # Registration: the linked spelling is the same folder, so nothing was re-registered.
@@ -234,6 +234,39 @@ def test_the_dock_does_its_job_in_a_real_editor(
     assert seen["restarted_status"].startswith("Live · balance"), seen
     assert not seen["restarted_start_visible"] and seen["started_pid"] > 0, seen
 
+    # Generations: this project's three jobs, newest first, from the restarted daemon; the
+    # one that is done plays when selected.
+    listed = seen["generations"]
+    assert seen["listed_after_restart"], seen
+    assert [g["state"] for g in listed] == ["failed", "cancelled", "done"], listed
+    assert [g["id"] for g in listed] == [j["id"] for j in jobs], (listed, jobs)
+    assert seen["generations_summary"].startswith("3 generations"), seen
+    cells = seen["generations_cells"]
+    assert cells[2][1:4] == ["done", "hero", str(int(main["job"]["quote"]))], cells
+    shown = seen["generation_preview"]
+    assert shown["frames"] == 16 and shown["shown"] >= 3 and shown["reveal_enabled"], shown
+
+    # Generate again: the done one's settings, a new seed, quoted first, then made.
+    again = seen["again"]
+    assert again["job_id"] == "" and again["quote_id"], again  # quoted, nothing spent yet
+    assert again["prompt"] == "idle breathing" and again["image"] == "art/hero.png", again
+    assert again["seed"] >= 0 and again["state"] == "done", again
+    assert again["listed_id"] == again["job_id_done"] and again["listed"] == again["seed"]
+
+    # Variations: the total quoted first (on the button), then three made with its seeds.
+    variations = seen["variations"]
+    quote = variations["quote"]
+    assert variations["count_range"] == [2, 8], variations  # from the daemon's API
+    assert quote["count"] == 3 and quote["credits_total"] == 3 * quote["credits_each"] > 0
+    total = int(quote["credits_total"])  # JSON from Godot: numbers are floats
+    assert variations["button"] == f"Make 3 ({total} credits)", variations
+    assert variations["said"].startswith(f"3 variations cost {total} credits"), variations
+    assert variations["started"] == "3 variations started.", variations
+    made = variations["listed"]
+    assert sorted(v["seed"] for v in made) == sorted(quote["seeds"]), made
+    assert {v["kind"] for v in made} == {"variation"}, made
+    assert sorted(v["name"] for v in made) == ["hero_v1", "hero_v2", "hero_v3"], made
+
     # Advanced options per model, from the daemon's live listing (the sandbox's two models).
     assert seen["advanced_visible"] and len(seen["model_ids"]) == 2, seen
     full, lite = seen["per_model"][seen["default_model"]], seen["per_model"]["sandbox-motion-lite"]
@@ -263,6 +296,10 @@ def test_the_dock_does_its_job_in_a_real_editor(
     assert "credits" in other["message"], other
     dropped = {"animate_disabled": True, "animate_text": "Animate", "quoted": -1}
     assert seen["changed"] == dropped, seen
+    silent = seen["silent_change"]
+    assert silent["job_id"] == "" and silent["new_quote"], silent
+    # Every quote came with the daemon's id, which Animate sends.
+    assert all(q["quote_id"] for q in seen["quotes"]), seen["quotes"]
     then = seen["changed_then_animate"]
     assert then["job_id"] == "" and then["message"].startswith("This will cost"), then
     assert len(jobs) == 3, [j["state"] for j in jobs]  # main, cancelled, failed: no more

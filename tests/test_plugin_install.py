@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import os
 import re
 import shutil
@@ -13,6 +14,7 @@ import subprocess
 import sys
 import tarfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,10 @@ from tree_sitter import Language, Parser
 
 from companion import __version__
 from companion.install.editor_plugins import install, source, uninstall
+from companion.sandbox import SandboxThread
+from tests.conftest import TEST_KEY
+from tests.daemon_helpers import DaemonThread
+from tests.plugin_script import ScriptedPlugin
 
 REPO = Path(__file__).resolve().parents[1]
 OTHER_SETTINGS = """; Engine configuration file.
@@ -336,3 +342,26 @@ def test_every_plugin_says_the_packages_version() -> None:
     client = (source("unity") / "Editor" / "DaemonClient.cs").read_text()
     assert f'public const string PluginVersion = "{__version__}";' in client
     assert json.loads((source("unity") / "package.json").read_text())["version"] == __version__
+
+
+def test_the_daemon_logs_a_plugin_of_another_version_once(
+    make_sandbox: Callable[..., SandboxThread],
+    caplog: pytest.LogCaptureFixture,
+    tmp_path: Path,
+) -> None:
+    sandbox = make_sandbox()
+    daemon = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
+    game = godot_project(tmp_path / "game")
+    try:
+        with caplog.at_level(logging.WARNING, logger="companion.daemon"):
+            for version in (__version__, "0.0.1", "0.0.1", "bad;v", "9" * 40):
+                plugin = ScriptedPlugin(daemon.home, "unity", game, version=version)
+                status = plugin._call("GET", "/api/v1/status")
+                assert status.status == 200 and status.json["version"] == __version__
+    finally:
+        daemon.stop()
+    told = [r.getMessage() for r in caplog.records if "plugin" in r.getMessage()]
+    assert told == [
+        f"the unity plugin 0.0.1 talks to companion {__version__}; update it in its project "
+        "with: companion plugin install unity PROJECT"
+    ]

@@ -33,7 +33,8 @@ DOTNET = frozenset(
         "Array", "Convert", "Encoding", "Environment", "Exception", "File", "Func", "Math",
         "Path", "Process", "ProcessStartInfo", "Serializable", "String", "Task",
         "TaskCompletionSource", "Uri", "Dictionary", "List", "Action", "Directory",
-        "StringComparison", "Enumerable", "TimeSpan", "DateTime", "Obsolete", "Int32",
+        "StringComparison", "StringComparer", "Enumerable", "TimeSpan", "DateTime",
+        "Obsolete", "Int32",
     }
 )  # fmt: skip
 # Unity's class hierarchy where the package reads an inherited member: the database lists

@@ -17,7 +17,6 @@ from pathlib import Path
 from companion.api.client import Client
 from companion.api.schema import ExportOptions, Selection, Task, VideoOptions
 from companion.cli import checks
-from companion.cli.engine import open_engine
 from companion.cli.errors import AwaitingApproval, InputFailure, ServiceRefused, UsageError, say
 from companion.cli.options import FORMAT_NAMES
 from companion.cli.progress import Reporter, reporter
@@ -29,6 +28,7 @@ from companion.jobs.lifecycle import State
 from companion.jobs.models_cache import live_models
 from companion.jobs.request import JobRequest
 from companion.jobs.resume import already_made, unfinished
+from companion.runtime import open_engine
 from companion.settings.config import Settings
 from companion.settings.endpoint import Endpoint
 from companion.store import Job, Store

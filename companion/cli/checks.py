@@ -341,14 +341,14 @@ def existing_outputs(outputs: list[Path]) -> list[Path]:
 
 
 def base_name(name: str | None, source: Path) -> str:
-    from companion.media.export import NAME_PATTERN, safe_name
+    from companion.media.export import clean_name, is_clean_name
 
     if name is None:
-        return safe_name(source.stem)
-    if not NAME_PATTERN.match(name):
+        return clean_name(source.stem)
+    if not is_clean_name(name):
         raise UsageError(
-            f"--name {name!r}: use 1 to 64 letters, digits, - and _, starting with a "
-            "letter or digit"
+            f"--name {name!r} holds characters a file system or engine refuses "
+            f"(or is too long); use {clean_name(name)!r}"
         )
     return name
 

@@ -324,7 +324,7 @@ def _add_local(commands: Any) -> None:
         default="none",
         metavar="PROFILE[:SEED]",
         help="injected faults: " + ", ".join(FAULT_PROFILES) + " (default none; the same "
-        "seed makes the same decisions; README: The sandbox)",
+        "seed makes the same decisions; docs/sandbox.md)",
     )
     sandbox.add_argument("--state", type=Path, help="keep state across restarts in this file")
     sandbox.add_argument(

@@ -181,7 +181,7 @@ def add_generation_options(parser: argparse.ArgumentParser) -> None:
         required=True,
         help="what should move. The sandbox moves the whole picture with one motion "
         "chosen from words in it: idle/breath, walk/run/jump, sway/wave/dance, "
-        "float/hover/fly, pulse/glow (see README)",
+        "float/hover/fly, pulse/glow (see docs/sandbox.md)",
     )
     parser.add_argument(
         "--last-frame", type=Path, metavar="IMAGE", help="an image the video should end on"

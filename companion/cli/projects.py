@@ -127,34 +127,14 @@ def _without_daemon(home: Path, work: Callable[[Store], T]) -> T | None:
 
 
 def _register(store: Store, body: dict[str, Any]) -> dict[str, Any]:
-    """The daemon's registration rules, for a daemon that is not running: only what is
-    given changes, defaults merge one level deep, every folder stays inside the root."""
-    from companion.daemon.roots import folders_refusal, root_refusal
-    from companion.install.plan import default_target
-    from companion.install.tree import InstallError
-    from companion.install.unity import check_target
+    """The registry's rules (the daemon's own), for a daemon that is not running."""
+    from companion.daemon import registry
 
-    root = Path(body["root"])
-    existing = next((p for p in store.projects() if p["root"] == str(root.resolve())), None)
-    engine = str(body.get("engine") or (existing or {}).get("engine") or "other")
-    given: dict[str, Any] = {k: body[k] for k in ("target", "inbox", "poll") if k in body}
-    if "defaults" in body:
-        kept = (existing or {}).get("defaults") or {}
-        merged = {**kept, **body["defaults"]}
-        given["defaults"] = {k: v for k, v in merged.items() if v is not None}
-    project = {**(existing or {}), **given}
-    project.setdefault("target", default_target(engine))
-    refusal = root_refusal(root, engine) or folders_refusal(root, project)
-    if refusal is None and engine == "unity":
-        try:
-            check_target(root.resolve(), (root.resolve() / str(project["target"])).resolve())
-        except InstallError as exc:
-            refusal = f"target: {exc}"
-    if refusal is not None:
-        raise UsageError(refusal)
-    given.setdefault("target", project["target"])
-    store.add_project(str(root.resolve()), engine, given)
-    registered = next(p for p in store.projects() if p["root"] == str(root.resolve()))
+    given = {k: v for k, v in body.items() if k != "root"}
+    try:
+        registered = registry.register(store, Path(body["root"]), given)
+    except registry.Refused as exc:
+        raise UsageError(str(exc)) from exc
     return {
         "root": registered["root"],
         "engine": registered["engine"],
@@ -165,11 +145,10 @@ def _register(store: Store, body: dict[str, Any]) -> dict[str, Any]:
 
 def _forget(store: Store, root: Path) -> dict[str, Any]:
     """The project forgotten, or {} when it was not registered."""
-    resolved = str(root.resolve())
-    project = next((p for p in store.projects() if p["root"] == resolved), None)
-    if project is None or not store.remove_project(resolved):
-        return {}
-    return {"root": resolved, "engine": project["engine"]}
+    from companion.daemon import registry
+
+    project = registry.forget(store, str(root))
+    return {} if project is None else {"root": project["root"], "engine": project["engine"]}
 
 
 def _in_config(projects: list[dict[str, Any]], root: Path) -> bool:

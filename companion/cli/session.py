@@ -18,8 +18,9 @@ from companion.api.errors import (
     WaitTimeoutError,
 )
 from companion.cli.errors import CliError, InputFailure, ServiceRefused, UsageError, say
+from companion.runtime import open_client, open_endpoint
 from companion.settings.config import ConfigError, Settings, load_settings
-from companion.settings.endpoint import Endpoint, open_endpoint
+from companion.settings.endpoint import Endpoint
 from companion.store.account import TeamUnavailable
 
 T = TypeVar("T")
@@ -104,9 +105,7 @@ def with_service(
         async with open_endpoint(chosen) as endpoint:
             if endpoint.sandbox:
                 say(BANNER)
-            async with Client(
-                endpoint.base_url, endpoint.api_key, proxy=not endpoint.sandbox
-            ) as client:
+            async with open_client(endpoint) as client:
                 return await job(client, endpoint, chosen)
 
     try:

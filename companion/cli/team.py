@@ -15,7 +15,7 @@ from companion.store.account import TeamUnavailable
 
 OFF = (
     "team mode is off: set team.database in config.yaml or COMPANION_TEAM_DATABASE "
-    "to a PostgreSQL connection string (see README, Team mode)"
+    "to a PostgreSQL connection string (see docs/team.md)"
 )
 
 

@@ -21,7 +21,7 @@ from companion.api.errors import ApiStatusError, CompanionApiError
 from companion.api.schema.base import first_error
 from companion.api.schema.images import sniff_image_type
 from companion.api.transport import RetryPolicy
-from companion.daemon import bodies, generations
+from companion.daemon import bodies, generations, registry
 from companion.daemon.events import CLOSED, Broker
 from companion.daemon.generation_routes import GenerationRoutes
 from companion.daemon.gif_preview import has_preview_source, preview_gif
@@ -30,7 +30,7 @@ from companion.daemon.openapi import daemon_openapi
 from companion.daemon.page import CODES, TOKEN, LinkCodes, page, status_link
 from companion.daemon.quotes import quote_id
 from companion.daemon.reach import Reach, unreachable
-from companion.daemon.roots import expand, root_refusal
+from companion.daemon.registry import expand
 from companion.daemon.schema import (
     AnimateIn,
     BooksOut,
@@ -45,9 +45,8 @@ from companion.daemon.schema import (
 )
 from companion.daemon.security import MAX_BODY, error, guard
 from companion.daemon.watch import ProjectWatcher
+from companion.install import foresee
 from companion.install.plan import Placement, default_target
-from companion.install.tree import InstallError
-from companion.install.unity import check_target
 from companion.jobs.engine import Engine
 from companion.jobs.lifecycle import FINAL, State
 from companion.jobs.request import JobRequest
@@ -411,40 +410,18 @@ class Daemon:
         except _Bad as bad:
             return bad.response()
         root = expand(project.root)
-        existing = self._project(str(root)) if root.is_absolute() else None
-        given = project.model_fields_set  # registering again changes only what is given
-        engine = (
-            project.engine if "engine" in given or existing is None else str(existing["engine"])
-        )
-        refusal = root_refusal(root, engine)
-        if refusal:
-            return error(400, "INVALID", refusal)
-        settings = {k: getattr(project, k) for k in ("target", "inbox", "poll", "defaults")}
-        settings = {k: v for k, v in settings.items() if k in given and v is not None}
-        if "defaults" in settings:
-            settings["defaults"] = merge_defaults(
-                (existing or {}).get("defaults"), project.defaults
-            )
-        merged = {**(existing or {}), **settings}
-        target_text = str(merged.get("target") or default_target(engine))
-        target = _inside(root.resolve(), target_text)
-        if target is None:
-            return error(400, "INVALID", "target: must stay inside the project")
-        refusal = _engine_refusal(engine, root.resolve(), target)
-        if refusal:
-            return error(400, "INVALID", f"target: {refusal}")
-        inbox = merged.get("inbox")
-        if inbox is not None and _inside(root.resolve(), str(inbox)) is None:
-            return error(400, "INVALID", "inbox: must stay inside the project")
-        settings.setdefault("target", target_text)
-        self.store.add_project(str(root.resolve()), engine, settings)
-        registered = self._project(str(root)) or {}
+        existing = registry.find(self.store, str(root)) if root.is_absolute() else None
+        given = {k: getattr(project, k) for k in project.model_fields_set if k != "root"}
+        try:
+            registered = registry.register(self.store, root, given)
+        except registry.Refused as exc:
+            return error(400, "INVALID", str(exc))
         if registered != existing:
             await self.watch(registered)
         out = ProjectOut(
             root=str(registered["root"]),
             engine=str(registered["engine"]),
-            target=str(registered.get("target") or target_text),
+            target=str(registered.get("target")),
             inbox=registered.get("inbox"),
         )
         return web.json_response(out.model_dump(), status=201)
@@ -455,15 +432,12 @@ class Daemon:
             given = (await self._body(request, ProjectRef, bodies.SMALL_BODY)).root
         except _Bad as bad:
             return bad.response()
-        project = (
-            self._project(given) if "\x00" not in given and expand(given).is_absolute() else None
-        )
+        project = registry.forget(self.store, given)
         if project is None:
             return error(404, "NOT_FOUND", f"root: {given} is not registered")
         watcher = self.watchers.pop(project["root"], None)
         if watcher is not None:
             await watcher.stop()
-        self.store.remove_project(project["root"])
         out = ProjectOut(
             root=str(project["root"]),
             engine=str(project["engine"]),
@@ -473,8 +447,7 @@ class Daemon:
         return web.json_response(out.model_dump())
 
     def _project(self, root: str) -> dict[str, Any] | None:
-        resolved = str(expand(root).resolve())
-        return next((p for p in self.store.projects() if p["root"] == resolved), None)
+        return registry.find(self.store, root)
 
     async def _priced(self, body: AnimateIn) -> tuple[JobRequest, str, Path, str]:
         """The job request, and the quote id of exactly this body."""
@@ -490,19 +463,19 @@ class Daemon:
             )
         root = Path(project["root"])
         if body.image_path is not None:
-            image = _inside(root, body.image_path)
+            image = registry.inside(root, body.image_path)
             if image is None or not image.is_file():
                 raise _Bad(400, "INVALID", "image_path: must be a file inside the project")
         else:
             # Base64 decoding, hashing and writing up to 16 MiB: off the event loop
             image = await asyncio.to_thread(self._store_inline, body.image_base64 or "")
         engine = str(project.get("engine", "other"))
-        target = _inside(
+        target = registry.inside(
             root, body.target_folder or project.get("target") or default_target(engine)
         )
         if target is None:
             raise _Bad(400, "INVALID", "target_folder: must stay inside the project")
-        refusal = _engine_refusal(engine, root, target)
+        refusal = registry.engine_refusal(engine, root, target)
         if refusal:
             raise _Bad(400, "INVALID", f"target_folder: {refusal}")
         name = body.name or safe_name(image.stem)
@@ -563,14 +536,30 @@ class Daemon:
     async def quote_reply(self, body: AnimateIn) -> dict[str, Any] | web.Response:
         """What POST /quote answers for body."""
         try:
-            job_request, name, _, digest = await self._priced(body)
+            job_request, name, target, digest = await self._priced(body)
         except _Bad as bad:
             return bad.response()
         away = self._away()
         if away is not None:
             return away
+        writes, clashes = await asyncio.to_thread(self._foresee, job_request, name, target)
         credits = await self.engine.quote(job_request, name)
-        return QuoteOut(credits=credits, quote_id=digest).model_dump()
+        return QuoteOut(
+            credits=credits,
+            quote_id=digest,
+            name=name,
+            target_dir=str(target),
+            writes=[str(p) for p in writes],
+            conflicts=clashes,
+        ).model_dump()
+
+    def _foresee(
+        self, job_request: JobRequest, name: str, target: Path
+    ) -> tuple[list[Path], list[dict[str, str]]]:
+        """The files the install will write, and those it may not replace."""
+        engine = job_request.install.engine if job_request.install else "other"
+        writes = foresee.planned(engine, target, name, job_request.install_formats or [])
+        return writes, foresee.conflicts(self.store, name, writes)
 
     def changed(self, job: Job) -> None:
         self._changed(job)
@@ -579,10 +568,10 @@ class Daemon:
         return self._job_out(job)
 
     def inside(self, root: Path, relative: str) -> Path | None:
-        return _inside(root, relative)
+        return registry.inside(root, relative)
 
     def engine_refusal(self, engine: str, root: Path, target: Path) -> str | None:
-        return _engine_refusal(engine, root, target)
+        return registry.engine_refusal(engine, root, target)
 
     async def submit_animate(
         self, body: AnimateIn, lineage: dict[str, str] | None = None
@@ -600,6 +589,16 @@ class Daemon:
                 "STALE_QUOTE",
                 "quote_id: the settings or the image changed since that quote; quote again "
                 "(nothing was spent)",
+            )
+        _, clashes = await asyncio.to_thread(self._foresee, job_request, name, target)
+        if clashes:
+            more = f" (and {len(clashes) - 1} more)" if len(clashes) > 1 else ""
+            return error(
+                409,
+                "CONFLICT",
+                f"{clashes[0]['reason']}{more}: the install would have to replace it, and "
+                "it is never replaced. Nothing was spent: give another name, or move the "
+                "file away",
             )
         job = self.engine.submit(job_request, name=name, target_dir=target, priority=0)
         self.enqueue(job)
@@ -700,34 +699,8 @@ class _Bad(Exception):
         return error(self.status, self.code, self.message)
 
 
-def merge_defaults(kept: Any, given: dict[str, Any]) -> dict[str, Any]:
-    """A project's drop defaults registered again: each key given (prompt, export, video,
-    selection, ...) replaces that key whole, one given as null is dropped, the others are
-    kept."""
-    merged = {**(kept if isinstance(kept, dict) else {}), **given}
-    return {k: v for k, v in merged.items() if v is not None}
-
-
-def _engine_refusal(engine: str, root: Path, target: Path) -> str | None:
-    """Why the engine could not see files in target, if it could not."""
-    if engine == "unity":
-        try:
-            check_target(root, target)
-        except InstallError as exc:
-            return str(exc)
-    return None
-
-
 def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
     try:
         return asyncio.get_running_loop() is loop
     except RuntimeError:
         return False
-
-
-def _inside(root: Path, relative: str) -> Path | None:
-    """The path resolved under root, or None when it would leave the root."""
-    if "\x00" in relative:
-        return None
-    candidate = (root / relative).resolve()
-    return candidate if candidate.is_relative_to(root) else None

@@ -20,29 +20,13 @@ from typing import Any
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from companion.daemon.roots import expand, folders_refusal, root_refusal
+from companion.daemon.registry import register_listed
 from companion.settings.config import ConfigError, load_settings
 from companion.store import Store
 
 log = logging.getLogger("companion.daemon")
 INTERVAL = 1.0  # the look's period where no filesystem events can be had
 GATHER = 0.1  # an editor's save is often several writes: read once they are made
-
-
-def register_listed(store: Store, projects: list[dict[str, Any]]) -> None:
-    """Register config.yaml's projects; a refused one is logged and the others taken."""
-    for project in projects:
-        given = expand(str(project["root"]))
-        kind = project.get("engine")
-        refusal = root_refusal(given, str(kind or "other")) or folders_refusal(given, project)
-        if refusal:
-            log.error("config.yaml project skipped: %s", refusal)
-            continue
-        store.add_project(
-            str(given.resolve()),
-            str(kind) if kind else None,
-            {k: v for k, v in project.items() if k not in ("root", "engine")},
-        )
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:

@@ -234,8 +234,10 @@ def free_name(wanted: str, used: set[str], target: Path) -> str:
     """wanted, or wanted_2, wanted_3, ...: the first no other job in target used and no
     file there already carries."""
 
+    folded = {u.casefold() for u in used}  # Windows and macOS fold case in file names
+
     def taken(name: str) -> bool:
-        if name in used or (target / name).exists():
+        if name.casefold() in folded or (target / name).exists():
             return True
         return target.is_dir() and any(target.glob(f"{name}.*"))
 

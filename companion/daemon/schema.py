@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 from companion.api.schema import ExportOptions, Selection, VideoOptions
 from companion.api.schema.requests import one_click_export
+from companion.media.export import clean_name, is_clean_name
+
+
+def _output_name(value: str) -> str:
+    if not is_clean_name(value):
+        raise ValueError(
+            "holds characters a file system or engine refuses, or is too long "
+            f"(64 characters at most); use {clean_name(value)!r}"
+        )
+    return value
+
+
+# An animation's name: letters and digits of any script are welcome (see clean_name).
+OutputName = Annotated[str, AfterValidator(_output_name)]
 
 API_VERSION = "v1"
 Engine = Literal["godot", "unity", "unreal", "cocos", "construct", "other"]
@@ -69,7 +90,7 @@ class AnimateIn(Request):
     target_folder: str | None = Field(
         default=None, max_length=1024, description="relative to the project root"
     )
-    name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+    name: OutputName | None = None
     quote_id: str | None = Field(
         default=None,
         max_length=128,
@@ -91,6 +112,14 @@ class QuoteOut(Reply):
     quote_id: str = Field(
         description="a digest of exactly the request priced (its settings and the image's "
         "bytes); give it to animate, which refuses anything else"
+    )
+    name: str = Field(default="", description="the animation's name, as the files are named")
+    target_dir: str = Field(default="", description="the folder the files go into")
+    writes: list[str] = Field(default_factory=list, description="the files it will write")
+    conflicts: list[dict[str, str]] = Field(
+        default_factory=list,
+        description="files it would have to replace that are not the companion's to replace "
+        "(path, reason); animate refuses the request (409 CONFLICT) before spending",
     )
 
 
@@ -164,7 +193,7 @@ class GenerationOut(Reply):
 class RecutIn(Request):
     export: ExportOptions = Field(default_factory=ExportOptions)
     selection: Selection = Field(default_factory=Selection)
-    name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+    name: OutputName | None = None
     target_folder: str | None = Field(
         default=None, max_length=1024, description="relative to the project root"
     )
@@ -172,7 +201,7 @@ class RecutIn(Request):
 
 
 class ImportIn(Request):
-    name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+    name: OutputName | None = None
     target_folder: str | None = Field(default=None, max_length=1024)
 
 

@@ -21,20 +21,18 @@ from typing import Any
 from aiohttp import web
 
 from companion import __version__
-from companion.api.client import Client, shared_pacer
+from companion.api.client import shared_pacer
 from companion.api.schema import AccountResponse
 from companion.api.transport import RetryPolicy
 from companion.daemon.app import Daemon
-from companion.daemon.config_watch import ConfigWatch, register_listed
+from companion.daemon.config_watch import ConfigWatch
 from companion.daemon.lock import HomeInUse, HomeLock
 from companion.daemon.reach import Reach
-from companion.jobs.engine import Budget, Engine
-from companion.jobs.team import open_account
+from companion.daemon.registry import register_listed
+from companion.runtime import open_client, open_endpoint, open_engine
 from companion.settings.config import Settings
-from companion.settings.endpoint import open_endpoint
 from companion.store import Store
 from companion.store.account import TeamUnavailable
-from companion.store.clips import ClipStore
 
 log = logging.getLogger("companion.daemon")
 HEADROOM = 0.2  # a fifth of the account's request budget stays free for interactive calls
@@ -83,20 +81,9 @@ async def _serve(
             pacer = shared_pacer(endpoint.base_url, endpoint.api_key)
             pacer.headroom = HEADROOM
             async with (
-                Client(
-                    endpoint.base_url, endpoint.api_key, pacer=pacer, proxy=not endpoint.sandbox
-                ) as client,
-                open_account(settings, store, endpoint.base_url, pacer) as shared,
+                open_client(endpoint, pacer=pacer) as client,
+                open_engine(client, endpoint, settings, store) as engine,
             ):
-                engine = Engine(
-                    store,
-                    client,
-                    endpoint.base_url,
-                    budget=Budget(settings.budget_per_job, settings.budget_per_day),
-                    timeout=settings.timeout_seconds,
-                    account=shared,
-                    clips=ClipStore(settings.clip_folder, settings.clip_store_mb * 2**20),
-                )
                 daemon = Daemon(
                     engine,
                     home=settings.home,

@@ -72,6 +72,7 @@ from companion.daemon.drops import (
     read_regular,
     sidecar_text,
 )
+from companion.daemon.schema import OutputName
 from companion.daemon.settle import Settling
 from companion.install.plan import Placement, default_target
 from companion.jobs.request import JobRequest
@@ -92,7 +93,7 @@ class DropSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     prompt: str = Field(default="", max_length=8000)
-    name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+    name: OutputName | None = None
     export: ExportOptions = Field(default_factory=ExportOptions)
     video: VideoOptions = Field(default_factory=VideoOptions)
     selection: Selection = Field(default_factory=Selection)
@@ -447,12 +448,21 @@ class ProjectWatcher:
                 raise DropError(f"{label} must be a mapping (prompt:, export:, ...)")
             values = _merge(values, loaded)
         try:
-            return DropSettings.model_validate(values)
+            settings = DropSettings.model_validate(values)
         except ValidationError as exc:
             param, message = first_error(exc)
             raise DropError(
                 f"{label if text is not None else 'the project defaults'}: {param}: {message}"
             ) from exc
+        if not settings.prompt.strip():
+            # An empty prompt would still be paid for: refuse before anything is quoted.
+            raise DropError(
+                "no prompt: add one to the project's drop defaults (prompt: under defaults: "
+                "in config.yaml, or companion projects add ROOT --defaults "
+                '\'{"prompt": "idle breathing"}\'), or drop a '
+                f"{label} beside the picture with a prompt: line; nothing was quoted or spent"
+            )
+        return settings
 
     # -- endings ------------------------------------------------------------------------------
 

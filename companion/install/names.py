@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
-from companion.media.export import FILE_SUFFIX, NAME_PATTERN, safe_name
+from companion.media.export import FILE_SUFFIX, clean_name
 
 DRIVE = re.compile(r"^[A-Za-z]:")
 SHOWN = 80  # characters of a hostile string quoted in a message
@@ -30,8 +30,9 @@ def shown(text: str) -> str:
 
 
 def stem(name: str) -> str:
-    """A caller's name as a file stem: itself when NAME_PATTERN accepts it, else sanitised."""
-    return name if NAME_PATTERN.match(name) else safe_name(name)
+    """A caller's name as a file stem: itself when every file system and engine takes
+    it, else only what they refuse replaced (see clean_name)."""
+    return clean_name(name)
 
 
 def output_file_name(fmt: str, name: str, page: int | None = None) -> str | None:

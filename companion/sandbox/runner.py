@@ -23,7 +23,7 @@ from PIL import Image
 
 from companion.api.schema import ALPHA_REQUIRED_FORMATS, ExportFormat, ExportOptions, Selection
 from companion.media import MediaError, export_video, probe
-from companion.media.export import MIME_TYPES, NAME_PATTERN
+from companion.media.export import MIME_TYPES, is_clean_name
 from companion.media.from_schema import export_spec
 from companion.media.synth import SynthSpec, synthesize
 from companion.sandbox.models import size_of
@@ -347,7 +347,7 @@ class Runner:
             options,
             selection,
             key_color=key,
-            name=name if NAME_PATTERN.match(name) else "animation",
+            name=name if is_clean_name(name) else "animation",
         )
         folder = self.storage.new_path("")
         try:

@@ -1,17 +1,15 @@
 """Where requests go: the configured service, or, with no key, the embedded sandbox.
 
-The sandbox is imported only when it is needed, so the client path never loads it
-otherwise. Its state lives in COMPANION_HOME/sandbox, so its credits and tasks persist
-from one run to the next, with one owner at a time (settings/sandbox_owner.py)."""
+This module only describes the endpoint and checks the configured address; starting
+the embedded sandbox (one owner of its state per home at a time) is companion.runtime's
+job."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from companion.settings.config import ConfigError, Settings
+from companion.settings.config import Settings
 
 EMBEDDED_KEY = "sk-embedded-sandbox"
 
@@ -57,23 +55,3 @@ def address_mistake(settings: Settings) -> str | None:
     if not parts.path.rstrip("/").endswith("/v1"):
         return f"{where} {url!r} must end with the API version /v1: use {url.rstrip('/')}/v1"
     return None
-
-
-@asynccontextmanager
-async def open_endpoint(settings: Settings, *, long_lived: bool = False) -> AsyncIterator[Endpoint]:
-    """The configured service, or this home's embedded sandbox (`long_lived`: the
-    caller is the daemon, whose sandbox other processes of the home use meanwhile)."""
-    mistake = address_mistake(settings)
-    if mistake is not None:
-        raise ConfigError(mistake)
-    if settings.api_key is not None and settings.base_url:
-        yield Endpoint(
-            settings.base_url.strip().rstrip("/"),
-            settings.api_key.get_secret_value(),
-            sandbox=False,
-        )
-        return
-    from companion.settings.sandbox_owner import embedded_sandbox
-
-    async with embedded_sandbox(settings.home, EMBEDDED_KEY, long_lived=long_lived) as url:
-        yield Endpoint(url, EMBEDDED_KEY, sandbox=True)

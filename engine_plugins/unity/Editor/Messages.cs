@@ -138,4 +138,31 @@ namespace Companion.Animate
 
         public bool Finished => state == "done" || state == "failed" || state == "cancelled";
     }
+
+    /// <summary>
+    /// One generation (GET /api/v1/generations) or job (GET /api/v1/jobs): what the
+    /// daemon does not give keeps its default (-1: not given).
+    /// </summary>
+    [Serializable]
+    public sealed class GenerationReply
+    {
+        public string id = "";
+        public string state = "";
+        public string name = "";
+        public string error = "";
+        public string resource = "";
+        public string target_dir = "";
+        public string created_at = "";
+        public string prompt = "";
+        public string model = "";
+        public long seed = -1;
+        public int quote = -1;
+        public int cost_credits = -1;
+    }
+
+    [Serializable]
+    public sealed class GenerationList
+    {
+        public GenerationReply[] data = new GenerationReply[0];
+    }
 }

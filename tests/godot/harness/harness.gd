@@ -35,6 +35,7 @@ func _run() -> void:
 	dock._scan_timer.timeout.connect(func() -> void: filesystem.filesystem_changed.emit())
 	await _until(func() -> bool: return dock._status_label.text != "", 20)
 	await _until(func() -> bool: return dock._width.editable, 10)
+	await _until(func() -> bool: return not dock._advanced.models.is_empty(), 10)
 	out["status_label"] = dock._status_label.text
 	out["limits"] = {
 		"width": [dock._width.min_value, dock._width.max_value],
@@ -106,6 +107,20 @@ func _run() -> void:
 	_press(dock._animate_button)
 	await _until(func() -> bool: return dock._message.text != "", 20)
 	out["changed_then_animate"] = {"job_id": dock.job_id, "message": dock._message.text}
+	# A change that sent no signal (set from code): Animate sees the body is not the one
+	# priced and quotes again instead of sending a stale quote.
+	var priced_id: String = dock.quote_id
+	dock._prompt.set_block_signals(true)
+	dock._prompt.text = "changed without a signal"
+	dock._prompt.set_block_signals(false)
+	dock._message.text = ""
+	_press(dock._animate_button)
+	await _until(func() -> bool: return dock._message.text != "", 20)
+	out["silent_change"] = {
+		"job_id": dock.job_id,
+		"message": dock._message.text,
+		"new_quote": dock.quote_id != "" and dock.quote_id != priced_id,
+	}
 	dock.set_image(plan["image"])
 	dock._width.value = 128
 
@@ -163,6 +178,8 @@ func _run() -> void:
 	out["down_status"] = dock._status_label.text
 	out["down_message"] = dock._message.text
 	out["start_visible"] = dock._start_button.visible
+	var generations := _find("Generations", "select_row")
+	var listings_before: int = generations.listings
 	# Start daemon runs the command from the editor settings; the dock connects by itself.
 	EditorInterface.get_editor_settings().set_setting("companion/daemon/command", plan["command"])
 	_press(dock._start_button)
@@ -171,6 +188,68 @@ func _run() -> void:
 	out["started_pid"] = dock.launched_pid
 	out["restarted_status"] = dock._status_label.text
 	out["restarted_start_visible"] = dock._start_button.visible
+	# The Generations tab lists this project's jobs again from the restarted daemon.
+	await _until(func() -> bool: return generations.listings > listings_before, 20)
+	out["listed_after_restart"] = generations.listings > listings_before
+	out["generations"] = generations.rows.map(func(row: Dictionary) -> Dictionary:
+		return {"state": row.get("state"), "name": row.get("name"), "id": row.get("id")})
+	out["generations_summary"] = generations._summary.text
+	var root: TreeItem = generations._list.get_root()
+	out["generations_cells"] = root.get_children().map(func(item: TreeItem) -> Array:
+		return range(generations.COLUMNS.size()).map(func(c: int) -> String: return item.get_text(c)))
+	var done_index := -1
+	for index in generations.rows.size():
+		if generations.rows[index].get("state") == "done":
+			done_index = index
+	generations.select_row(done_index)
+	await _until(func() -> bool: return generations._preview.shown >= 3, 10)
+	out["generation_preview"] = {
+		"frames": generations._preview.frame_count(),
+		"shown": generations._preview.shown,
+		"reveal_enabled": not generations._reveal_button.disabled,
+	}
+	# Generate again: the same settings, a new seed, quoted before anything is spent.
+	dock._message.text = ""
+	_press(generations._again_button)
+	await _until(func() -> bool: return dock._message.text.begins_with("This will cost"), 20)
+	var sent: Dictionary = dock.request_body()
+	out["again"] = {
+		"message": dock._message.text,
+		"job_id": dock.job_id,
+		"prompt": sent["prompt"],
+		"image": sent["image_path"],
+		"seed": sent["video"].get("seed", -1),
+		"quote_id": dock.quote_id,
+	}
+	var listed_before: int = generations.listings
+	var again_job := await _job(true, false)
+	await _until(func() -> bool: return generations.listings > listed_before, 20)
+	out["again"]["state"] = again_job["job"].get("state", "")
+	out["again"]["listed"] = generations.rows[0].get("seed", -1)
+	out["again"]["listed_id"] = generations.rows[0].get("id", "")
+	out["again"]["job_id_done"] = again_job["job"].get("id", "")
+	# Variations of the first job: the total is quoted first, then they are made.
+	var original: String = out["main"]["job"]["id"]
+	for index in generations.rows.size():
+		if generations.rows[index].get("id") == original:
+			generations.select_row(index)
+	generations._variation_count.value = 3
+	_press(generations._variations_button)
+	await _until(func() -> bool: return generations.said.contains("variations cost"), 20)
+	out["variations"] = {
+		"said": generations.said,
+		"button": generations._variations_button.text,
+		"quote": generations.variations_quote,
+		"count_range": [generations._variation_count.min_value, generations._variation_count.max_value],
+	}
+	var listed_now: int = generations.listings
+	_press(generations._variations_button)
+	await _until(func() -> bool: return generations.listings > listed_now, 20)
+	out["variations"]["started"] = generations.said
+	out["variations"]["listed"] = generations.rows.filter(
+		func(row: Dictionary) -> bool: return row.get("parent") == original
+	).map(func(row: Dictionary) -> Dictionary:
+		return {"kind": row.get("kind"), "seed": row.get("seed"), "name": row.get("name")})
 	_done("")
 
 
@@ -298,6 +377,13 @@ func _until(condition: Callable, seconds: float) -> bool:
 			return false
 		await get_tree().process_frame
 	return true
+
+
+func _find(node_name: String, method: String) -> Node:
+	for node in EditorInterface.get_base_control().find_children(node_name, "", true, false):
+		if node.has_method(method):
+			return node
+	return null
 
 
 func _find_dock() -> Node:

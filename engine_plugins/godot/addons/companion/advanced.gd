@@ -163,6 +163,13 @@ func _fill(options: OptionButton, items: Array, first: String) -> void:
 			options.select(options.item_count - 1)
 
 
+## A fixed seed, as if the user typed it.
+func set_seed(value: int) -> void:
+	_fixed_seed.button_pressed = true
+	_seed.value = value
+	changed.emit()
+
+
 func set_last_frame(path: String) -> void:
 	last_frame_path = path
 	_show_files()

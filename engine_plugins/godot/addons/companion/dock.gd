@@ -6,6 +6,8 @@ extends HBoxContainer
 
 ## Emitted once per job, when it reaches done, failed or cancelled.
 signal finished(job: Dictionary)
+## Emitted each time the daemon answers after it did not (and on the first answer).
+signal connected
 
 const DaemonClient := preload("res://addons/companion/daemon_client.gd")
 const IMAGE_EXTENSIONS := ["png", "jpg", "jpeg", "webp"]
@@ -206,6 +208,7 @@ func refresh() -> void:
 		if _reconnect_timer.is_stopped():
 			_reconnect_timer.start()
 		return
+	var was_down := _start_button.visible or not _seconds.editable
 	_start_button.visible = false
 	_reconnect_timer.stop()
 	started_pid = -1
@@ -226,7 +229,44 @@ func refresh() -> void:
 		_advanced.set_models(listed["data"])
 	if _message.text == DaemonClient.NOT_RUNNING or _message.text == _starting_text():
 		_say("")  # only the daemon's absence is over; a job's last word stays
+	if was_down:
+		connected.emit()
 
+
+## Fills the form from a generation's request (its settings as the daemon kept them).
+func apply_settings(settings: Dictionary) -> void:
+	var export: Dictionary = settings.get("export", {})
+	var video: Dictionary = settings.get("video", {})
+	if settings.has("prompt"):
+		_prompt.text = String(settings["prompt"])
+	if export.get("output_width") != null:
+		_width.value = float(export["output_width"])
+	if export.get("output_height") != null:
+		_height.value = float(export["output_height"])
+	if video.get("duration_seconds") != null:
+		_seconds.value = float(video["duration_seconds"])
+	if video.get("model") != null:
+		_advanced.select_model(String(video["model"]))
+	if video.get("seed") != null:
+		_advanced.set_seed(int(video["seed"]))
+	var image: Variant = settings.get("image", settings.get("image_path"))
+	if image != null:
+		var local := ProjectSettings.localize_path(String(image))
+		set_image(local if local.begins_with("res://") else "res://" + String(image))
+	drop_quote()
+	_say("The settings of that generation are in the form: press Quote for its price.")
+
+
+## The same settings with a new seed, quoted at once: the price is shown before anything
+## is spent, and Animate sends exactly that.
+func generate_again(settings: Dictionary) -> void:
+	apply_settings(settings)
+	var old: Variant = settings.get("video", {}).get("seed")
+	var seed := randi()
+	while old != null and seed == int(old):
+		seed = randi()
+	_advanced.set_seed(seed)
+	await quote()
 
 ## Starts the daemon with the command from the editor settings; the reconnect timer
 ## then finds it as soon as it answers.
@@ -379,7 +419,10 @@ func quote() -> void:
 		_say(reply["message"])
 		return
 	if JSON.stringify(request_body()) != JSON.stringify(body):
-		return  # changed while the quote was on its way: that price is not for this
+		# Changed while the quote was on its way (a setting, or the model list arriving):
+		# that price is not for this request, so ask for this one's.
+		await quote()
+		return
 	quoted_credits = int(reply["data"].get("credits", 0))
 	quote_id = String(reply["data"].get("quote_id", ""))
 	quoted_body = JSON.stringify(body)

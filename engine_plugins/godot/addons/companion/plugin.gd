@@ -4,11 +4,13 @@ extends EditorPlugin
 ## context menu. The daemon does the work and writes the files; this only asks.
 
 const DockScene := preload("res://addons/companion/dock.tscn")
+const GenerationsScene := preload("res://addons/companion/generations.tscn")
 const DaemonClient := preload("res://addons/companion/daemon_client.gd")
 const CONTEXT_MENU_SCRIPT := "res://addons/companion/context_menu.gd"
 const FILESYSTEM_SLOT := 1  # EditorContextMenuPlugin.CONTEXT_SLOT_FILESYSTEM
 
 var dock: Control
+var generations: Control
 var context_menu: RefCounted
 
 
@@ -18,6 +20,16 @@ func _enter_tree() -> void:
 	# Its own tab in the bottom panel, beside Output: seen in any layout, wide enough for
 	# the form, the picture and the result side by side.
 	add_control_to_bottom_panel(dock, "Animate")
+	# Every generation of this project, in the tab beside it; listed again whenever the
+	# dock (re)connects to the daemon or a job ends.
+	generations = GenerationsScene.instantiate()
+	generations.client = dock.client
+	generations.project_root = ProjectSettings.globalize_path("res://")
+	add_control_to_bottom_panel(generations, "Generations")
+	dock.connected.connect(generations.refresh)
+	dock.finished.connect(func(_job: Dictionary) -> void: generations.refresh())
+	generations.use_settings.connect(dock.apply_settings)
+	generations.again.connect(dock.generate_again)
 	# Before 4.4 there is no context-menu API; the dock's "Use selected" serves instead.
 	if ClassDB.class_exists("EditorContextMenuPlugin"):
 		context_menu = load(CONTEXT_MENU_SCRIPT).new(dock)
@@ -28,6 +40,10 @@ func _exit_tree() -> void:
 	if context_menu != null:
 		call("remove_context_menu_plugin", context_menu)
 		context_menu = null
+	if generations != null:
+		remove_control_from_bottom_panel(generations)
+		generations.queue_free()
+		generations = null
 	if dock != null:
 		remove_control_from_bottom_panel(dock)
 		dock.queue_free()

@@ -1,0 +1,208 @@
+@tool
+extends HBoxContainer
+## This project's generations, newest first, as the daemon keeps them (across editor and
+## daemon restarts): state, name, cost, prompt, model and seed where the daemon gives
+## them, and when. The selected one plays beside the list.
+
+## The user asked to fill the form with a generation's settings (its request as JSON).
+signal use_settings(settings: Dictionary)
+## The user asked for the same settings with a new seed.
+signal again(settings: Dictionary)
+
+const COLUMNS := ["When", "State", "Name", "Credits", "Model / seed", "Prompt"]
+
+var client: Node
+var project_root := ""
+## What the list shows, newest first.
+var rows: Array[Dictionary] = []
+## How many times the list was filled from the daemon.
+var listings := 0
+## The daemon's quote for variations of the selected generation ({} when none), and
+## what the last action said.
+var variations_quote := {}
+var said := ""
+
+@onready var _list: Tree = %List
+@onready var _summary: Label = %Summary
+@onready var _preview: TextureRect = %Preview
+@onready var _use_button: Button = %UseButton
+@onready var _reveal_button: Button = %RevealButton
+@onready var _again_button: Button = %AgainButton
+@onready var _variation_count: SpinBox = %VariationCount
+@onready var _variations_button: Button = %VariationsButton
+
+
+func _ready() -> void:
+	for column in COLUMNS.size():
+		_list.set_column_title(column, COLUMNS[column])
+		_list.set_column_expand(column, column == COLUMNS.size() - 1)
+	_list.item_selected.connect(_show_selected)
+	%RefreshButton.pressed.connect(refresh)
+	_use_button.pressed.connect(func() -> void: use_settings.emit(selected().get("settings", {})))
+	_reveal_button.pressed.connect(reveal)
+	_again_button.pressed.connect(func() -> void: again.emit(selected().get("settings", {})))
+	_variations_button.pressed.connect(variations)
+	_variation_count.value_changed.connect(func(_v: float) -> void: _drop_variations())
+
+
+## Asks the daemon for this project's generations (GET /api/v1/generations); a daemon
+## without that route gives its job list, narrowed to this project's folder.
+func refresh() -> void:
+	if client == null:
+		return
+	if _variation_count.max_value <= _variation_count.min_value:
+		await _variation_bounds()  # once: the daemon's bounds before the user picks a count
+	var query := "/api/v1/generations?project=%s" % project_root.uri_encode()
+	var reply: Dictionary = await client.call_api(HTTPClient.METHOD_GET, query)
+	var found: Array = []
+	if reply["ok"]:
+		found = reply["data"].get("data", [])
+	elif reply["status"] == 404:
+		var jobs: Dictionary = await client.call_api(HTTPClient.METHOD_GET, "/api/v1/jobs")
+		if not jobs["ok"]:
+			_summary.text = jobs["message"]
+			return
+		var inside := project_root.simplify_path().trim_suffix("/") + "/"
+		for job in jobs["data"].get("data", []):
+			if String(job.get("target_dir", "")).simplify_path().begins_with(inside):
+				found.append(job)
+	else:
+		_summary.text = reply["message"]
+		return
+	rows.clear()
+	for item in found:
+		rows.append(item)
+	rows.sort_custom(func(a: Dictionary, b: Dictionary) -> bool:
+		return String(a.get("created_at", "")) > String(b.get("created_at", "")))
+	_fill()
+
+
+func _fill() -> void:
+	var kept := String(selected().get("id", ""))
+	listings += 1
+	_list.clear()
+	var root := _list.create_item()
+	for row in rows:
+		var item := _list.create_item(root)
+		var cost: Variant = row.get("cost_credits", row.get("quote"))
+		var seed: Variant = row.get("seed")
+		var model := String(row.get("model", "")) if row.get("model") != null else ""
+		var texts := [
+			String(row.get("created_at", "")).replace("T", " ").left(19),
+			String(row.get("state", "")),
+			String(row.get("name", "")),
+			"" if cost == null else str(int(cost)),
+			model + ("" if seed == null else " / %d" % int(seed)),
+			String(row.get("prompt", "")) if row.get("prompt") != null else "",
+		]
+		for column in texts.size():
+			item.set_text(column, texts[column])
+		var error: Variant = row.get("error")
+		if error != null and String(error) != "":
+			item.set_tooltip_text(1, String(error))
+	_summary.text = "%d generations of this project, newest first" % rows.size()
+	_use_button.disabled = true
+	_again_button.disabled = true
+	_reveal_button.disabled = true
+	_drop_variations()
+	_variations_button.disabled = true
+	for index in rows.size():  # the row the user had selected stays selected
+		if kept != "" and rows[index].get("id") == kept:
+			select_row(index)
+
+
+func selected() -> Dictionary:
+	var item := _list.get_selected()
+	if item == null:
+		return {}
+	var index := item.get_index()
+	return rows[index] if index < rows.size() else {}
+
+
+## Selects a row as the user clicks it.
+func select_row(index: int) -> void:
+	var item := _list.get_root().get_child(index)
+	_list.set_selected(item, 0)
+
+
+func _show_selected() -> void:
+	var row := selected()
+	var resource := String(row.get("resource", "")) if row.get("resource") != null else ""
+	if row.get("state") == "done" and resource != "" and ResourceLoader.exists(resource):
+		var loaded := load(resource)
+		if loaded is SpriteFrames:
+			_preview.play(loaded)
+	else:
+		_preview.stop()
+	_use_button.disabled = typeof(row.get("settings")) != TYPE_DICTIONARY
+	_again_button.disabled = _use_button.disabled
+	_variations_button.disabled = _use_button.disabled
+	_drop_variations()
+	_reveal_button.disabled = String(row.get("target_dir", "")) == ""
+
+
+## How many variations the daemon takes at once, from its own API description.
+func _variation_bounds() -> void:
+	var reply: Dictionary = await client.call_api(HTTPClient.METHOD_GET, "/api/v1/openapi.json")
+	if not reply["ok"]:
+		return
+	var schemas: Dictionary = reply["data"].get("components", {}).get("schemas", {})
+	for schema_name in schemas:
+		var count: Dictionary = schemas[schema_name].get("properties", {}).get("count", {})
+		if String(schema_name).to_lower().begins_with("variation") and count.has("maximum"):
+			_variation_count.min_value = float(count.get("minimum", 2))
+			_variation_count.max_value = float(count["maximum"])
+			return
+
+
+func _drop_variations() -> void:
+	variations_quote = {}
+	if _variations_button != null:
+		_variations_button.text = "Variations"
+
+
+## First press: the daemon quotes N variations (the total is shown on the button);
+## second press: they are made with that quote. Nothing is spent before the total is seen.
+func variations() -> void:
+	var row := selected()
+	if row.is_empty():
+		return
+	var path := "/api/v1/generations/%s/variations" % String(row["id"])
+	var count := int(_variation_count.value)
+	if variations_quote.is_empty():
+		var quoted: Dictionary = await client.call_api(
+			HTTPClient.METHOD_POST, path, {"count": count, "quote_only": true}
+		)
+		if not quoted["ok"]:
+			_say(quoted["message"])
+			return
+		variations_quote = quoted["data"]
+		var total := int(variations_quote.get("credits_total", 0))
+		_variations_button.text = "Make %d (%d credits)" % [count, total]
+		_say("%d variations cost %d credits in all (%d each). Press Make to go ahead."
+			% [count, total, int(variations_quote.get("credits_each", 0))])
+		return
+	var body := {
+		"count": int(variations_quote.get("count", count)),
+		"quote_id": variations_quote.get("quote_id", ""),
+		"seeds": variations_quote.get("seeds", []),
+	}
+	_drop_variations()
+	var made: Dictionary = await client.call_api(HTTPClient.METHOD_POST, path, body)
+	if not made["ok"]:
+		_say(made["message"])
+		return
+	_say("%d variations started." % made["data"].get("data", []).size())
+	refresh()
+
+
+func _say(text: String) -> void:
+	said = text
+	_summary.text = text
+
+
+## Opens the generation's folder in the system's file browser.
+func reveal() -> void:
+	var folder := String(selected().get("target_dir", ""))
+	if folder != "":
+		OS.shell_show_in_file_manager(folder)
