@@ -57,6 +57,7 @@ from companion.install.sheet_source import SheetSourceError
 from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
 from companion.jobs import recut
 from companion.jobs.crash import crash_point
+from companion.jobs.errors import JobsError
 from companion.jobs.inputs import ImageReadError, LocalImage
 from companion.jobs.lifecycle import FINAL, State, check
 from companion.jobs.request import JobKind, JobRequest, submit
@@ -76,7 +77,7 @@ CLIP_FORMAT = "clip_video"  # the paid video every one-click task returns
 TEAM_RETRY = 1.0  # seconds between two tries while the team database is away
 
 
-class JobFailed(Exception):
+class JobFailed(JobsError):
     """The job cannot go on; the message says why and what to do."""
 
 

@@ -18,6 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from companion.store.errors import StoreError
+
 MIGRATIONS: tuple[str, ...] = (
     """
     CREATE TABLE jobs (
@@ -167,7 +169,7 @@ class WrittenFile:
     written_at: str
 
 
-class StoreClosed(RuntimeError):
+class StoreClosed(StoreError, RuntimeError):
     """The store was closed; work still running when it was closed stops here."""
 
 
