@@ -16,6 +16,7 @@ from tests.cli_helpers import tasks
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
 from tests.http_helpers import Api
+from tests.real_godot import Godot, real_godot  # noqa: F401  (the fixture)
 from tests.test_daemon import call
 
 
@@ -223,7 +224,7 @@ def test_generation_actions_recut_free_again_variations(make_sandbox, tmp_path: 
         daemon.stop()
 
 
-def test_a_changed_spriteframes_is_a_conflict_known_before_paying(
+def test_a_file_that_cannot_be_merged_is_a_conflict_known_before_paying(
     make_sandbox, tmp_path: Path
 ) -> None:
     """Was: quoted, paid, then failed "hero.tres was changed since the companion wrote it"."""
@@ -238,7 +239,8 @@ def test_a_changed_spriteframes_is_a_conflict_known_before_paying(
         quote = call(daemon, "POST", "/api/v1/quote", body(project)).json
         assert quote["conflicts"] == [] and str(tres) in quote["writes"]
         assert (quote["name"], quote["target_dir"]) == ("hero", str(tres.parent))
-        tres.write_text(tres.read_text() + "\n; the user's own edit\n")
+        # The user made it another kind of resource: not a SpriteFrames to merge into.
+        tres.write_text('[gd_resource type="Animation" format=3]\n\n[resource]\nlength = 2.0\n')
         quote = call(daemon, "POST", "/api/v1/quote", body(project)).json
         assert quote["conflicts"] == [
             {"path": str(tres), "reason": f"{tres} was changed since the companion wrote it"}
@@ -255,3 +257,75 @@ def test_a_changed_spriteframes_is_a_conflict_known_before_paying(
         assert elsewhere["conflicts"] == []
     finally:
         daemon.stop()
+
+
+GODOT_READER = """extends SceneTree
+func _init():
+    var frames: SpriteFrames = load(OS.get_cmdline_user_args()[1])
+    var out = {}
+    for name in frames.get_animation_names():
+        var count = frames.get_frame_count(name)
+        out[name] = {"count": count, "speed": frames.get_animation_speed(name),
+            "loop": frames.get_animation_loop(name),
+            "textures": count > 0 and frames.get_frame_texture(name, 0) != null}
+    var file = FileAccess.open(OS.get_cmdline_user_args()[0], FileAccess.WRITE)
+    file.store_string(JSON.stringify(out))
+    quit()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.godot
+def test_reanimating_keeps_the_users_spriteframes_edits(
+    make_sandbox,
+    tmp_path: Path,
+    real_godot: Godot,  # noqa: F811
+) -> None:
+    """Was: quoted, paid 9 credits, then failed "hero.tres was changed since the companion
+    wrote it". Now the user's own animation and the loop and speed they set are kept, and
+    Godot loads the merged file."""
+    sandbox = make_sandbox(task_seconds=0.2)
+    daemon = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
+    try:
+        project = godot_project(daemon, tmp_path)
+        first = call(daemon, "POST", "/api/v1/animate", body(project)).json["id"]
+        assert wait_final(daemon, first)["state"] == "done"
+        tres = project / "animations" / "hero.tres"
+        text = tres.read_text()
+        # As the user would in the editor: slower, not looping, and an animation of theirs
+        # that uses a picture of their own.
+        text = text.replace('"loop": true', '"loop": false').replace('"speed": 4.0', '"speed": 3.0')
+        assert '"speed": 3.0' in text
+        text = text.replace(
+            "[resource]",
+            '[ext_resource type="Texture2D" path="res://art/hero.png" id="9_mine"]\n\n[resource]',
+        )
+        text = text.replace(
+            "}]\n",
+            '}, {\n"frames": [{\n"duration": 1.0,\n"texture": ExtResource("9_mine")\n}],\n'
+            '"loop": true,\n"name": &"wave",\n"speed": 7.0\n}]\n',
+        )
+        tres.write_text(text)
+        sent = body(project)
+        sent["export"]["frame_count"] = 6
+        quote = call(daemon, "POST", "/api/v1/quote", sent).json
+        assert quote["conflicts"] == []
+        again = call(daemon, "POST", "/api/v1/animate", {**sent, "quote_id": quote["quote_id"]})
+        assert again.status == 202, again.body
+        done = wait_final(daemon, again.json["id"])
+        assert done["state"] == "done", done
+    finally:
+        daemon.stop()
+    (project / "read.gd").write_text(GODOT_READER)
+    godot_home = tmp_path / "godot-home"
+    imported = real_godot.run(godot_home, "--headless", "--import", "--path", str(project))
+    assert imported.returncode == 0, imported.stderr[-2000:]
+    result = tmp_path / "read.json"
+    ran = real_godot.run(
+        godot_home, "--headless", "--path", str(project), "-s", "res://read.gd", "--",
+        str(result), "res://animations/hero.tres",
+    )  # fmt: skip
+    assert result.is_file(), ran.stdout[-2000:] + ran.stderr[-2000:]
+    found = json.loads(result.read_text())
+    assert found["default"] == {"count": 6, "speed": 3.0, "loop": False, "textures": True}
+    assert found["wave"] == {"count": 1, "speed": 7.0, "loop": True, "textures": True}

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from companion.install.ownership import Owner
+from companion.install.sprite_merge import mergeable
 from companion.media.export import FILE_SUFFIX
 from companion.store import Store
 
@@ -34,6 +35,6 @@ def conflicts(store: Store, name: str, paths: list[Path]) -> list[dict[str, str]
     found = []
     for path in paths:
         reason = owner.refusal(path)
-        if reason is not None:
+        if reason is not None and not mergeable(path):  # a SpriteFrames is merged instead
             found.append({"path": str(path), "reason": reason})
     return found

@@ -54,6 +54,7 @@ from companion.install.one_set import drop_leftovers
 from companion.install.ownership import Owner
 from companion.install.plan import Placement
 from companion.install.sheet_source import SheetSourceError
+from companion.install.sprite_merge import merge_changed
 from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
 from companion.jobs import recut
 from companion.jobs.crash import crash_point
@@ -536,7 +537,9 @@ class Engine:
                 formats=[str(f) for f in export.get("output_formats") or []],
                 export=export,
             )
-        guard = Owner(self.store, job.id, job.name)
+        # A SpriteFrames the user changed is merged (their other animations, loop and
+        # speed kept), not refused.
+        guard = merge_changed(tree, target, Owner(self.store, job.id, job.name))
         refused = tree.clashes(target, guard)
         if refused:
             more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
@@ -550,7 +553,7 @@ class Engine:
                 where = target / tree.outputs.get(row.file_name, row.file_name)
                 self.store.asset_installed(row.id, str(where))
         notes = drop_leftovers(
-            self.store, guard, target, {tree.final(target, r) for r in tree.order}
+            self.store, guard.owner, target, {tree.final(target, r) for r in tree.order}
         )
         for note in notes:
             log.warning("job %s: %s", job.id, note)

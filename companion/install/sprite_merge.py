@@ -1,0 +1,163 @@
+"""Edits survive a re-install: a SpriteFrames .tres the user changed is merged, not
+refused. The generated animation's frames (and the sheets they cut) are the new ones;
+the loop and speed the user set on it, every other animation they added, and the
+resources those use are kept. Their resource ids are prefixed so they never meet the
+generated ones."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from companion.install.ownership import Owner
+from companion.install.tree import Tree
+
+SECTION = re.compile(r"^\[(\w+)([^\]]*)\]\s*$", re.M)
+ID = re.compile(r'\bid="([^"]+)"')
+REF = re.compile(r'\b(ExtResource|SubResource)\("([^"]+)"\)')
+NAME = re.compile(r'"name":\s*&?"([^"]*)"')
+LOOP = re.compile(r'"loop":\s*(true|false)')
+SPEED = re.compile(r'"speed":\s*([-+0-9.eE]+)')
+PREFIX = "kept_"
+
+
+class NotMergeable(Exception):
+    """The file is not a SpriteFrames this module can read; it stays a conflict."""
+
+
+def _sections(text: str) -> list[tuple[str, str, str]]:
+    """(kind, header line, body) in file order."""
+    found = list(SECTION.finditer(text))
+    if (
+        not found
+        or found[0].group(1) != "gd_resource"
+        or 'type="SpriteFrames"' not in found[0].group(0)
+    ):
+        raise NotMergeable("not a SpriteFrames resource")
+    out = []
+    for n, match in enumerate(found):
+        end = found[n + 1].start() if n + 1 < len(found) else len(text)
+        out.append((match.group(1), match.group(0), text[match.end() : end].strip("\n")))
+    return out
+
+
+def _animations(body: str) -> list[str]:
+    """The top-level dictionaries of `animations = [...]`, as text."""
+    start = body.find("animations = [")
+    if start < 0:
+        raise NotMergeable("no animations")
+    depth, in_string, items, begin = 0, False, [], -1
+    i = start + len("animations = [")
+    while i < len(body):
+        c = body[i]
+        if in_string:
+            if c == "\\":
+                i += 1
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c == "{":
+            if depth == 0:
+                begin = i
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                items.append(body[begin : i + 1])
+        elif c == "]" and depth == 0:
+            return items
+        i += 1
+    raise NotMergeable("the animations list does not end")
+
+
+def _rename(text: str) -> str:
+    return REF.sub(lambda m: f'{m.group(1)}("{PREFIX}{m.group(2)}")', text)
+
+
+def merge(users: str, generated: str) -> str:
+    """The generated SpriteFrames with the user's other animations and settings kept."""
+    theirs = _sections(users)
+    ours = _sections(generated)
+    mine = _animations(next(b for k, _, b in ours if k == "resource"))
+    if len(mine) != 1:
+        raise NotMergeable("the generated file holds one animation")
+    name_match = NAME.search(mine[0])
+    generated_name = name_match.group(1) if name_match else "default"
+    resource = next((b for k, _, b in theirs if k == "resource"), None)
+    if resource is None:
+        raise NotMergeable("no [resource] section")
+    kept: list[str] = []
+    animation = mine[0]
+    for item in _animations(resource):
+        found = NAME.search(item)
+        if found and found.group(1) == generated_name:
+            loop, speed = LOOP.search(item), SPEED.search(item)
+            if loop:
+                animation = LOOP.sub(f'"loop": {loop.group(1)}', animation)
+            if speed:
+                animation = SPEED.sub(f'"speed": {speed.group(1)}', animation)
+        else:
+            kept.append(_rename(item))
+    header = ours[0][1]
+    ext = [(h, b) for k, h, b in ours if k == "ext_resource"]
+    sub = [(h, b) for k, h, b in ours if k == "sub_resource"]
+    if kept:  # only then are the user's resources needed
+        ext += [(ID.sub(lambda m: f'id="{PREFIX}{m.group(1)}"', h), b)
+                for k, h, b in theirs if k == "ext_resource"]  # fmt: skip
+        sub += [(ID.sub(lambda m: f'id="{PREFIX}{m.group(1)}"', h), _rename(b))
+                for k, h, b in theirs if k == "sub_resource"]  # fmt: skip
+    header = re.sub(r"load_steps=\d+", f"load_steps={len(ext) + len(sub) + 1}", header)
+    lines = [header, ""]
+    lines += [h for h, _ in ext]
+    lines.append("")
+    for h, b in sub:
+        lines += [h, *([b] if b else []), ""]
+    lines += ["[resource]", "animations = [" + ", ".join([animation, *kept]) + "]", ""]
+    return "\n".join(lines)
+
+
+def mergeable(path: Path) -> bool:
+    """Whether a user's file there can be merged rather than refused."""
+    if path.suffix != ".tres" or path.is_symlink() or not path.is_file():
+        return False
+    try:
+        resource = next(
+            b for k, _, b in _sections(path.read_text(encoding="utf-8")) if k == "resource"
+        )
+        _animations(resource)
+    except (NotMergeable, StopIteration, OSError, UnicodeDecodeError):
+        return False
+    return True
+
+
+class MergingGuard:
+    """An owner's guard that lets through the files merged for this install."""
+
+    def __init__(self, owner: Owner, merged: set[Path]) -> None:
+        self.owner = owner
+        self.merged = merged
+
+    def refusal(self, final: Path) -> str | None:
+        return None if final in self.merged else self.owner.refusal(final)
+
+    def claim(self, final: Path, sha256: str | None = None) -> None:
+        self.owner.claim(final, sha256)
+
+
+def merge_changed(tree: Tree, target: Path, owner: Owner) -> MergingGuard:
+    """Merge each generated .tres whose installed file the user changed into the staged
+    one; the guard returned lets those through and refuses as the owner does otherwise."""
+    merged: set[Path] = set()
+    for relative in tree.order:
+        final = target / relative
+        if not relative.endswith(".tres") or owner.refusal(final) is None:
+            continue
+        if not mergeable(final) or not tree.path(relative).exists():
+            continue
+        text = merge(
+            final.read_text(encoding="utf-8"), tree.path(relative).read_text(encoding="utf-8")
+        )
+        tree.write(relative, text)
+        merged.add(final)
+    return MergingGuard(owner, merged)
