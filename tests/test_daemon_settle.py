@@ -54,7 +54,11 @@ def test_idle_watchers_look_at_nothing_and_a_drop_is_still_taken(tmp_path: Path)
     async def scenario() -> None:
         watchers = [
             CountingWatcher(
-                {"root": str(tmp_path / f"game{n}"), "inbox": "inbox"},
+                {
+                    "root": str(tmp_path / f"game{n}"),
+                    "inbox": "inbox",
+                    "defaults": {"prompt": "idle"},
+                },
                 submit,
                 lambda digest: [],
                 stable_seconds=0.2,

@@ -448,12 +448,21 @@ class ProjectWatcher:
                 raise DropError(f"{label} must be a mapping (prompt:, export:, ...)")
             values = _merge(values, loaded)
         try:
-            return DropSettings.model_validate(values)
+            settings = DropSettings.model_validate(values)
         except ValidationError as exc:
             param, message = first_error(exc)
             raise DropError(
                 f"{label if text is not None else 'the project defaults'}: {param}: {message}"
             ) from exc
+        if not settings.prompt.strip():
+            # An empty prompt would still be paid for: refuse before anything is quoted.
+            raise DropError(
+                "no prompt: add one to the project's drop defaults (prompt: under defaults: "
+                "in config.yaml, or companion projects add ROOT --defaults "
+                '\'{"prompt": "idle breathing"}\'), or drop a '
+                f"{label} beside the picture with a prompt: line; nothing was quoted or spent"
+            )
+        return settings
 
     # -- endings ------------------------------------------------------------------------------
 

@@ -1,0 +1,40 @@
+"""A watched inbox with no prompt configured: the drop is refused into failed/ naming the
+setting to add, before anything is quoted or spent."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from companion.sandbox import SandboxThread
+from tests.drop_helpers import png_bytes
+from tests.test_daemon import call
+from tests.test_daemon_drops import reason, start_daemon, wait_until
+
+
+def test_a_drop_without_a_prompt_is_refused_before_any_quote(
+    make_sandbox: Callable[..., SandboxThread], tmp_path: Path
+) -> None:
+    sandbox = make_sandbox(task_seconds=0.2, journal=True)
+    running = start_daemon(sandbox, tmp_path / "home")
+    try:
+        project = tmp_path / "game"
+        project.mkdir()
+        (project / "project.godot").write_text("config_version=5\n")
+        reply = call(
+            running,
+            "POST",
+            "/api/v1/projects",
+            {"root": str(project), "engine": "godot", "inbox": "inbox"},
+        )
+        assert reply.status == 201, reply.body
+        inbox = project / "inbox"
+        (inbox / "knight.png").write_bytes(png_bytes(5))
+        wait_until(lambda: (inbox / "failed" / "knight.png").exists(), running)
+        why = reason(inbox, "knight.png")
+        assert "no prompt" in why and "defaults" in why and "knight.yaml" in why
+        paths = sandbox.call(lambda: [e.path for e in sandbox.service.journal.entries])
+        assert not [p for p in paths if "quote" in p or "generation" in p or "animation" in p]
+        assert call(running, "GET", "/api/v1/jobs").json["data"] == []
+    finally:
+        running.stop()
