@@ -48,7 +48,7 @@ class RealPgBouncer:
             f"listen_addr = 127.0.0.1\nlisten_port = {self.port}\nunix_socket_dir =\n"
             f"auth_type = trust\nauth_file = {self.root / 'users.txt'}\n"
             "admin_users = postgres\n"
-            "pool_mode = transaction\n"
+            "pool_mode = transaction\nlog_connections = 0\nlog_disconnections = 0\n"
             f"default_pool_size = {self.pool_size}\nmax_client_conn = {self.max_clients}\n"
             f"logfile = {self.root / 'pgbouncer.log'}\n"
         )
@@ -57,7 +57,10 @@ class RealPgBouncer:
             for path in [self.root, *self.root.iterdir()]:
                 shutil.chown(path, self.server.owner)
             argv[1:1] = ["-u", self.server.owner]
-        self.process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # Its log goes to logfile; stderr too would fill an unread pipe and stop it.
+        self.process = subprocess.Popen(
+            [*argv[:1], "-q", *argv[1:]], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         deadline = time.monotonic() + 30
         while True:
             try:

@@ -79,3 +79,16 @@ def test_the_clip_store_evicts_oldest_first_and_says_so(tmp_path: Path) -> None:
     with pytest.raises(ClipGone, match="no kept video"):
         clips.require("e5")
     assert source.exists()  # kept by copy: the caller's file stays
+
+
+def test_the_clip_store_cap_is_a_setting(tmp_path: Path) -> None:
+    from companion.settings.config import ConfigError, load_settings
+
+    assert load_settings({"COMPANION_HOME": str(tmp_path)}).clip_store_mb == 2048
+    (tmp_path / "config.yaml").write_text("clip_store_mb: 100\n")
+    assert load_settings({"COMPANION_HOME": str(tmp_path)}).clip_store_mb == 100
+    env = {"COMPANION_HOME": str(tmp_path), "COMPANION_CLIP_STORE_MB": "5"}
+    assert load_settings(env).clip_store_mb == 5
+    (tmp_path / "config.yaml").write_text("clip_store_mb: -1\n")
+    with pytest.raises(ConfigError, match="clip_store_mb"):
+        load_settings({"COMPANION_HOME": str(tmp_path)})

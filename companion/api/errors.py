@@ -36,8 +36,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion import CompanionError
 
-class CompanionApiError(Exception):
+
+class CompanionApiError(CompanionError):
     """Root of everything the client raises."""
 
 
@@ -66,6 +68,8 @@ class DownloadError(CompanionApiError):
 
 
 class ApiStatusError(CompanionApiError):
+    exit_code = 3  # the service refused
+
     def __init__(
         self,
         status: int,

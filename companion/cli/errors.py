@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import sys
 
+from companion import CompanionError
+
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_REFUSED = 3
@@ -23,7 +25,7 @@ EXIT_WAITING = 4
 EXIT_INTERRUPTED = 130
 
 
-class CliError(Exception):
+class CliError(CompanionError):
     """A failure shown to the user as one line; the exit code rides along."""
 
     code = EXIT_FAILED
@@ -33,6 +35,16 @@ class CliError(Exception):
         super().__init__(message)
         if code is not None:
             self.code = code
+
+    @property
+    def exit_code(self) -> int:  # type: ignore[override]
+        return self.code
+
+
+def as_cli_error(exc: CompanionError) -> CliError:
+    """Any of the companion's own errors as one line, its exit code read from the tree:
+    each family (and class) says whose move it is."""
+    return exc if isinstance(exc, CliError) else CliError(str(exc), exc.exit_code)
 
 
 class UsageError(CliError):

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from companion import __version__
-from companion.cli.errors import EXIT_INTERRUPTED, EXIT_USAGE, CliError, fail, say
+from companion import CompanionError, __version__
+from companion.cli.errors import EXIT_INTERRUPTED, EXIT_USAGE, as_cli_error, fail, say
 from companion.cli.options import FAULT_PROFILES, add_export_options, add_generation_options
 
 # Handlers are named, not imported: `companion --help` loads no command's code.
@@ -472,8 +472,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(resolve(args.handler)(args))
-    except CliError as exc:
-        return fail(exc)
+    except CompanionError as exc:
+        return fail(as_cli_error(exc))
     except KeyboardInterrupt:
         say("companion: interrupted; run the same command again to go on (nothing is paid twice)")
         return EXIT_INTERRUPTED

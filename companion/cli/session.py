@@ -9,19 +9,25 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+from companion import CompanionError
 from companion.api.client import Client
 from companion.api.errors import (
     ApiStatusError,
-    CompanionApiError,
     DeadlineExceededError,
     TransportError,
     WaitTimeoutError,
 )
-from companion.cli.errors import CliError, InputFailure, ServiceRefused, UsageError, say
+from companion.cli.errors import (
+    CliError,
+    InputFailure,
+    ServiceRefused,
+    UsageError,
+    as_cli_error,
+    say,
+)
 from companion.runtime import open_client, open_endpoint
 from companion.settings.config import ConfigError, Settings, load_settings
 from companion.settings.endpoint import Endpoint
-from companion.store.account import TeamUnavailable
 
 T = TypeVar("T")
 
@@ -88,8 +94,8 @@ def explain(exc: BaseException, where: str = "the service") -> CliError:
             f"cannot reach {where} ({exc}); check COMPANION_BASE_URL and the network, "
             "then run the same command again"
         )
-    if isinstance(exc, CompanionApiError | TeamUnavailable):
-        return InputFailure(str(exc))
+    if isinstance(exc, CompanionError):
+        return as_cli_error(exc)
     raise exc
 
 
@@ -110,5 +116,5 @@ def with_service(
 
     try:
         return asyncio.run(main())
-    except (ConfigError, CompanionApiError, TeamUnavailable) as exc:
+    except CompanionError as exc:
         raise explain(exc, label) from exc

@@ -21,6 +21,7 @@ from typing import IO
 from PIL import Image, ImageFile, JpegImagePlugin, PngImagePlugin, WebPImagePlugin
 
 from companion.api.schema.images import sniff_image_type
+from companion.daemon.errors import DaemonError
 from companion.jobs.lifecycle import FINAL, State
 from companion.store import Job
 
@@ -36,7 +37,7 @@ _OPENERS: dict[str, Callable[[IO[bytes]], ImageFile.ImageFile]] = {
 }
 
 
-class DropError(Exception):
+class DropError(DaemonError):
     """Why a drop cannot become a job; written to failed/NAME.error.txt."""
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from PIL import Image
 
+from companion.daemon.errors import DaemonError
 from companion.install.scan import MetaLimits, ScanError, scan_zip
 from companion.store import Store
 
@@ -34,7 +35,7 @@ class Caps:
     max_json_bytes: int = 8 * 2**20
 
 
-class PreviewRefused(Exception):
+class PreviewRefused(DaemonError):
     """An output is over a cap or unreadable; no preview is made."""
 
 

@@ -12,11 +12,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+from companion.daemon.errors import DaemonError
 from companion.settings.filelock import lock_file as _lock
 from companion.settings.filelock import unlock_file as _unlock
 
 
-class HomeInUse(Exception):
+class HomeInUse(DaemonError):
     """Another daemon holds this COMPANION_HOME; the message names its pid."""
 
     def __init__(self, home: Path, pid: int | None) -> None:

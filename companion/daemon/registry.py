@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from companion.daemon.errors import DaemonError
 from companion.install.plan import default_target
 from companion.install.tree import InstallError
 from companion.install.unity import check_target
@@ -121,7 +122,7 @@ def folders_refusal(root: Path, settings: dict[str, object]) -> str | None:
     return None
 
 
-class Refused(ValueError):
+class Refused(DaemonError, ValueError):
     """A registration that breaks a rule; the message names the field and the fix."""
 
 

@@ -22,13 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from companion.install.errors import InstallFamilyError
 from companion.install.names import UnsafeName, inside, make_parents, relative_path
 from companion.install.scan import MetaLimits, ScanError, scan_tar, scan_zip
 
 CHUNK = 1 << 16
 
 
-class ArchiveError(Exception):
+class ArchiveError(InstallFamilyError):
     """The archive is refused; the message says which entry and why."""
 
 

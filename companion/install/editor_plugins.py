@@ -23,6 +23,8 @@ from importlib.resources import as_file, files
 from pathlib import Path
 from typing import Any, Literal
 
+from companion.install.errors import InstallFamilyError
+
 Engine = Literal["godot", "unity"]
 ENGINES: tuple[Engine, ...] = ("godot", "unity")
 RECORD = ".companion-install.json"
@@ -30,7 +32,7 @@ GODOT_CFG = "res://addons/companion/plugin.cfg"
 UNITY_NAME = "dev.companion.animate"
 
 
-class PluginError(Exception):
+class PluginError(InstallFamilyError):
     """The project is not one of that engine, or installing would overwrite a user's file;
     the message says which and what to do."""
 

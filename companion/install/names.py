@@ -12,13 +12,14 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
+from companion.install.errors import InstallFamilyError
 from companion.media.export import FILE_SUFFIX, clean_name
 
 DRIVE = re.compile(r"^[A-Za-z]:")
 SHOWN = 80  # characters of a hostile string quoted in a message
 
 
-class UnsafeName(Exception):
+class UnsafeName(InstallFamilyError):
     """A name or path from outside would land somewhere it must not; the message says
     which and why."""
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from companion.install.errors import InstallFamilyError
+
 BLOCK = 512
 CHUNK = 1 << 16
 REGULAR = frozenset({b"0", b"\x00", b"7"})
@@ -31,7 +33,7 @@ class Reader(Protocol):
     def read(self, size: int = ..., /) -> bytes: ...
 
 
-class ScanError(Exception):
+class ScanError(InstallFamilyError):
     """The archive's metadata is over a cap or malformed; the message says which."""
 
 

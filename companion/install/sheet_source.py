@@ -11,10 +11,11 @@ from typing import Any
 
 from PIL import Image
 
+from companion.install.errors import InstallFamilyError
 from companion.media.formats.common import PIVOTS, Animation, FrameRect, SheetPage, frame_name
 
 
-class SheetSourceError(Exception):
+class SheetSourceError(InstallFamilyError):
     """The spritesheet JSON cannot describe an animation; the message says why."""
 
 

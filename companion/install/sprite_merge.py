@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from companion.install.errors import InstallFamilyError
 from companion.install.ownership import Owner
 from companion.install.tree import Tree
 
@@ -21,7 +22,7 @@ SPEED = re.compile(r'"speed":\s*([-+0-9.eE]+)')
 PREFIX = "kept_"
 
 
-class NotMergeable(Exception):
+class NotMergeable(InstallFamilyError):
     """The file is not a SpriteFrames this module can read; it stays a conflict."""
 
 

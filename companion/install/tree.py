@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
+from companion.install.errors import InstallFamilyError
 from companion.install.names import UnsafeName, inside, make_parents
 
 MANIFEST = "install.json"
 
 
-class InstallError(Exception):
+class InstallError(InstallFamilyError):
     """What the service returned cannot be installed; the message says why."""
 
 

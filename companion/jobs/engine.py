@@ -7,8 +7,9 @@
   uncertain outcome the original task is looked for by the job's marker in `metadata`
   among recent tasks; only if it is not there is the create resent, with the same key
   and bytes.
-- Outputs: downloaded into a hidden staging folder inside the target (same filesystem),
-  then moved into place file by file; every pack is one file, so a project never holds a
+- Outputs (outputs.py, the Engine's download, re-cut and install steps): downloaded
+  into a hidden staging folder inside the target (same filesystem), then moved into
+  place file by file; every pack is one file, so a project never holds a
   partial pack, and a move recorded once is never made twice.
 - Books: quote, hold and the final charge, refund and release per job in the ledger.
 - The account: windows, slots at the service, budget reservations, the ledger and
@@ -42,31 +43,23 @@ from companion.api.errors import (
 from companion.api.keys import new_idempotency_key
 from companion.api.schema import (
     AnimationCreate,
-    Asset,
     FileImageInput,
     ImageInput,
     Task,
 )
-from companion.install import downloads
-from companion.install import plan as install_plan
-from companion.install.names import UnsafeName, output_names, shown
-from companion.install.one_set import drop_leftovers
-from companion.install.ownership import Owner
-from companion.install.plan import Placement
-from companion.install.sheet_source import SheetSourceError
-from companion.install.sprite_merge import merge_changed
-from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
-from companion.jobs import recut
+from companion.install.names import output_names, shown
 from companion.jobs.crash import crash_point
+from companion.jobs.errors import JobFailed as JobFailed
 from companion.jobs.inputs import ImageReadError, LocalImage
 from companion.jobs.lifecycle import FINAL, State, check
+from companion.jobs.outputs import OutputSteps
 from companion.jobs.request import JobKind, JobRequest, submit
-from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
+from companion.jobs.staging import STAGING as STAGING
+from companion.jobs.staging import release_if_unused
 from companion.jobs.wanted import wanted
-from companion.media.errors import MediaError
 from companion.store import Job, Store
 from companion.store.account import LocalAccount, SharedAccount, TeamUnavailable
-from companion.store.clips import ClipGone, ClipStore
+from companion.store.clips import ClipStore
 from companion.store.db import StateChanged
 
 log = logging.getLogger("companion.jobs")
@@ -78,17 +71,13 @@ CLIP_FORMAT = "clip_video"  # the paid video every one-click task returns
 TEAM_RETRY = 1.0  # seconds between two tries while the team database is away
 
 
-class JobFailed(Exception):
-    """The job cannot go on; the message says why and what to do."""
-
-
 @dataclass(frozen=True)
 class Budget:
     per_job: int | None = None
     per_day: int | None = None
 
 
-class Engine:
+class Engine(OutputSteps):
     def __init__(
         self,
         store: Store,
@@ -402,233 +391,6 @@ class Engine:
             unknown_outputs=unknown or None,
         )
 
-    def _staging(self, job: Job) -> Path:
-        assert job.target_dir
-        target = Path(job.target_dir)
-        try:
-            return job_folder(target, job.id)
-        except StagingRefused as exc:
-            raise JobFailed(str(exc)) from exc
-        except OSError as exc:
-            raise JobFailed(self._unwritable(job, target, exc)) from exc
-
-    def _unwritable(self, job: Job, target: Path, exc: OSError) -> str:
-        """Why the outputs of a finished task cannot go into its target, and where they
-        are instead: still at the service, paid for, one download each."""
-        reason = exc.strerror or str(exc)
-        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(target) else ""
-        assets = ", ".join(f"{row.id} ({row.format})" for row in self.store.assets(job.id))
-        return (
-            f"cannot write the outputs into {target}: {reason}{where}. The task is paid for "
-            "and its outputs stay at the service: fix the folder or pick another one, then "
-            "download each with companion assets download ASSET_ID --out FILE"
-            + (f"; assets: {assets}" if assets else "")
-        )
-
-    async def _download(self, job: Job) -> Job:
-        assert job.target_dir
-        staging = self._staging(job)
-        for row in self.store.assets(job.id):
-            if row.installed_path or (row.staged_path and Path(row.staged_path).exists()):
-                continue
-            asset: Asset = await self.client.get_asset(row.id)
-            try:
-                path = await self.client.download_asset(asset, staging / row.file_name)
-                digest = await asyncio.to_thread(sha256_of, path)  # off the event loop
-            except ConnectionError:
-                raise  # the network, not the disk: the downloader's own retries gave up
-            except OSError as exc:  # a full disk, a folder taken away or made read-only
-                raise JobFailed(self._unwritable(job, Path(job.target_dir), exc)) from exc
-            await asyncio.to_thread(self.store.asset_staged, row.id, str(path), digest)
-            crash_point("mid_download")
-        await self._keep_clip(job)
-        return await self._amove(job, State.INSTALLING)
-
-    async def _recut(self, job: Job) -> Job:
-        """A re-cut spends nothing: the parent's kept video is exported here, staged, and
-        installed like any job's outputs (the same guards over the user's files)."""
-        assert job.target_dir and self.clips is not None
-        parent = str(JobRequest.of(job.request).parent)
-        try:
-            clip = self.clips.require(parent)
-        except ClipGone as exc:
-            raise JobFailed(str(exc)) from exc
-        staging = self._staging(job)
-        try:
-            rows = await asyncio.to_thread(
-                recut.staged_rows, job.id, job.name, job.request, clip, staging
-            )
-        except MediaError as exc:
-            raise JobFailed(f"the re-cut failed: {exc}") from exc
-        await asyncio.to_thread(
-            self.store.add_assets, job.id, [(r[0], r[1], r[2], r[3]) for r in rows]
-        )
-        for asset_id, _, _, _, path, digest in rows:
-            await asyncio.to_thread(self.store.asset_staged, asset_id, str(path), digest)
-        return await self._amove(
-            job,
-            State.INSTALLING,
-            quote=0,
-            remote_status="succeeded",
-            resolved={"export": recut.resolved_export(job.request)},
-        )
-
-    async def _keep_clip(self, job: Job) -> None:
-        """The paid video into the clip store, downloaded once: taken from the staged
-        outputs when the project asked for it too, fetched otherwise. Keeping it is a
-        convenience (free re-cuts): a failure is logged, and the job goes on."""
-        clips, asset_id = self.clips, job.clip_asset
-        if clips is None or not isinstance(asset_id, str) or clips.kept(job.id):
-            return
-        row = next((r for r in self.store.assets(job.id) if r.id == asset_id), None)
-        local = [Path(p) for p in (row.staged_path, row.installed_path) if p] if row else []
-        try:
-            here = next((p for p in local if p.is_file()), None)
-            if here is not None:
-                await asyncio.to_thread(clips.keep, job.id, here)
-                return
-            clips.folder.mkdir(parents=True, exist_ok=True)
-            asset: Asset = await self.client.get_asset(asset_id)
-            path = await self.client.download_asset(asset, clips.folder / f"{job.id}.download")
-            await asyncio.to_thread(clips.keep, job.id, path, move=True)
-        except (OSError, ValueError) as exc:
-            log.warning("job %s: the video was not kept for re-cuts: %s", job.id, exc)
-
-    async def _install_off_loop(self, job: Job) -> Job:
-        """Installs read, unpack and hash whole files: a thread does it, so the daemon
-        keeps answering; whatever goes wrong ends the job failed, saying why."""
-        self._loop = asyncio.get_running_loop()
-        try:
-            return await asyncio.to_thread(self._install, job)
-        except OSError as exc:
-            log.warning("job %s: install failed: %s", job.id, exc)
-            assert job.target_dir
-            raise JobFailed(self._unwritable(job, Path(job.target_dir), exc)) from exc
-        except (InstallError, UnsafeName, UnicodeDecodeError, ValueError) as exc:
-            log.warning("job %s: install failed: %s", job.id, exc)
-            raise JobFailed(f"the install failed: {exc}") from exc
-
-    def _install(self, job: Job) -> Job:
-        assert job.target_dir
-        placement = JobRequest.of(job.request).placement(Path(job.target_dir))
-        succeeded = job.remote_status == "succeeded"
-        if placement is not None and placement.engine_aware and succeeded:
-            try:
-                return self._install_for_engine(job, placement)
-            except (InstallError, SheetSourceError) as exc:
-                # The downloads are paid for: they go in as they are, and the job says why.
-                log.warning(
-                    "job %s: engine install failed (%s); files kept as downloaded", job.id, exc
-                )
-                notes = self._install_as_downloaded(job)
-                return self._move(
-                    job,
-                    State.FAILED,
-                    error="; ".join(
-                        [f"{exc}. The downloaded files are in {job.target_dir}", *notes]
-                    ),
-                )
-        return self._finish(job, self._install_as_downloaded(job))
-
-    def _install_for_engine(self, job: Job, placement: Placement) -> Job:
-        target = placement.target
-        staging = self._staging(job)
-        rows = self.store.assets(job.id)
-        tree = load_manifest(staging)
-        if tree is None:
-            lost = [
-                r.file_name for r in rows if not (r.staged_path and Path(r.staged_path).exists())
-            ]
-            if lost:
-                raise JobFailed(
-                    f"outputs {', '.join(lost)} were lost before they were installed; "
-                    "download them with companion assets download"
-                )
-            export = (job.resolved or {}).get("export") or {}
-            tree = install_plan.build(
-                placement,
-                [Staged(r.format, r.file_name, Path(str(r.staged_path))) for r in rows],
-                staging,
-                name=job.name,
-                formats=[str(f) for f in export.get("output_formats") or []],
-                export=export,
-            )
-        # A SpriteFrames the user changed is merged (their other animations, loop and
-        # speed kept), not refused.
-        guard = merge_changed(tree, target, Owner(self.store, job.id, job.name))
-        refused = tree.clashes(target, guard)
-        if refused:
-            more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
-            raise InstallError(f"{refused[0]}{more}: it is never replaced")
-        try:
-            tree.apply(target, after_each=lambda: crash_point("mid_install"), guard=guard)
-        except InstallError as exc:
-            raise JobFailed(str(exc)) from exc
-        for row in rows:
-            if not row.installed_path:
-                where = target / tree.outputs.get(row.file_name, row.file_name)
-                self.store.asset_installed(row.id, str(where))
-        notes = drop_leftovers(
-            self.store, guard.owner, target, {tree.final(target, r) for r in tree.order}
-        )
-        for note in notes:
-            log.warning("job %s: %s", job.id, note)
-        shutil.rmtree(target / STAGING / job.id, ignore_errors=True)
-        release_if_unused(target)
-        if tree.resource:
-            job = self.store.update_job(job.id, resource=tree.resource)
-        return self._finish(job)
-
-    def _install_as_downloaded(self, job: Job) -> list[str]:
-        """The outputs as they are; says which ones had to go beside a file that is not
-        the companion's to replace."""
-        assert job.target_dir
-        target = Path(job.target_dir)
-        guard = Owner(self.store, job.id, job.name)
-        notes: list[str] = []
-        for row in self.store.assets(job.id):
-            if row.installed_path:
-                continue  # never installed twice
-            staged = Path(row.staged_path) if row.staged_path else None
-            try:
-                placed = downloads.place(target, row.file_name, staged, row.sha256, guard)
-            except downloads.LostError as exc:
-                raise JobFailed(
-                    f"output {row.file_name} was lost before it was installed; "
-                    "run: companion jobs retry is not possible, download it with "
-                    f"companion assets download {row.id}"
-                ) from exc
-            if placed.refused is not None:
-                notes.append(f"{placed.refused}, so {placed.path.name} was put beside it")
-            self.store.asset_installed(row.id, str(placed.path))
-            crash_point("mid_install")
-        shutil.rmtree(Path(target) / STAGING / job.id, ignore_errors=True)
-        release_if_unused(target)
-        return notes
-
-    def _finish(self, job: Job, notes: list[str] | None = None) -> Job:
-        status = job.remote_status
-        final_state = {"succeeded": State.DONE, "cancelled": State.CANCELLED}.get(
-            str(status), State.FAILED
-        )
-        # Refusals of what the service sent, and files left alone, fail the job by name.
-        refused = [*(notes or []), *_unknown_outputs(job)]
-        if refused:
-            error = "; ".join([*([job.error] if job.error else []), *refused])
-            return self._move(job, State.FAILED, error=error)
-        if final_state == State.CANCELLED and not job.error:
-            # A job's end always says why: what the service kept of its hold is in the books.
-            moves = self.store.credit_moves(job.id)
-            return self._move(
-                job,
-                final_state,
-                error=(
-                    f"cancelled while it ran at the service: {moves['released']} credits of "
-                    f"its hold released, {moves['spent']} spent"
-                ),
-            )
-        return self._move(job, final_state)
-
     async def reconcile(self) -> dict[str, int | None]:
         """Compare the books with GET /credits/balance. While only this companion spends,
         available + committed stays constant between snapshots; any change is drift
@@ -726,17 +488,6 @@ class Engine:
             ) from exc
         await self.account.remember_upload(image.sha256, str(uploaded.file_id))
         return uploaded
-
-
-def _unknown_outputs(job: Job) -> list[str]:
-    unknown = job.unknown_outputs or []
-    if not unknown:
-        return []
-    return [
-        f"the service returned outputs of formats this companion does not know: "
-        f"{', '.join(unknown)}; they were not written anywhere (see them with "
-        "companion assets get)"
-    ]
 
 
 def _today() -> str:

@@ -13,9 +13,10 @@ from pathlib import Path
 from companion.api.client import Client
 from companion.api.schema import Base64ImageInput, FileImageInput
 from companion.api.schema.images import sniff_image_type
+from companion.jobs.errors import JobsError
 
 
-class ImageReadError(Exception):
+class ImageReadError(JobsError):
     """The file cannot be sent as an image; the message says why."""
 
 

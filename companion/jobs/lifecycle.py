@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from companion.jobs.errors import JobsError
+
 
 class State(StrEnum):
     NEW = "new"
@@ -46,7 +48,7 @@ ALLOWED: dict[State, frozenset[State]] = {
 }
 
 
-class TransitionError(Exception):
+class TransitionError(JobsError):
     """A move the lifecycle does not allow."""
 
 

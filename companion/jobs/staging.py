@@ -6,11 +6,13 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+from companion.jobs.errors import JobsError
+
 STAGING = ".companion-staging~"  # hidden from Unity ("~") and, with .gdignore, from Godot
 GDIGNORE = ".gdignore"
 
 
-class StagingRefused(Exception):
+class StagingRefused(JobsError):
     """The staging folder would be reached through a link; the message says what to do."""
 
 

@@ -1,5 +1,7 @@
 """The one error the media engine raises for bad input; its message is shown to users."""
 
+from companion import CompanionError
 
-class MediaError(Exception):
+
+class MediaError(CompanionError):
     """Input the engine cannot work with: the message says what and what to do."""

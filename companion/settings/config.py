@@ -19,9 +19,17 @@ import platformdirs
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
+from companion import CompanionError
 
-class ConfigError(Exception):
+
+class SettingsError(CompanionError):
+    """Root of what reading the settings raises on purpose."""
+
+
+class ConfigError(SettingsError):
     """The config file is unreadable or invalid; the message says where and how."""
+
+    exit_code = 2  # the configuration is wrong: nothing was spent
 
 
 class Settings(BaseModel):

@@ -19,9 +19,10 @@ from typing import Any, Protocol
 
 from companion.api.schema import AccountLimits
 from companion.store.db import Store
+from companion.store.errors import StoreError
 
 
-class TeamUnavailable(Exception):
+class TeamUnavailable(StoreError):
     """The team database cannot be reached now; the message names it (no password)."""
 
 

@@ -10,11 +10,13 @@ import threading
 import time
 from pathlib import Path
 
+from companion.store.errors import StoreError
+
 DEFAULT_CAP_MB = 2048
 _ID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 
 
-class ClipGone(Exception):
+class ClipGone(StoreError):
     """The job's clip is not kept (evicted, or never kept); the message says what to do."""
 
 

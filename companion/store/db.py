@@ -1,4 +1,6 @@
-"""The companion's books: one SQLite database (WAL), the only module that speaks SQL.
+"""The companion's books: one SQLite database (WAL). Only companion.store speaks SQL;
+the schema's versioned migrations are files in sqlite/migrations/ (read by the loader
+team mode shares, sql_files.py), applied in order on open.
 
 Every step that spends money or touches a project is written here before it happens:
 a job's Idempotency-Key and exact body bytes before the create is sent, each remote
@@ -18,101 +20,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-MIGRATIONS: tuple[str, ...] = (
-    """
-    CREATE TABLE jobs (
-        id TEXT PRIMARY KEY,
-        kind TEXT NOT NULL,
-        state TEXT NOT NULL,
-        priority INTEGER NOT NULL DEFAULT 1,
-        name TEXT NOT NULL,
-        request TEXT NOT NULL,
-        target_dir TEXT,
-        idempotency_key TEXT,
-        body BLOB,
-        remote_id TEXT,
-        quote INTEGER,
-        approved INTEGER NOT NULL DEFAULT 0,
-        error TEXT,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL
-    );
-    CREATE INDEX jobs_state ON jobs(state);
-    CREATE TABLE uploads (
-        service TEXT NOT NULL,
-        sha256 TEXT NOT NULL,
-        file_id TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        PRIMARY KEY (service, sha256)
-    );
-    CREATE TABLE assets (
-        id TEXT PRIMARY KEY,
-        job_id TEXT NOT NULL REFERENCES jobs(id),
-        format TEXT NOT NULL,
-        file_name TEXT NOT NULL,
-        byte_size INTEGER NOT NULL,
-        staged_path TEXT,
-        sha256 TEXT,
-        installed_path TEXT
-    );
-    CREATE INDEX assets_job ON assets(job_id);
-    CREATE TABLE ledger (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        job_id TEXT,
-        entry TEXT NOT NULL CHECK (entry IN
-            ('quote', 'hold', 'charge', 'refund', 'release', 'balance')),
-        credits INTEGER NOT NULL,
-        at TEXT NOT NULL
-    );
-    CREATE INDEX ledger_job ON ledger(job_id);
-    """,
-    # 2: balance snapshots also keep what the companion had committed at that moment, so
-    # the books can be reconciled against GET /credits/balance.
-    """
-    ALTER TABLE ledger ADD COLUMN committed INTEGER;
-    """,
-    # 3: projects registered through the daemon's API (those in config.yaml are read
-    # from there) and each job's last known progress, for the editor plugins.
-    """
-    CREATE TABLE projects (
-        root TEXT PRIMARY KEY,
-        engine TEXT NOT NULL,
-        settings TEXT NOT NULL,
-        created_at TEXT NOT NULL
-    );
-    ALTER TABLE jobs ADD COLUMN progress REAL NOT NULL DEFAULT 0;
-    """,
-    # 4: every file the companion put in a project (resolved path and sha256), with the
-    # job and animation name that wrote it: only these may ever be replaced.
-    """
-    CREATE TABLE written_files (
-        path TEXT PRIMARY KEY,
-        sha256 TEXT NOT NULL,
-        job_id TEXT NOT NULL,
-        name TEXT NOT NULL,
-        written_at TEXT NOT NULL
-    );
-    """,
-    # 5: what the engine learns on the way leaves the request (only what was asked for
-    # stays there) for columns of its own; jobs under way carry theirs over.
-    """
-    ALTER TABLE jobs ADD COLUMN resolved TEXT;
-    ALTER TABLE jobs ADD COLUMN sent INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE jobs ADD COLUMN remote_status TEXT;
-    ALTER TABLE jobs ADD COLUMN unknown_outputs TEXT;
-    ALTER TABLE jobs ADD COLUMN resource TEXT;
-    ALTER TABLE jobs ADD COLUMN clip_asset TEXT;
-    UPDATE jobs SET
-        resolved = json_extract(request, '$.resolved'),
-        sent = CASE WHEN json_extract(request, '$.sent') THEN 1 ELSE 0 END,
-        remote_status = json_extract(request, '$.remote_status'),
-        unknown_outputs = json_extract(request, '$.unknown_outputs'),
-        resource = json_extract(request, '$.resource'),
-        clip_asset = json_extract(request, '$.clip_asset'),
-        request = json_remove(request, '$.resolved', '$.sent', '$.remote_status',
-            '$.unknown_outputs', '$.resource', '$.clip_asset')
-    """,
-)
+from companion.store.errors import StoreError
+from companion.store.sql_files import SQLITE, migrations
+
+# Migrations are only ever appended: a store at version N has run the first N of them.
+MIGRATIONS: tuple[str, ...] = tuple(script for _, _, script in migrations(SQLITE))
 
 
 def now() -> str:
@@ -167,11 +79,11 @@ class WrittenFile:
     written_at: str
 
 
-class StateChanged(Exception):
+class StateChanged(StoreError):
     """A job moved (a cancel, another runner) since it was read; nothing was written."""
 
 
-class StoreClosed(RuntimeError):
+class StoreClosed(StoreError, RuntimeError):
     """The store was closed; work still running when it was closed stops here."""
 
 
@@ -266,7 +178,10 @@ class Store:
             if row is None:
                 db.execute("INSERT INTO schema_version VALUES (0)")
             for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
-                for statement in filter(str.strip, script.split(";")):
+                code = "\n".join(
+                    line for line in script.splitlines() if not line.lstrip().startswith("--")
+                )
+                for statement in filter(str.strip, code.split(";")):
                     db.execute(statement)
                 db.execute("UPDATE schema_version SET version = ?", (number,))
 
