@@ -33,8 +33,9 @@ def test_a_drop_without_a_prompt_is_refused_before_any_quote(
         wait_until(lambda: (inbox / "failed" / "knight.png").exists(), running)
         why = reason(inbox, "knight.png")
         assert "no prompt" in why and "defaults" in why and "knight.yaml" in why
-        paths = sandbox.call(lambda: [e.path for e in sandbox.service.journal.entries])
-        assert not [p for p in paths if "quote" in p or "generation" in p or "animation" in p]
+        entries = sandbox.call(lambda: list(sandbox.service.journal.entries))
+        sent = [e.path for e in entries if e.method == "POST"]  # quotes, uploads, creates
+        assert sent == []
         assert call(running, "GET", "/api/v1/jobs").json["data"] == []
     finally:
         running.stop()
