@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from companion import __version__
 from tests.http_helpers import Reply, request
@@ -23,7 +24,8 @@ ENDPOINT = re.compile(r"/api/v1/[A-Za-z0-9_/%{}.]*")
 
 def template(path: str) -> str:
     """A path with its job id (or format placeholder) as {id}."""
-    path = re.sub(r"/jobs/(%s|\{[A-Za-z]+\}|[A-Za-z0-9_-]+)", "/jobs/{id}", path)
+    path = path.split("?", 1)[0]
+    path = re.sub(r"/(jobs|generations)/(%s|\{[A-Za-z]+\}|[A-Za-z0-9_-]+)", r"/\1/{id}", path)
     return path.rstrip("/")
 
 
@@ -127,3 +129,36 @@ class ScriptedPlugin:
 
     def approve(self, job_id: str) -> Reply:
         return self._call("POST", f"/api/v1/jobs/{job_id}/approve", {})
+
+    # -- the studio: models, generations and their actions -----------------------------
+
+    def models(self) -> list[dict[str, Any]]:
+        reply = self._call("GET", "/api/v1/models")
+        assert reply.status == 200, reply.body
+        return list(reply.json["data"])
+
+    def generations(self) -> list[dict[str, Any]]:
+        """The generations panel: this project's jobs, newest first (a daemon without
+        that route gives its job list, which both plugins narrow to the project)."""
+        root = str(self.project_root)
+        reply = self._call("GET", f"/api/v1/generations?project={quote(root, safe='')}")
+        assert reply.status == 200, reply.body
+        listed = self._call("GET", "/api/v1/jobs")
+        assert listed.status == 200, listed.body
+        return list(reply.json["data"])
+
+    def variation_bounds(self) -> tuple[int, int]:
+        """As the dock reads them: the count's bounds from the daemon's own API description."""
+        reply = self._call("GET", "/api/v1/openapi.json")
+        assert reply.status == 200, reply.body
+        for name, schema in reply.json["components"]["schemas"].items():
+            count = schema.get("properties", {}).get("count", {})
+            if name.lower().startswith("variation") and "maximum" in count:
+                return int(count.get("minimum", 2)), int(count["maximum"])
+        raise AssertionError("the daemon's API description gives no variation count bounds")
+
+    def quote_variations(self, generation_id: str, count: int) -> dict[str, Any]:
+        path = f"/api/v1/generations/{generation_id}/variations"
+        reply = self._call("POST", path, {"count": count, "quote_only": True})
+        assert reply.status == 200, reply.body
+        return dict(reply.json)

@@ -49,6 +49,16 @@ def test_godot_sample_gets_a_ready_sprite_frames(daemon: DaemonThread, tmp_path:
     # The dock's Cancel and Approve reach the daemon too (on a finished job: no effect).
     assert plugin.cancel(job["id"]).json["state"] == "done"
     assert plugin.approve(job["id"]).status == 409
+    # The studio's calls: the model listing, the generations panel and a variations quote,
+    # which spends nothing and prices the count at the single job's price.
+    assert plugin.models()
+    listed = plugin.generations()
+    assert listed[0]["id"] == job["id"]
+    low, high = plugin.variation_bounds()
+    before = plugin.refresh()["balance"]
+    offer = plugin.quote_variations(job["id"], low)
+    assert offer["credits_total"] == low * offer["credits_each"] > 0
+    assert plugin.refresh()["balance"] == before and high >= low
     assert plugin.called == plugin_endpoints(GODOT_SOURCES)
 
 
@@ -79,6 +89,7 @@ def test_unity_sample_gets_sliced_sprites_and_a_clip(daemon: DaemonThread, tmp_p
     assert not list(project.rglob("*.unitypackage"))
     assert plugin.cancel(job["id"]).json["state"] == "done"
     assert plugin.approve(job["id"]).status == 409
+    assert plugin.generations()[0]["id"] == job["id"]  # Window > Companion > Generations
     assert plugin.called == plugin_endpoints(UNITY_SOURCES)
 
 
