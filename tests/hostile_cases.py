@@ -263,6 +263,16 @@ def prepare(case: Case, root: Path) -> Path:
 
 
 def submit(daemon: Daemon, hostile: HostileService, case: Case, project: Path) -> str:
+    accepted = offer(daemon, hostile, case, project)
+    assert isinstance(accepted, str), accepted
+    return accepted
+
+
+def offer(
+    daemon: Daemon, hostile: HostileService, case: Case, project: Path
+) -> str | dict[str, Any]:
+    """The job's id, or, when the daemon refuses the request before anything is paid
+    (409 CONFLICT: a file in the way is the user's), that refusal as a failed job."""
     hostile.craft(case.crafts, name=case.name)
     reply = daemon.call(
         "POST",
@@ -284,6 +294,8 @@ def submit(daemon: Daemon, hostile: HostileService, case: Case, project: Path) -
         },
     }
     accepted = daemon.call("POST", "/api/v1/animate", body)
+    if accepted.status == 409 and accepted.json["error"]["code"] == "CONFLICT":
+        return {"state": "failed", "error": accepted.json["error"]["message"]}
     assert accepted.status == 202, accepted.body
     return str(accepted.json["id"])
 

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,6 +26,7 @@ from tests.hostile_cases import (
     HealthWatch,
     cases,
     judge,
+    offer,
     prepare,
     snapshot,
     submit,
@@ -56,14 +58,14 @@ def test_hostile_service_through_the_daemon(hostile: HostileService, tmp_path: P
         before = snapshot(tmp_path)
         with HealthWatch(daemon) as health:
             jobs = {
-                case.name: submit(daemon, hostile, case, projects[case.name]) for case in all_cases
+                case.name: offer(daemon, hostile, case, projects[case.name]) for case in all_cases
             }
-            final = wait_all(daemon, list(jobs.values()))
+            final = wait_all(daemon, [j for j in jobs.values() if isinstance(j, str)])
         after = snapshot(tmp_path)
     finally:
         running.stop()
     outcomes = [
-        judge(case, projects[case.name], final.get(jobs[case.name]), before, after)
+        judge(case, projects[case.name], _final(jobs[case.name], final), before, after)
         for case in all_cases
     ]
     for outcome in outcomes:
@@ -84,9 +86,15 @@ def test_hostile_service_through_the_daemon(hostile: HostileService, tmp_path: P
     assert "pax header" in errors["unity_pax_bomb"]
     assert "GNU long name" in errors["unity_longname_bomb"]
     assert "hero.png was not written by the companion" in errors["godot_user_file"]
-    assert "plain_user_file-2.png" in errors["plain_user_file"]
+    # A user's file in the way of a name the daemon can foresee is refused before paying.
+    assert "plain_user_file.png was not written by the companion" in errors["plain_user_file"]
+    assert "Nothing was spent" in errors["plain_user_file"]
     assert health.failures == 0 and len(health.latencies) > 10
     assert max(health.latencies) < 2.0, statistics.quantiles(health.latencies, n=20)
+
+
+def _final(job: str | dict[str, Any], final: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    return final.get(job) if isinstance(job, str) else job
 
 
 def _animate(tmp_path: Path, base_url: str, *args: str) -> subprocess.CompletedProcess[str]:

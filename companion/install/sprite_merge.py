@@ -156,9 +156,14 @@ def merge_changed(tree: Tree, target: Path, owner: Owner) -> MergingGuard:
             continue
         if not mergeable(final) or not tree.path(relative).exists():
             continue
-        text = merge(
-            final.read_text(encoding="utf-8"), tree.path(relative).read_text(encoding="utf-8")
-        )
+        try:
+            text = merge(
+                final.read_text(encoding="utf-8"), tree.path(relative).read_text(encoding="utf-8")
+            )
+        except (NotMergeable, StopIteration, UnicodeDecodeError):
+            # Not a file this install can merge (a pack the service made otherwise): it
+            # stays the user's, and the owner's refusal below names it.
+            continue
         tree.write(relative, text)
         merged.add(final)
     return MergingGuard(owner, merged)
