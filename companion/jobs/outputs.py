@@ -16,7 +16,7 @@ from companion.api.schema import (
 )
 from companion.install import downloads
 from companion.install import plan as install_plan
-from companion.install.names import UnsafeName
+from companion.install.errors import InstallFamilyError
 from companion.install.one_set import drop_leftovers
 from companion.install.ownership import Owner
 from companion.install.plan import Placement
@@ -148,7 +148,9 @@ class OutputSteps:
             log.warning("job %s: install failed: %s", job.id, exc)
             assert job.target_dir
             raise JobFailed(self._unwritable(job, Path(job.target_dir), exc)) from exc
-        except (InstallError, UnsafeName, UnicodeDecodeError, ValueError) as exc:
+        except (InstallFamilyError, UnicodeDecodeError, ValueError) as exc:
+            # The install layer's whole family: a new refusal there fails the job, saying
+            # why, instead of leaving it stuck installing.
             log.warning("job %s: install failed: %s", job.id, exc)
             raise JobFailed(f"the install failed: {exc}") from exc
 
