@@ -47,6 +47,7 @@ from companion.daemon.security import MAX_BODY, error, guard
 from companion.daemon.watch import ProjectWatcher
 from companion.install import foresee
 from companion.install.plan import Placement, default_target
+from companion.jobs import naming
 from companion.jobs.engine import Engine
 from companion.jobs.lifecycle import FINAL, State
 from companion.jobs.request import JobRequest
@@ -142,14 +143,7 @@ class Daemon:
         return self.store.jobs_with("drop_hash", digest)
 
     def _names_in(self, target_dir: str) -> set[str]:
-        """Names that jobs wrote, or will write, into target_dir (a job that ended before
-        it reached the service wrote nothing)."""
-        return {
-            j.name
-            for j in self.store.jobs()
-            if j.target_dir == target_dir
-            and (j.remote_id or j.state not in (State.FAILED, State.CANCELLED))
-        }
+        return naming.names_in(self.store, target_dir)
 
     def enqueue(self, job: Job) -> None:
         if job.id in self._queued:
@@ -542,7 +536,7 @@ class Daemon:
         away = self._away()
         if away is not None:
             return away
-        writes, clashes = await asyncio.to_thread(self._foresee, job_request, name, target)
+        writes, clashes, free = await asyncio.to_thread(self._foresee, job_request, name, target)
         credits = await self.engine.quote(job_request, name)
         return QuoteOut(
             credits=credits,
@@ -551,15 +545,20 @@ class Daemon:
             target_dir=str(target),
             writes=[str(p) for p in writes],
             conflicts=clashes,
+            name_suggestion=free,
         ).model_dump()
 
     def _foresee(
         self, job_request: JobRequest, name: str, target: Path
-    ) -> tuple[list[Path], list[dict[str, str]]]:
-        """The files the install will write, and those it may not replace."""
+    ) -> tuple[list[Path], list[dict[str, str]], str | None]:
+        """The files the install will write, those it may not replace, and (when there
+        are such) the free name to give instead."""
         engine = job_request.install.engine if job_request.install else "other"
-        writes = foresee.planned(engine, target, name, job_request.install_formats or [])
-        return writes, foresee.conflicts(self.store, name, writes)
+        formats = job_request.install_formats or []
+        writes = foresee.planned(engine, target, name, formats)
+        clashes = foresee.conflicts(self.store, name, writes)
+        free = naming.suggestion(self.store, engine, target, name, formats) if clashes else None
+        return writes, clashes, free
 
     def changed(self, job: Job) -> None:
         self._changed(job)
@@ -590,16 +589,16 @@ class Daemon:
                 "quote_id: the settings or the image changed since that quote; quote again "
                 "(nothing was spent)",
             )
-        _, clashes = await asyncio.to_thread(self._foresee, job_request, name, target)
+        _, clashes, free = await asyncio.to_thread(self._foresee, job_request, name, target)
         if clashes:
             more = f" (and {len(clashes) - 1} more)" if len(clashes) > 1 else ""
-            return error(
-                409,
-                "CONFLICT",
+            message = (
                 f"{clashes[0]['reason']}{more}: the install would have to replace it, and "
-                "it is never replaced. Nothing was spent: give another name, or move the "
-                "file away",
+                f"it is never replaced. Nothing was spent: give another name ({free!r} is "
+                "free in that folder), or move the file away"
             )
+            refused = {"code": "CONFLICT", "message": message, "name_suggestion": str(free)}
+            return web.json_response({"error": refused}, status=409)
         job = self.engine.submit(job_request, name=name, target_dir=target, priority=0)
         self.enqueue(job)
         self._changed(job)
