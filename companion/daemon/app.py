@@ -21,7 +21,7 @@ from companion.api.errors import ApiStatusError, CompanionApiError
 from companion.api.schema.base import first_error
 from companion.api.schema.images import sniff_image_type
 from companion.api.transport import RetryPolicy
-from companion.daemon import bodies, generations, registry
+from companion.daemon import bodies, generations, quote_context, registry
 from companion.daemon.events import CLOSED, Broker
 from companion.daemon.generation_routes import GenerationRoutes
 from companion.daemon.gif_preview import has_preview_source, preview_gif
@@ -479,12 +479,19 @@ class Daemon:
         if refusal:
             raise _Bad(400, "INVALID", f"target_folder: {refusal}")
         name = body.name or safe_name(image.stem)
+        try:
+            last_frame, references = quote_context.extra_images(root, body)
+        except quote_context.BadInput as exc:
+            raise _Bad(400, "INVALID", str(exc)) from exc
         request = JobRequest.animation(
             image=image,
             prompt=body.prompt,
             video=body.video,
             export=body.export,
             selection=body.selection,
+            last_frame=last_frame,
+            references=references,
+            negative_prompt=body.negative_prompt,
             placement=Placement(engine, root, target),
         )
         return request, name, target
@@ -551,6 +558,7 @@ class Daemon:
             target_dir=str(target),
             writes=[str(p) for p in writes],
             conflicts=clashes,
+            **await quote_context.context(self.engine, credits),
         ).model_dump()
 
     def _foresee(
@@ -591,14 +599,17 @@ class Daemon:
                 "(nothing was spent)",
             )
         _, clashes = await asyncio.to_thread(self._foresee, job_request, name, target)
-        if clashes:
+        if clashes and body.replace:  # said explicitly: each is moved aside, never lost
+            replace = await asyncio.to_thread(quote_context.agreed, clashes)
+            job_request = job_request.model_copy(update={"replace": replace})
+        elif clashes:
             more = f" (and {len(clashes) - 1} more)" if len(clashes) > 1 else ""
             return error(
                 409,
                 "CONFLICT",
                 f"{clashes[0]['reason']}{more}: the install would have to replace it, and "
-                "it is never replaced. Nothing was spent: give another name, or move the "
-                "file away",
+                "it is never replaced unasked. Nothing was spent: give another name, move "
+                'the file away, or send "replace": true to have it moved aside',
             )
         job = self.engine.submit(job_request, name=name, target_dir=target, priority=0)
         self.enqueue(job)
