@@ -22,6 +22,7 @@ from companion.daemon.schema import AnimateIn, QuoteOut
 from companion.daemon.security import error
 from companion.install import foresee
 from companion.install.plan import Placement, default_target
+from companion.jobs import naming
 from companion.jobs.request import JobRequest
 from companion.media.export import safe_name
 
@@ -70,7 +71,7 @@ class AnimateRoutes:
         refused = away(self.daemon.reach)
         if refused is not None:
             return refused
-        writes, clashes = await asyncio.to_thread(self._foresee, job_request, name, target)
+        writes, clashes, free = await asyncio.to_thread(self._foresee, job_request, name, target)
         credits = await self.daemon.engine.quote(job_request, name)
         return QuoteOut(
             credits=credits,
@@ -79,6 +80,7 @@ class AnimateRoutes:
             target_dir=str(target),
             writes=[str(p) for p in writes],
             conflicts=clashes,
+            name_suggestion=free,
             **await quote_context.context(self.daemon.engine, credits),
         ).model_dump()
 
@@ -99,19 +101,20 @@ class AnimateRoutes:
                 "quote_id: the settings or the image changed since that quote; quote again "
                 "(nothing was spent)",
             )
-        _, clashes = await asyncio.to_thread(self._foresee, job_request, name, target)
+        _, clashes, free = await asyncio.to_thread(self._foresee, job_request, name, target)
         if clashes and body.replace:  # said explicitly: each is moved aside, never lost
             replace = await asyncio.to_thread(quote_context.agreed, clashes)
             job_request = job_request.model_copy(update={"replace": replace})
         elif clashes:
             more = f" (and {len(clashes) - 1} more)" if len(clashes) > 1 else ""
-            return error(
-                409,
-                "CONFLICT",
+            message = (
                 f"{clashes[0]['reason']}{more}: the install would have to replace it, and "
-                "it is never replaced unasked. Nothing was spent: give another name, move "
-                'the file away, or send "replace": true to have it moved aside',
+                f"it is never replaced unasked. Nothing was spent: give another name ({free!r} "
+                'is free in that folder), move the file away, or send "replace": true to '
+                "have it moved aside"
             )
+            refused = {"code": "CONFLICT", "message": message, "name_suggestion": str(free)}
+            return web.json_response({"error": refused}, status=409)
         daemon = self.daemon
         job = daemon.engine.submit(job_request, name=name, target_dir=target, priority=0)
         daemon.enqueue(job)
@@ -180,8 +183,13 @@ class AnimateRoutes:
 
     def _foresee(
         self, job_request: JobRequest, name: str, target: Path
-    ) -> tuple[list[Path], list[dict[str, str]]]:
-        """The files the install will write, and those it may not replace."""
+    ) -> tuple[list[Path], list[dict[str, str]], str | None]:
+        """The files the install will write, those it may not replace, and (when there
+        are such) the free name to give instead."""
         engine = job_request.install.engine if job_request.install else "other"
-        writes = foresee.planned(engine, target, name, job_request.install_formats or [])
-        return writes, foresee.conflicts(self.daemon.store, name, writes)
+        formats = job_request.install_formats or []
+        writes = foresee.planned(engine, target, name, formats)
+        store = self.daemon.store
+        clashes = foresee.conflicts(store, name, writes)
+        free = naming.suggestion(store, engine, target, name, formats) if clashes else None
+        return writes, clashes, free

@@ -146,8 +146,13 @@ class QuoteOut(Reply):
     conflicts: list[dict[str, str]] = Field(
         default_factory=list,
         description="files it would have to replace that are not the companion's to replace "
-        "(path, reason); animate refuses the request (409 CONFLICT) before spending, "
-        'unless it says "replace": true',
+        "(path, reason); animate refuses the request (409 CONFLICT, with the same "
+        'name_suggestion in its error) before spending, unless it says "replace": true',
+    )
+    name_suggestion: str | None = Field(
+        default=None,
+        description="when there are conflicts: a name free in that folder (no job took it, "
+        "no file of it exists), decided now; give it as name to animate without a conflict",
     )
     balance: int | None = Field(
         default=None, description="credits available now (null: the service did not say)"
