@@ -20,6 +20,7 @@ from companion.install.errors import InstallFamilyError
 from companion.install.one_set import drop_leftovers
 from companion.install.ownership import Owner
 from companion.install.plan import Placement
+from companion.install.set_aside import set_aside
 from companion.install.sheet_source import SheetSourceError
 from companion.install.sprite_merge import merge_changed
 from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
@@ -156,7 +157,10 @@ class OutputSteps:
 
     def _install(self, job: Job) -> Job:
         assert job.target_dir
-        placement = JobRequest.of(job.request).placement(Path(job.target_dir))
+        asked = JobRequest.of(job.request)
+        placement = asked.placement(Path(job.target_dir))
+        for kept in set_aside(Path(job.target_dir), job.id, asked.replace or {}):
+            log.info("job %s: the user's %s was kept at %s", job.id, kept.name, kept)
         succeeded = job.remote_status == "succeeded"
         if placement is not None and placement.engine_aware and succeeded:
             try:
