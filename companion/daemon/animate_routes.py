@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from companion.api.schema.images import sniff_image_type
-from companion.daemon import registry
+from companion.daemon import quote_context, registry
 from companion.daemon.middleware import Bad, away, read_body
 from companion.daemon.quotes import quote_id
 from companion.daemon.schema import AnimateIn, QuoteOut
 from companion.daemon.security import error
 from companion.install import foresee
 from companion.install.plan import Placement, default_target
+from companion.jobs import naming
 from companion.jobs.request import JobRequest
 from companion.media.export import safe_name
 
@@ -70,7 +71,7 @@ class AnimateRoutes:
         refused = away(self.daemon.reach)
         if refused is not None:
             return refused
-        writes, clashes = await asyncio.to_thread(self._foresee, job_request, name, target)
+        writes, clashes, free = await asyncio.to_thread(self._foresee, job_request, name, target)
         credits = await self.daemon.engine.quote(job_request, name)
         return QuoteOut(
             credits=credits,
@@ -79,6 +80,8 @@ class AnimateRoutes:
             target_dir=str(target),
             writes=[str(p) for p in writes],
             conflicts=clashes,
+            name_suggestion=free,
+            **await quote_context.context(self.daemon.engine, credits),
         ).model_dump()
 
     async def submit_animate(
@@ -98,16 +101,20 @@ class AnimateRoutes:
                 "quote_id: the settings or the image changed since that quote; quote again "
                 "(nothing was spent)",
             )
-        _, clashes = await asyncio.to_thread(self._foresee, job_request, name, target)
-        if clashes:
+        _, clashes, free = await asyncio.to_thread(self._foresee, job_request, name, target)
+        if clashes and body.replace:  # said explicitly: each is moved aside, never lost
+            replace = await asyncio.to_thread(quote_context.agreed, clashes)
+            job_request = job_request.model_copy(update={"replace": replace})
+        elif clashes:
             more = f" (and {len(clashes) - 1} more)" if len(clashes) > 1 else ""
-            return error(
-                409,
-                "CONFLICT",
+            message = (
                 f"{clashes[0]['reason']}{more}: the install would have to replace it, and "
-                "it is never replaced. Nothing was spent: give another name, or move the "
-                "file away",
+                f"it is never replaced unasked. Nothing was spent: give another name ({free!r} "
+                'is free in that folder), move the file away, or send "replace": true to '
+                "have it moved aside"
             )
+            refused = {"code": "CONFLICT", "message": message, "name_suggestion": str(free)}
+            return web.json_response({"error": refused}, status=409)
         daemon = self.daemon
         job = daemon.engine.submit(job_request, name=name, target_dir=target, priority=0)
         daemon.enqueue(job)
@@ -144,12 +151,19 @@ class AnimateRoutes:
         if refusal:
             raise Bad(400, "INVALID", f"target_folder: {refusal}")
         name = body.name or safe_name(image.stem)
+        try:
+            last_frame, references = quote_context.extra_images(root, body)
+        except quote_context.BadInput as exc:
+            raise Bad(400, "INVALID", str(exc)) from exc
         request = JobRequest.animation(
             image=image,
             prompt=body.prompt,
             video=body.video,
             export=body.export,
             selection=body.selection,
+            last_frame=last_frame,
+            references=references,
+            negative_prompt=body.negative_prompt,
             placement=Placement(engine, root, target),
         )
         return request, name, target
@@ -169,8 +183,13 @@ class AnimateRoutes:
 
     def _foresee(
         self, job_request: JobRequest, name: str, target: Path
-    ) -> tuple[list[Path], list[dict[str, str]]]:
-        """The files the install will write, and those it may not replace."""
+    ) -> tuple[list[Path], list[dict[str, str]], str | None]:
+        """The files the install will write, those it may not replace, and (when there
+        are such) the free name to give instead."""
         engine = job_request.install.engine if job_request.install else "other"
-        writes = foresee.planned(engine, target, name, job_request.install_formats or [])
-        return writes, foresee.conflicts(self.daemon.store, name, writes)
+        formats = job_request.install_formats or []
+        writes = foresee.planned(engine, target, name, formats)
+        store = self.daemon.store
+        clashes = foresee.conflicts(store, name, writes)
+        free = naming.suggestion(store, engine, target, name, formats) if clashes else None
+        return writes, clashes, free

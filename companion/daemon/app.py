@@ -27,6 +27,7 @@ from companion.daemon.schema import AnimateIn, JobOut, OutputOut
 from companion.daemon.security import MAX_BODY, guard
 from companion.daemon.status_routes import StatusRoutes
 from companion.daemon.watch import ProjectWatcher
+from companion.jobs import naming
 from companion.jobs.engine import Engine
 from companion.jobs.lifecycle import FINAL, State
 from companion.jobs.request import JobRequest
@@ -123,14 +124,7 @@ class Daemon:
         return self.store.jobs_with("drop_hash", digest)
 
     def _names_in(self, target_dir: str) -> set[str]:
-        """Names that jobs wrote, or will write, into target_dir (a job that ended before
-        it reached the service wrote nothing)."""
-        return {
-            j.name
-            for j in self.store.jobs()
-            if j.target_dir == target_dir
-            and (j.remote_id or j.state not in (State.FAILED, State.CANCELLED))
-        }
+        return naming.names_in(self.store, target_dir)
 
     def enqueue(self, job: Job) -> None:
         if job.id in self._queued:
