@@ -146,7 +146,8 @@ class AnimateRoutes:
         if refusal:
             raise Bad(400, "INVALID", f"target_folder: {refusal}")
         name = body.name or safe_name(image.stem)
-        request = JobRequest.animation(
+        request = await asyncio.to_thread(  # it reads the picture (is it transparent?)
+            JobRequest.animation,
             image=image,
             prompt=body.prompt,
             video=body.video,
