@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from companion.api.schema.images import sniff_image_type
-from companion.daemon import registry
+from companion.daemon import quote_context, registry
 from companion.daemon.middleware import Bad, away, read_body
 from companion.daemon.quotes import quote_id
 from companion.daemon.schema import AnimateIn, QuoteOut
@@ -27,11 +27,11 @@ from companion.jobs.request import JobRequest
 from companion.media.export import safe_name
 
 if TYPE_CHECKING:
-    from companion.daemon.app import Daemon
+    from companion.daemon.host import Host
 
 
 class AnimateRoutes:
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: Host) -> None:
         self.daemon = daemon
 
     def routes(self) -> list[tuple[str, str, Any]]:
@@ -81,6 +81,7 @@ class AnimateRoutes:
             writes=[str(p) for p in writes],
             conflicts=clashes,
             name_suggestion=free,
+            **await quote_context.context(self.daemon.engine, credits),
         ).model_dump()
 
     async def submit_animate(
@@ -101,12 +102,16 @@ class AnimateRoutes:
                 "(nothing was spent)",
             )
         _, clashes, free = await asyncio.to_thread(self._foresee, job_request, name, target)
-        if clashes:
+        if clashes and body.replace:  # said explicitly: each is moved aside, never lost
+            replace = await asyncio.to_thread(quote_context.agreed, clashes)
+            job_request = job_request.model_copy(update={"replace": replace})
+        elif clashes:
             more = f" (and {len(clashes) - 1} more)" if len(clashes) > 1 else ""
             message = (
                 f"{clashes[0]['reason']}{more}: the install would have to replace it, and "
-                f"it is never replaced. Nothing was spent: give another name ({free!r} is "
-                "free in that folder), or move the file away"
+                f"it is never replaced unasked. Nothing was spent: give another name ({free!r} "
+                'is free in that folder), move the file away, or send "replace": true to '
+                "have it moved aside"
             )
             refused = {"code": "CONFLICT", "message": message, "name_suggestion": str(free)}
             return web.json_response({"error": refused}, status=409)
@@ -146,6 +151,10 @@ class AnimateRoutes:
         if refusal:
             raise Bad(400, "INVALID", f"target_folder: {refusal}")
         name = body.name or safe_name(image.stem)
+        try:
+            last_frame, references = quote_context.extra_images(root, body)
+        except quote_context.BadInput as exc:
+            raise Bad(400, "INVALID", str(exc)) from exc
         request = await asyncio.to_thread(  # it reads the picture (is it transparent?)
             JobRequest.animation,
             image=image,
@@ -153,6 +162,9 @@ class AnimateRoutes:
             video=body.video,
             export=body.export,
             selection=body.selection,
+            last_frame=last_frame,
+            references=references,
+            negative_prompt=body.negative_prompt,
             placement=Placement(engine, root, target),
         )
         return request, name, target
