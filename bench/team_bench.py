@@ -63,7 +63,7 @@ from tests.team_helpers import animation_request, big_picture  # noqa: E402
 REGISTERED = Limits(concurrency=1, queue=3, create_per_minute=3, other_per_minute=60)
 PICTURES = 5
 LARGE = 10  # more members than this: the highest tier, through PgBouncer, team mode only
-LOCKING = ("take_window", "acquire_slot", "release_slot", "reserve", "record", "settle")
+LOCKING = ("take_room", "acquire_slot", "release_slot", "reserve", "record", "settle")
 LIMITS = REGISTERED  # the account's limits in this run (set from --tier)
 
 

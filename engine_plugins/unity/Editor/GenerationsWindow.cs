@@ -1,6 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.IO;
 using System.Linq;
 using System.Threading.Tasks;
 using UnityEditor;
@@ -15,12 +14,11 @@ namespace Companion.Animate
     /// generation's folder; Select picks its clip in the Project window. A daemon without
     /// GET /api/v1/generations gives its job list, narrowed to this project's folder.
     /// </summary>
-    public sealed class GenerationsWindow : EditorWindow
+    public sealed class GenerationsWindow : CompanionWindow
     {
         readonly List<GenerationReply> rows = new List<GenerationReply>();
         string summary = "Not listed yet";
         Vector2 scroll;
-        bool busy;
 
         [MenuItem("Window/Companion/Generations")]
         static void Open()
@@ -30,22 +28,7 @@ namespace Companion.Animate
             window.Run(window.Refresh);
         }
 
-        async void Run(Func<Task> work)
-        {
-            try
-            {
-                await work();
-            }
-            catch (Exception error)
-            {
-                Debug.LogException(error);
-                busy = false;
-                summary = $"Something went wrong: {error.Message}";
-                Repaint();
-            }
-        }
-
-        static string ProjectRoot() => Path.GetDirectoryName(Application.dataPath);
+        protected override void Say(string failure) => summary = failure;
 
         async Task Refresh()
         {
@@ -66,9 +49,9 @@ namespace Companion.Animate
                         summary = jobs.Message;
                         return;
                     }
-                    var inside = AnimateWindow.SamePlace(root) + "/";
+                    var inside = SamePlace(root) + "/";
                     found = JsonUtility.FromJson<GenerationList>(jobs.Body).data
-                        .Where(g => g.target_dir != "" && AnimateWindow.SamePlace(g.target_dir).StartsWith(inside))
+                        .Where(g => g.target_dir != "" && SamePlace(g.target_dir).StartsWith(inside))
                         .ToArray();
                 }
                 else
