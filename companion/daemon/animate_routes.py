@@ -155,7 +155,8 @@ class AnimateRoutes:
             last_frame, references = quote_context.extra_images(root, body)
         except quote_context.BadInput as exc:
             raise Bad(400, "INVALID", str(exc)) from exc
-        request = JobRequest.animation(
+        request = await asyncio.to_thread(  # it reads the picture (is it transparent?)
+            JobRequest.animation,
             image=image,
             prompt=body.prompt,
             video=body.video,
