@@ -85,19 +85,50 @@ def digests(work: Path) -> dict[str, dict[str, str]]:
             if o.format == "gif" and not spec.pixel_art
             else _tar_digest(o.path)
             if o.format == "unity_pack"
-            else hashlib.sha256(o.path.read_bytes()).hexdigest()
+            else _content_digest(o.path.name, o.path.read_bytes())
             for o in result.outputs
         }
     return found
 
 
+def _content_digest(name: str, data: bytes) -> str:
+    """What a file holds, not how a library compressed it: PNG and GIF are digested as
+    their decoded pixels (and a GIF's frame times and loop), zips member by member, any
+    other file as its bytes. A new Pillow or zlib may pack the same pixels differently
+    (Pillow 13 did), and that is not a change of output."""
+    suffix = name.rsplit(".", 1)[-1].lower()
+    if suffix == "zip":
+        digest = hashlib.sha256()
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            digest.update((archive.comment or b"") + b"\0")
+            for member in sorted(archive.namelist()):
+                inner = _content_digest(member, archive.read(member))
+                digest.update(member.encode() + b"\0" + inner.encode())
+        return digest.hexdigest()
+    if suffix in ("png", "gif"):
+        return _pixels_digest(data)
+    return hashlib.sha256(data).hexdigest()
+
+
+def _pixels_digest(data: bytes) -> str:
+    digest = hashlib.sha256()
+    with Image.open(io.BytesIO(data)) as image:
+        digest.update(f"{image.format} {image.size} {image.info.get('loop')}".encode())
+        for index in range(getattr(image, "n_frames", 1)):
+            image.seek(index)
+            digest.update(f"{image.info.get('duration')}".encode())
+            digest.update(image.convert("RGBA").tobytes())
+    return digest.hexdigest()
+
+
 def _tar_digest(path: Path) -> str:
-    """The package's members, names and bytes; its gzip and tar headers carry times."""
+    """The package's members, names and contents; its gzip and tar headers carry times."""
     digest = hashlib.sha256()
     with tarfile.open(path) as archive:
         for member in sorted(archive.getmembers(), key=lambda m: m.name):
             content = archive.extractfile(member)
-            digest.update(member.name.encode() + b"\0" + (content.read() if content else b""))
+            inner = _content_digest(member.name, content.read()) if content else ""
+            digest.update(member.name.encode() + b"\0" + inner.encode())
     return digest.hexdigest()
 
 

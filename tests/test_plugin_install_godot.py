@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from companion import __version__
-from companion.daemon import app
+from companion.daemon import status_routes
 from companion.install.editor_plugins import install
 from companion.sandbox import SandboxThread
 from tests.conftest import TEST_KEY
@@ -122,7 +122,7 @@ def test_install_update_uninstall_and_the_zip_in_a_real_editor(
     # A daemon of another version runs: the dock says so with the one command that fixes
     # it, and the daemon logs which plugin version talks to it.
     sandbox = make_sandbox()
-    monkeypatch.setattr(app, "__version__", "9.9.9")
+    monkeypatch.setattr(status_routes, "__version__", "9.9.9")
     daemon = DaemonThread(home, sandbox.base_url, TEST_KEY).start()
     try:
         with caplog.at_level(logging.WARNING, logger="companion.daemon"):

@@ -26,6 +26,7 @@ from companion.install.ownership import Owner
 from companion.jobs.inputs import ImageReadError, LocalImage
 from companion.jobs.lifecycle import State
 from companion.jobs.models_cache import live_models
+from companion.jobs.naming import suggestion
 from companion.jobs.request import JobRequest
 from companion.jobs.resume import already_made, unfinished
 from companion.runtime import open_engine
@@ -158,9 +159,10 @@ def run_plan(plan: Plan) -> int:
             for path in replaced:  # only the companion's own files of this animation
                 refusal = Owner(store, "", plan.name).refusal(path)
                 if refusal is not None:
+                    free = suggestion(store, "other", plan.out, plan.name, plan.formats)
                     raise UsageError(
-                        f"--out: {refusal}; move it away or choose another --out or --name "
-                        "(nothing was spent)"
+                        f"--out: {refusal}; nothing was spent. Give --name {free} (free in "
+                        f"{plan.out}), or move the file away, or choose another --out"
                     )
             client.downloader.on_bytes = lambda asset, done, total: shown.update(
                 f"downloading {asset}", done / total if total else 1.0, done, total

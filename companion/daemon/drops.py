@@ -22,6 +22,7 @@ from PIL import Image, ImageFile, JpegImagePlugin, PngImagePlugin, WebPImagePlug
 
 from companion.api.schema.images import sniff_image_type
 from companion.daemon.errors import DaemonError
+from companion.install.names import free_name as free_name  # the watcher names drops
 from companion.jobs.lifecycle import FINAL, State
 from companion.store import Job
 
@@ -229,25 +230,3 @@ def earlier_job(jobs: Iterable[Job]) -> Job | None:
         return done[-1]
     active = [j for j in candidates if j.state not in FINAL]
     return active[0] if active else None
-
-
-def free_name(wanted: str, used: set[str], target: Path) -> str:
-    """wanted, or wanted_2, wanted_3, ...: the first no other job in target used and no
-    file there already carries."""
-
-    folded = {u.casefold() for u in used}  # Windows and macOS fold case in file names
-
-    def taken(name: str) -> bool:
-        if name.casefold() in folded or (target / name).exists():
-            return True
-        return target.is_dir() and any(target.glob(f"{name}.*"))
-
-    if not taken(wanted):
-        return wanted
-    n = 2
-    while True:
-        suffix = f"_{n}"
-        candidate = wanted[: 64 - len(suffix)] + suffix
-        if not taken(candidate):
-            return candidate
-        n += 1

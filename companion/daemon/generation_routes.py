@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from companion.api.schema import ExportOptions, Selection
-from companion.daemon import bodies
+from companion.daemon import bodies, quote_context
 from companion.daemon.schema import (
     AgainIn,
     AnimateIn,
@@ -25,20 +25,29 @@ from companion.daemon.schema import (
     VariationsIn,
 )
 from companion.daemon.security import error
+from companion.install import foresee
 from companion.install.ownership import Owner
 from companion.install.plan import Placement
 from companion.jobs.request import JobKind, JobRequest
 from companion.media.errors import MediaError
 from companion.media.preview import build_contact_sheet
-from companion.store import Job
+from companion.store import Job, Store
 from companion.store.clips import ClipGone
 
 if TYPE_CHECKING:
-    from companion.daemon.app import Daemon
+    from companion.daemon.host import Host
+
+
+def _clashes(
+    store: Store, engine: str, target: Path, name: str, request: JobRequest
+) -> list[dict[str, str]]:
+    """The user's files a re-cut into target under name would have to replace."""
+    writes = foresee.planned(engine, target, name, request.install_formats or [])
+    return foresee.conflicts(store, name, writes)
 
 
 class GenerationRoutes:
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: Host) -> None:
         self.daemon = daemon
 
     def routes(self) -> list[tuple[str, str, Any]]:
@@ -77,6 +86,16 @@ class GenerationRoutes:
             "selection": request.get("selection") or {},
             "name": name or job.name,
         }
+        if request.get("negative_prompt"):
+            given["negative_prompt"] = request["negative_prompt"]
+        extra = [request.get("last_frame"), *(request.get("references") or [])]
+        if any(p and not Path(str(p)).is_relative_to(root) for p in extra):
+            raise ValueError("its last frame or references are not in the project")
+        if request.get("last_frame"):
+            given["last_frame_path"] = str(Path(str(request["last_frame"])).relative_to(root))
+        given["reference_paths"] = [
+            str(Path(str(p)).relative_to(root)) for p in request.get("references") or []
+        ]
         if image.is_relative_to(root):
             given["image_path"] = str(image.relative_to(root))
         else:  # an inline image, kept in the daemon's inbox
@@ -175,9 +194,10 @@ class GenerationRoutes:
         body = await self.daemon.parse(request, RecutIn)
         if isinstance(body, web.Response):
             return body
+        local = {"pixel_art": body.pixel_art, "padding": body.padding}
         return await self._local(job, body.export.model_dump(mode="json"),
                                  body.selection.model_dump(mode="json"), body.name,
-                                 body.target_folder)  # fmt: skip
+                                 body.target_folder, local, body.replace)  # fmt: skip
 
     async def import_again(self, request: web.Request) -> web.Response:
         """The job's own settings, made again from the kept video into (another) target."""
@@ -196,6 +216,8 @@ class GenerationRoutes:
         selection: dict[str, Any],
         name: str | None,
         target_folder: str | None,
+        local_export: dict[str, Any] | None = None,
+        replace: bool = False,
     ) -> web.Response:
         source = job.request.get("parent") if job.kind == JobKind.RECUT else job.id
         clip = self._clip(self.daemon.store.job(str(source)))
@@ -220,10 +242,20 @@ class GenerationRoutes:
             export=ExportOptions.model_validate(export),
             selection=Selection.model_validate(selection),
             placement=Placement(str(install.get("engine")), root, target),
+            local_export=local_export if local_export and any(local_export.values()) else None,
         )
-        made = self.daemon.engine.submit(
-            request, name=name or job.name, target_dir=target, priority=0
+        name = name or job.name
+        clashes = await asyncio.to_thread(
+            _clashes, self.daemon.store, str(install.get("engine")), target, name, request
         )
+        if clashes and replace:  # said explicitly: each is moved aside, never lost
+            agreed = await asyncio.to_thread(quote_context.agreed, clashes)
+            request = request.model_copy(update={"replace": agreed})
+        elif clashes:
+            return error(409, "CONFLICT", f"{clashes[0]['reason']}: it is never replaced "
+                         'unasked; give another name, or send "replace": true to have it '
+                         "moved aside")  # fmt: skip
+        made = self.daemon.engine.submit(request, name=name, target_dir=target, priority=0)
         self.daemon.enqueue(made)
         self.daemon.changed(made)
         return web.json_response(self.daemon.job_out(made).model_dump(mode="json"), status=202)

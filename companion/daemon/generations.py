@@ -73,7 +73,7 @@ def generation(store: Store, job: Job, clip: ClipOut) -> GenerationOut:
         target_dir=job.target_dir,
         resource=job.resource,
         prompt=str(job.request.get("prompt") or ""),
-        negative_prompt=video.get("negative_prompt"),
+        negative_prompt=job.request.get("negative_prompt") or video.get("negative_prompt"),
         seed=seed if isinstance(seed, int) else None,
         model=video.get("model"),
         settings={k: v for k, v in job.request.items() if k in SETTINGS},
@@ -90,13 +90,17 @@ def generation(store: Store, job: Job, clip: ClipOut) -> GenerationOut:
 SETTINGS = (
     "variation_of",
     "image",
+    "last_frame",
+    "references",
     "prompt",
+    "negative_prompt",
     "video",
     "export",
     "selection",
     "install",
     "parent",
     "source",
+    "local_export",
 )
 
 

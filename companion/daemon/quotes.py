@@ -9,7 +9,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-FIELDS_NOT_PRICED = {"quote_id", "approve"}
+# Replacing a file the quote listed changes what is kept aside, not the price.
+FIELDS_NOT_PRICED = {"quote_id", "approve", "replace"}
 
 
 def quote_id(body: BaseModel, image: Path) -> str:

@@ -14,8 +14,10 @@ from pydantic import (
 )
 
 from companion.api.schema import ExportOptions, Selection, VideoOptions
-from companion.api.schema.requests import one_click_export
+from companion.api.schema.images import MAX_REFERENCE_IMAGES
+from companion.api.schema.requests import MAX_NEGATIVE_PROMPT, one_click_export
 from companion.media.export import clean_name, is_clean_name
+from companion.media.formats.sheet import MAX_SPACING
 
 
 def _output_name(value: str) -> str:
@@ -97,6 +99,24 @@ class AnimateIn(Request):
         description="the quote_id a quote of exactly this body returned; animate refuses "
         "a body that differs from what was priced (409 STALE_QUOTE), spending nothing",
     )
+    last_frame_path: str | None = Field(
+        default=None,
+        max_length=4096,
+        description="an image inside the project the video ends on (models that support it)",
+    )
+    reference_paths: list[Annotated[str, Field(max_length=4096)]] = Field(
+        default_factory=list,
+        max_length=MAX_REFERENCE_IMAGES,
+        description="reference images inside the project (the model may allow fewer)",
+    )
+    negative_prompt: str = Field(default="", max_length=MAX_NEGATIVE_PROMPT)
+    replace: bool = Field(
+        default=False,
+        description="replace the files the quote listed as conflicts (a user's changed "
+        "file): each is moved aside first, under .companion-replaced in the target, and "
+        "only if it is still as it was when quoted; without it such a request is refused "
+        "(409 CONFLICT) before anything is spent",
+    )
 
     _one_click = field_validator("export")(one_click_export)
 
@@ -105,6 +125,13 @@ class AnimateIn(Request):
         if (self.image_path is None) == (self.image_base64 is None):
             raise ValueError("give exactly one of image_path and image_base64")
         return self
+
+
+class BudgetOut(Reply):
+    per_job: int | None = Field(description="credits one job may cost unasked (null: no limit)")
+    per_day: int | None = Field(description="credits a day may cost unasked (null: no limit)")
+    spent_today: int = Field(description="credits charged today")
+    over: bool = Field(description="this quote is over a budget: the job waits for approval")
 
 
 class QuoteOut(Reply):
@@ -119,8 +146,18 @@ class QuoteOut(Reply):
     conflicts: list[dict[str, str]] = Field(
         default_factory=list,
         description="files it would have to replace that are not the companion's to replace "
-        "(path, reason); animate refuses the request (409 CONFLICT) before spending",
+        "(path, reason); animate refuses the request (409 CONFLICT, with the same "
+        'name_suggestion in its error) before spending, unless it says "replace": true',
     )
+    name_suggestion: str | None = Field(
+        default=None,
+        description="when there are conflicts: a name free in that folder (no job took it, "
+        "no file of it exists), decided now; give it as name to animate without a conflict",
+    )
+    balance: int | None = Field(
+        default=None, description="credits available now (null: the service did not say)"
+    )
+    budget: BudgetOut | None = None
 
 
 class OutputOut(Reply):
@@ -197,7 +234,15 @@ class RecutIn(Request):
     target_folder: str | None = Field(
         default=None, max_length=1024, description="relative to the project root"
     )
-    replace: bool = False
+    replace: bool = Field(
+        default=False, description="as for animate: move a user's changed file aside"
+    )
+    pixel_art: bool = Field(
+        default=False, description="nearest-neighbour scaling, no dithering (a local export)"
+    )
+    padding: int = Field(
+        default=0, ge=0, le=MAX_SPACING, description="transparent pixels between sheet frames"
+    )
 
 
 class ImportIn(Request):

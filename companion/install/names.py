@@ -9,11 +9,14 @@ folder it is meant for."""
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Callable, Collection
+from itertools import count
 from pathlib import Path, PurePosixPath
 
 from companion.install.errors import InstallFamilyError
-from companion.media.export import FILE_SUFFIX, clean_name
+from companion.media.export import ENDS, FILE_SUFFIX, MAX_NAME_BYTES, MAX_NAME_CHARS, clean_name
 
 DRIVE = re.compile(r"^[A-Za-z]:")
 SHOWN = 80  # characters of a hostile string quoted in a message
@@ -34,6 +37,39 @@ def stem(name: str) -> str:
     """A caller's name as a file stem: itself when every file system and engine takes
     it, else only what they refuse replaced (see clean_name)."""
     return clean_name(name)
+
+
+def numbered(name: str, n: int) -> str:
+    """name_n, name cut first (by characters and by UTF-8 bytes) so the whole stays
+    within what clean_name allows: `飛` * 53 + `_2` is not 161 bytes but `飛` * 52 + `_2`."""
+    suffix = f"_{n}"
+    base = name[: max(1, MAX_NAME_CHARS - len(suffix))]
+    while len(base.encode()) + len(suffix) > MAX_NAME_BYTES and len(base) > 1:
+        base = base[:-1]
+    return clean_name(base.rstrip(ENDS) + suffix)
+
+
+def free_name(
+    wanted: str,
+    used: Collection[str],
+    target: Path,
+    writes: Callable[[str], list[Path]] = lambda name: [],
+) -> str:
+    """wanted, or wanted_2, wanted_3, ...: the first no other job in target used (case
+    folded: Windows and macOS fold it in file names), no file in target already carries
+    (name.anything), and none of whose planned writes (writes(name)) exists."""
+    folded = {u.casefold() for u in used}
+
+    def taken(name: str) -> bool:
+        if name.casefold() in folded or os.path.lexists(target / name):
+            return True
+        if any(os.path.lexists(p) for p in writes(name)):
+            return True
+        return target.is_dir() and any(target.glob(f"{name}.*"))
+
+    if not taken(wanted):
+        return wanted
+    return next(c for c in (numbered(wanted, n) for n in count(2)) if not taken(c))
 
 
 def output_file_name(fmt: str, name: str, page: int | None = None) -> str | None:

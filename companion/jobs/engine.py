@@ -266,7 +266,7 @@ class Engine(OutputSteps):
 
     async def _prepare_create(self, job: Job) -> Job:
         quote = job.quote or 0
-        if not job.approved and self._over_budget(quote):
+        if not job.approved and self.over_budget(quote):
             log.info("job %s waits for approval: %d credits is over the budget", job.id, quote)
             return await self._amove(job, State.AWAITING_APPROVAL)
         refused = await self.account.reserve(job.id, quote, approved=job.approved)
@@ -282,7 +282,7 @@ class Engine(OutputSteps):
         crash_point("after_persist")
         return job
 
-    def _over_budget(self, quote: int) -> bool:
+    def over_budget(self, quote: int) -> bool:
         if self.budget.per_job is not None and quote > self.budget.per_job:
             return True
         if self.budget.per_day is not None:
@@ -455,6 +455,7 @@ class Engine(OutputSteps):
                     "reference_images": [r.model_dump(mode="json") for r in references],
                 },
                 "prompt": asked.prompt,
+                **({"negative_prompt": asked.negative_prompt} if asked.negative_prompt else {}),
                 "video": asked.video,
                 "export": asked.export,
                 "selection": asked.selection,

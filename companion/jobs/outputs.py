@@ -14,12 +14,13 @@ from companion.api.client import Client
 from companion.api.schema import (
     Asset,
 )
-from companion.install import downloads
+from companion.install import anim_merge, downloads
 from companion.install import plan as install_plan
 from companion.install.errors import InstallFamilyError
 from companion.install.one_set import drop_leftovers
 from companion.install.ownership import Owner
 from companion.install.plan import Placement
+from companion.install.set_aside import set_aside
 from companion.install.sheet_source import SheetSourceError
 from companion.install.sprite_merge import merge_changed
 from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
@@ -156,7 +157,10 @@ class OutputSteps:
 
     def _install(self, job: Job) -> Job:
         assert job.target_dir
-        placement = JobRequest.of(job.request).placement(Path(job.target_dir))
+        asked = JobRequest.of(job.request)
+        placement = asked.placement(Path(job.target_dir))
+        for kept in set_aside(Path(job.target_dir), job.id, asked.replace or {}):
+            log.info("job %s: the user's %s was kept at %s", job.id, kept.name, kept)
         succeeded = job.remote_status == "succeeded"
         if placement is not None and placement.engine_aware and succeeded:
             try:
@@ -200,8 +204,11 @@ class OutputSteps:
                 export=export,
             )
         # A SpriteFrames the user changed is merged (their other animations, loop and
-        # speed kept), not refused.
-        guard = merge_changed(tree, target, Owner(self.store, job.id, job.name))
+        # speed kept), not refused; so are a Unity clip and its metas (settings, events
+        # and every guid and sprite id kept).
+        owner = Owner(self.store, job.id, job.name)
+        guard = merge_changed(tree, target, owner)
+        guard.merged |= anim_merge.merge_changed(tree, target, owner)
         refused = tree.clashes(target, guard)
         if refused:
             more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""

@@ -10,6 +10,7 @@ from typing import Any
 from companion.api.schema import ExportOptions, Selection
 from companion.install.tree import sha256_of
 from companion.media import export_video
+from companion.media.formats.sheet import Spacing
 from companion.media.from_schema import export_spec
 
 
@@ -20,7 +21,15 @@ def staged_rows(
     for every file written, one row each (a sheet may have several pages)."""
     options = ExportOptions.model_validate(request.get("export") or {})
     selection = Selection.model_validate(request.get("selection") or {})
-    spec = export_spec(options, selection, name=name, key_color=None)
+    local = request.get("local_export") or {}
+    spec = export_spec(
+        options,
+        selection,
+        name=name,
+        key_color=None,
+        pixel_art=bool(local.get("pixel_art", False)),
+        spacing=Spacing(padding=int(local.get("padding", 0))),
+    )
     result = export_video(clip, staging, spec)
     return [
         (f"local-{job_id}-{out.path.name}", out.format, out.path.name, out.path.stat().st_size,

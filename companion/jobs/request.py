@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from companion.api.schema import ExportOptions, Selection, VideoOptions
 from companion.install.plan import Placement
+from companion.jobs import defaults
 from companion.store import Job, Store
 
 
@@ -55,6 +56,7 @@ class JobRequest(BaseModel):
     last_frame: str | None = None
     references: list[str] = []
     prompt: str = ""
+    negative_prompt: str | None = None
     video: dict[str, Any] = {}
     export: dict[str, Any] = {}
     selection: dict[str, Any] = {}
@@ -70,6 +72,11 @@ class JobRequest(BaseModel):
     # Lineage: the job a re-cut or "again" came from, or the one these are variations of.
     parent: str | None = None
     variation_of: str | None = None
+    # Files the user explicitly let this job replace (path -> sha256 as they agreed to
+    # it): each is moved aside before the install, and only while it is still that file.
+    replace: dict[str, str] | None = None
+    # A re-cut's options of the local export the service's options do not carry.
+    local_export: dict[str, Any] | None = None
 
     @classmethod
     def animation(
@@ -82,10 +89,15 @@ class JobRequest(BaseModel):
         selection: Selection,
         last_frame: Path | None = None,
         references: Sequence[Path] = (),
+        negative_prompt: str = "",
         placement: Placement | None = None,
         origin: str | None = None,
     ) -> JobRequest:
-        """The one way a still-to-animation job is described, whoever asks for it."""
+        """The one way a still-to-animation job is described, whoever asks for it. Into
+        a project, what the settings leave open is filled for its engine and the picture
+        (see companion.jobs.defaults); this reads the picture."""
+        if placement is not None:
+            export, video = defaults.for_engine(placement.engine, image, export, video)
         return cls._asked(
             JobKind.ANIMATION,
             export,
@@ -96,6 +108,7 @@ class JobRequest(BaseModel):
             last_frame=str(last_frame) if last_frame else None,
             references=[str(p) for p in references],
             prompt=prompt,
+            negative_prompt=negative_prompt or None,
             video=video.model_dump(mode="json", exclude_none=True),
         )
 
@@ -108,6 +121,7 @@ class JobRequest(BaseModel):
         export: ExportOptions,
         selection: Selection,
         placement: Placement,
+        local_export: Mapping[str, Any] | None = None,
     ) -> JobRequest:
         """A free re-cut of parent's kept clip with another export: the source's picture,
         prompt and video stay (they describe the clip), nothing is sent to the service."""
@@ -120,6 +134,7 @@ class JobRequest(BaseModel):
             prompt=source.prompt,
             video=source.video,
             parent=parent,
+            local_export=dict(local_export) if local_export else None,
         )
 
     @classmethod

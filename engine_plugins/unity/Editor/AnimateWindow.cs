@@ -14,9 +14,9 @@ namespace Companion.Animate
     /// the clip under Assets/; the window refreshes the AssetDatabase and selects the clip.
     /// Size, fps, length and frame count are bounded by the limits the daemon reports, and
     /// the window says when a frame count is cut to the service's maximum. Every request
-    /// runs through Run, which shows any failure in the window.
+    /// runs through CompanionWindow.Run, which shows any failure in the window.
     /// </summary>
-    public sealed class AnimateWindow : EditorWindow
+    public sealed class AnimateWindow : CompanionWindow
     {
         static readonly string[] OptionalFormats = { "unity_pack", "gif", "webm_alpha", "frames_zip" };
         const double PollSeconds = 0.5;
@@ -37,7 +37,6 @@ namespace Companion.Animate
         string quotedBody = "";
         string jobId = "";
         float progress;
-        bool busy;
         bool awaitingApproval;
         double nextPoll;
         Limits limits = new Limits();
@@ -61,24 +60,7 @@ namespace Companion.Animate
             window.Run(window.Refresh);
         }
 
-        /// <summary>
-        /// Starts a request and shows whatever goes wrong in it: an exception is never left
-        /// in an unobserved task.
-        /// </summary>
-        async void Run(Func<Task> work)
-        {
-            try
-            {
-                await work();
-            }
-            catch (Exception error)
-            {
-                Debug.LogException(error);
-                busy = false;
-                message = $"Something went wrong: {error.Message}";
-                Repaint();
-            }
-        }
+        protected override void Say(string failure) => message = failure;
 
         void Choose(Texture2D texture)
         {
@@ -102,8 +84,6 @@ namespace Companion.Animate
         void OnEnable() => EditorApplication.update += Tick;
 
         void OnDisable() => EditorApplication.update -= Tick;
-
-        static string ProjectRoot() => Path.GetDirectoryName(Application.dataPath);
 
         AnimateBody Body() => Fill(new AnimateBody());
 
@@ -243,21 +223,6 @@ namespace Companion.Animate
                 starting = false;
             }
             Repaint();
-        }
-
-        /// <summary>
-        /// A path as the daemon may have stored it: full, '/' separators, no trailing
-        /// separator, without macOS's /private prefix, and case-folded where the file system
-        /// usually ignores case (Windows, macOS).
-        /// </summary>
-        public static string SamePlace(string path)
-        {
-            var full = Path.GetFullPath(path).Replace('\\', '/').TrimEnd('/');
-            if (Application.platform == RuntimePlatform.OSXEditor && full.StartsWith("/private/"))
-                full = full.Substring("/private".Length);
-            var folded = Application.platform == RuntimePlatform.WindowsEditor ||
-                Application.platform == RuntimePlatform.OSXEditor;
-            return folded ? full.ToLowerInvariant() : full;
         }
 
         /// <summary>

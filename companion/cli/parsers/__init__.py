@@ -1,0 +1,1 @@
+"""The command line's parsers, one module per group of commands; main assembles them."""

@@ -1,0 +1,201 @@
+"""The commands of this machine: the daemon (status, serve), the login service, projects,
+the editor plugins, the OpenAPI document and the sandbox."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from companion.cli.options import FAULT_PROFILES
+from companion.cli.parsers.base import command
+
+
+def add_local(commands: Any) -> None:
+    command(
+        commands,
+        "status",
+        "companion.cli.local:cmd_status",
+        help="the running daemon, and its status page link",
+    )
+    serve = command(
+        commands, "serve", "companion.cli.local:cmd_serve", help="run the daemon for editor plugins"
+    )
+    serve.add_argument(
+        "--port", type=int, default=8791, help="localhost port (default 8791; 0: any free)"
+    )
+    serve.add_argument(
+        "--home",
+        type=Path,
+        metavar="FOLDER",
+        help="COMPANION_HOME for this daemon (the login task on Windows passes it this way)",
+    )
+    add_service(commands)
+    add_projects(commands)
+    add_plugin(commands)
+    openapi = command(
+        commands,
+        "openapi",
+        "companion.cli.local:cmd_openapi",
+        help="print the remote API's OpenAPI document",
+    )
+    openapi.add_argument("--out", type=Path, metavar="FILE", help="write it to this file")
+
+    sandbox = command(
+        commands,
+        "sandbox",
+        "companion.cli.local:cmd_sandbox",
+        help="run the local emulator of the remote service",
+        description="Serves all operations under /v1 and prints the base URL once it "
+        "accepts connections. Keys may name an account as ACCOUNT:KEY.",
+    )
+    sandbox.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+    sandbox.add_argument("--port", type=int, default=8790, help="port (default 8790; 0: any)")
+    sandbox.add_argument(
+        "--storage-port",
+        type=int,
+        default=0,
+        help="port of the download origin (default: any free port)",
+    )
+    sandbox.add_argument("--api-key", action="append", help="a key with read and write scopes")
+    sandbox.add_argument("--read-only-key", action="append", help="a key with the read scope")
+    sandbox.add_argument("--paused-key", action="append", help="a key whose account is paused")
+    sandbox.add_argument(
+        "--ineligible-key", action="append", help="a key whose account is not eligible"
+    )
+    sandbox.add_argument(
+        "--disabled-key", action="append", help="a key whose account has API access disabled"
+    )
+    sandbox.add_argument(
+        "--credits", type=int, default=1000, help="starting credits per account (default 1000)"
+    )
+    sandbox.add_argument(
+        "--task-seconds", type=float, default=2.0, help="least time a task takes (default 2)"
+    )
+    sandbox.add_argument(
+        "--tier",
+        default="registered",
+        choices=["registered", "basic", "expert", "ultra"],
+        help="account tier and its limits (default registered)",
+    )
+    sandbox.add_argument("--limits", help="override the tier: CONCURRENCY,QUEUE,CREATES,OTHERS")
+    sandbox.add_argument(
+        "--faults",
+        default="none",
+        metavar="PROFILE[:SEED]",
+        help="injected faults: " + ", ".join(FAULT_PROFILES) + " (default none; the same "
+        "seed makes the same decisions; docs/sandbox.md)",
+    )
+    sandbox.add_argument("--state", type=Path, help="keep state across restarts in this file")
+    sandbox.add_argument(
+        "--url-seconds",
+        type=int,
+        default=300,
+        help="lifetime of signed download URLs (default 300)",
+    )
+
+
+def add_projects(commands: Any) -> None:
+    projects = commands.add_parser(
+        "projects",
+        help="the projects the daemon serves: add, list, remove",
+        description="Editor and drop jobs write only into registered projects. add and "
+        "remove go through the running daemon (its checks, and an inbox is watched at "
+        "once); list works with it stopped. Projects in config.yaml are registered when "
+        "the daemon starts and whenever the file changes.",
+    )
+    verbs = projects.add_subparsers(dest="verb", required=True, metavar="VERB")
+    add = command(
+        verbs,
+        "add",
+        "companion.cli.projects:cmd_add",
+        help="register a project, or change what is given of one already registered",
+    )
+    add.add_argument("root", help="the project's folder (holding project.godot, or Assets/)")
+    add.add_argument(
+        "--engine", choices=["godot", "unity", "other"], help="the engine (default other)"
+    )
+    add.add_argument(
+        "--target",
+        metavar="FOLDER",
+        help="outputs folder inside the project (default: animations, or Assets/Animations "
+        "for Unity)",
+    )
+    add.add_argument("--inbox", metavar="FOLDER", help="a drop folder to watch, inside it")
+    add.add_argument("--poll", action="store_true", help="poll the inbox (network drives)")
+    add.add_argument(
+        "--defaults",
+        metavar="JSON|FILE",
+        help="drop defaults (prompt, export, video, selection) as JSON or a YAML file; "
+        "merged one level deep into those registered",
+    )
+    add.add_argument("--json", action="store_true", help="print the registration as JSON")
+    remove = command(
+        verbs,
+        "remove",
+        "companion.cli.projects:cmd_remove",
+        help="forget a project (its files and jobs stay)",
+    )
+    remove.add_argument("root", help="the project's folder, as registered")
+    listing = command(
+        verbs, "list", "companion.cli.projects:cmd_list", help="every registered project"
+    )
+    listing.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def add_service(commands: Any) -> None:
+    service = commands.add_parser(
+        "service",
+        help="start the daemon at login: install, uninstall, status",
+        description="A systemd user unit (Linux), a LaunchAgent (macOS) or a Task "
+        "Scheduler task (Windows) that runs `companion serve` for this COMPANION_HOME "
+        "with this Python, and starts it again after a failure.",
+    )
+    verbs = service.add_subparsers(dest="verb", required=True, metavar="VERB")
+    command(
+        verbs,
+        "install",
+        "companion.cli.service:cmd_install",
+        help="write, check and start the login service (again: update it)",
+    )
+    command(verbs, "uninstall", "companion.cli.service:cmd_uninstall", help="stop and remove it")
+    status = command(
+        verbs,
+        "status",
+        "companion.cli.service:cmd_status",
+        help="whether it is installed, current, and the daemon answering",
+    )
+    status.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def add_plugin(commands: Any) -> None:
+    plugin = commands.add_parser(
+        "plugin",
+        help="the Godot and Unity plugins: install, uninstall, status, pack",
+        description="The plugins ship inside this package. install puts one into a "
+        "project the engine's way (Godot: addons/companion, enabled in project.godot; "
+        "Unity: embedded in Packages/) and registers the project with the daemon; again, "
+        "it updates in place and says what changed. A file you changed is never "
+        "overwritten.",
+    )
+    verbs = plugin.add_subparsers(dest="verb", required=True, metavar="VERB")
+    for verb, help_text in (
+        ("install", "put the plugin into the project (again: update it) and register it"),
+        ("uninstall", "take out exactly what install put there"),
+        ("status", "the version installed, whether it is current, enabled and registered"),
+    ):
+        parser = command(verbs, verb, f"companion.cli.plugin:cmd_{verb}", help=help_text)
+        parser.add_argument("engine", choices=["godot", "unity"], help="the project's engine")
+        parser.add_argument(
+            "project", help="the project's folder (holding project.godot, or Assets/)"
+        )
+        if verb != "uninstall":
+            parser.add_argument("--json", action="store_true", help="print one JSON object")
+    pack = command(
+        verbs,
+        "pack",
+        "companion.cli.plugin:cmd_pack",
+        help="build the release artifacts: the Godot Asset Library zip, the Unity package",
+    )
+    pack.add_argument(
+        "--out", type=Path, default=Path("dist"), help="folder to write them to (default dist)"
+    )

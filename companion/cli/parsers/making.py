@@ -1,0 +1,118 @@
+"""The commands that make animations: export and recut (local, no credits), animate and
+demo (one click, resumable), and the local job queue."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from companion.cli.options import add_export_options, add_generation_options
+from companion.cli.parsers.base import command
+
+
+def add_export(commands: Any) -> None:
+    export = command(
+        commands,
+        "export",
+        "companion.cli.export:cmd_export",
+        help="convert a local video into engine-ready formats (no service, no credits)",
+        description="Sample frames from a video and write the formats asked for into "
+        "--out. An output never replaces the video itself.",
+    )
+    export.add_argument("video", type=Path, help="a video file (mp4, webm, mov, ...)")
+    add_export_options(export, out_help="folder for the outputs (made if missing)", local=True)
+
+
+def add_recut(commands: Any) -> None:
+    recut = command(
+        commands,
+        "recut",
+        "companion.cli.recut:cmd_recut",
+        help="export a finished job's kept video again (other frames, size, range, "
+        "formats): local, no credits",
+        description="The companion keeps each paid video (COMPANION_HOME/clips, up to "
+        "clip_store_mb, oldest out first). recut exports it again exactly as "
+        "companion export would, named after the job unless --name says otherwise.",
+    )
+    recut.add_argument("job", help="the job's id or a unique prefix (companion jobs list)")
+    add_export_options(recut, out_help="folder for the outputs (made if missing)", local=True)
+
+
+def add_animate(commands: Any) -> None:
+    animate = command(
+        commands,
+        "animate",
+        "companion.cli.animate:cmd_animate",
+        help="animate an image end to end (one click), resumable",
+        description="Checks every option, quotes, creates one task, waits, and installs "
+        "the formats asked for into --out. Run the same command again after a crash or "
+        "Ctrl-C and it resumes the same job: nothing is paid twice.",
+    )
+    animate.add_argument("image", type=Path, help="the first frame: PNG, JPEG or WebP")
+    add_generation_options(animate)
+    animate.add_argument(
+        "--timeout",
+        type=float,
+        metavar="S",
+        help="stop waiting after this many seconds; the task goes on, run again to collect "
+        "it (default: timeout_seconds in config.yaml, 900)",
+    )
+    animate.add_argument(
+        "--again",
+        action="store_true",
+        help="make a new animation even if this same command already made one whose "
+        "outputs are still in --out (that is otherwise reported, and nothing is spent)",
+    )
+    add_export_options(animate, out_help="folder for the outputs (made if missing)")
+
+    demo = command(
+        commands,
+        "demo",
+        "companion.cli.animate:cmd_demo",
+        help="draw a character and animate it into every format (the first thing to try)",
+    )
+    demo.add_argument(
+        "--out",
+        type=Path,
+        default=Path("out/demo"),
+        metavar="FOLDER",
+        help="folder for hero.png and animation/ (default out/demo)",
+    )
+
+
+def add_jobs(commands: Any) -> None:
+    jobs = commands.add_parser("jobs", help="the local job queue: add, run, list, show, control")
+    verbs = jobs.add_subparsers(dest="verb", required=True, metavar="VERB")
+    add = command(
+        verbs,
+        "add",
+        "companion.cli.jobs:cmd_add",
+        help="queue a one-click animation for a project folder",
+    )
+    add.add_argument("image", type=Path, help="the first frame: PNG, JPEG or WebP")
+    add_generation_options(add)
+    add.add_argument(
+        "--target", type=Path, required=True, metavar="FOLDER", help="folder the outputs go into"
+    )
+    add.add_argument(
+        "--priority",
+        choices=["editor", "folder"],
+        default="folder",
+        help="editor jobs run before folder batches (default folder)",
+    )
+    add_export_options(add, out_help=None)
+    command(
+        verbs,
+        "run",
+        "companion.cli.jobs:cmd_run",
+        help="run every unfinished job (resumes after a crash)",
+    )
+    command(verbs, "list", "companion.cli.jobs:cmd_list", help="every job and its state")
+    for verb, text, handler in (
+        ("show", "a job, its ledger and outputs", "cmd_show"),
+        ("cancel", "cancel a job (remotely too)", "cmd_control"),
+        ("retry", "retry a job that never reached the service", "cmd_control"),
+        ("approve", "approve a job held by a budget", "cmd_control"),
+    ):
+        parser = command(verbs, verb, f"companion.cli.jobs:{handler}", help=text)
+        parser.add_argument("job", help="a job id or its first characters")

@@ -1,0 +1,196 @@
+"""Quote and animate: a form (image in the project or inline, prompt, settings) becomes a
+typed job request, priced with the quote id of exactly that form; a paid job is refused
+before anything is spent when its quote priced something else or its install would have
+to replace a file it may not."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import hashlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from companion.api.schema.images import sniff_image_type
+from companion.daemon import quote_context, registry
+from companion.daemon.middleware import Bad, away, read_body
+from companion.daemon.quotes import quote_id
+from companion.daemon.schema import AnimateIn, QuoteOut
+from companion.daemon.security import error
+from companion.install import foresee
+from companion.install.plan import Placement, default_target
+from companion.jobs import naming
+from companion.jobs.request import JobRequest
+from companion.media.export import safe_name
+
+if TYPE_CHECKING:
+    from companion.daemon.host import Host
+
+
+class AnimateRoutes:
+    def __init__(self, daemon: Host) -> None:
+        self.daemon = daemon
+
+    def routes(self) -> list[tuple[str, str, Any]]:
+        return [
+            ("POST", "/api/v1/quote", self.quote),
+            ("POST", "/api/v1/animate", self.animate),
+        ]
+
+    async def quote(self, request: web.Request) -> web.Response:
+        try:
+            body = await read_body(request, AnimateIn)
+        except Bad as bad:
+            return bad.response()
+        reply = await self.quote_reply(body)
+        return reply if isinstance(reply, web.Response) else web.json_response(reply)
+
+    async def animate(self, request: web.Request) -> web.Response:
+        try:
+            body = await read_body(request, AnimateIn)
+        except Bad as bad:
+            return bad.response()
+        return await self.submit_animate(body)
+
+    async def digest(self, body: AnimateIn) -> str | web.Response:
+        """The quote id of body, or the error answer to send instead."""
+        try:
+            return (await self._priced(body))[3]
+        except Bad as bad:
+            return bad.response()
+
+    async def quote_reply(self, body: AnimateIn) -> dict[str, Any] | web.Response:
+        """What POST /quote answers for body."""
+        try:
+            job_request, name, target, digest = await self._priced(body)
+        except Bad as bad:
+            return bad.response()
+        refused = away(self.daemon.reach)
+        if refused is not None:
+            return refused
+        writes, clashes, free = await asyncio.to_thread(self._foresee, job_request, name, target)
+        credits = await self.daemon.engine.quote(job_request, name)
+        return QuoteOut(
+            credits=credits,
+            quote_id=digest,
+            name=name,
+            target_dir=str(target),
+            writes=[str(p) for p in writes],
+            conflicts=clashes,
+            name_suggestion=free,
+            **await quote_context.context(self.daemon.engine, credits),
+        ).model_dump()
+
+    async def submit_animate(
+        self, body: AnimateIn, lineage: dict[str, str] | None = None
+    ) -> web.Response:
+        """A paid job for body; refused (409 STALE_QUOTE, nothing spent) when its quote
+        id priced something else."""
+        try:
+            job_request, name, target, digest = await self._priced(body)
+        except Bad as bad:
+            return bad.response()
+        job_request = job_request.descended(lineage or {})
+        if body.quote_id is not None and body.quote_id != digest:
+            return error(
+                409,
+                "STALE_QUOTE",
+                "quote_id: the settings or the image changed since that quote; quote again "
+                "(nothing was spent)",
+            )
+        _, clashes, free = await asyncio.to_thread(self._foresee, job_request, name, target)
+        if clashes and body.replace:  # said explicitly: each is moved aside, never lost
+            replace = await asyncio.to_thread(quote_context.agreed, clashes)
+            job_request = job_request.model_copy(update={"replace": replace})
+        elif clashes:
+            more = f" (and {len(clashes) - 1} more)" if len(clashes) > 1 else ""
+            message = (
+                f"{clashes[0]['reason']}{more}: the install would have to replace it, and "
+                f"it is never replaced unasked. Nothing was spent: give another name ({free!r} "
+                'is free in that folder), move the file away, or send "replace": true to '
+                "have it moved aside"
+            )
+            refused = {"code": "CONFLICT", "message": message, "name_suggestion": str(free)}
+            return web.json_response({"error": refused}, status=409)
+        daemon = self.daemon
+        job = daemon.engine.submit(job_request, name=name, target_dir=target, priority=0)
+        daemon.enqueue(job)
+        daemon.changed(job)
+        return web.json_response(daemon.job_out(job).model_dump(mode="json"), status=202)
+
+    async def _priced(self, body: AnimateIn) -> tuple[JobRequest, str, Path, str]:
+        """The job request, and the quote id of exactly this body."""
+        job_request, name, target = await self._request(body)
+        digest = await asyncio.to_thread(quote_id, body, Path(job_request.image))
+        return job_request, name, target, digest
+
+    async def _request(self, body: AnimateIn) -> tuple[JobRequest, str, Path]:
+        project = registry.find(self.daemon.store, body.project_root)
+        if project is None:
+            raise Bad(
+                403, "PROJECT_NOT_REGISTERED", "register the project first: POST /api/v1/projects"
+            )
+        root = Path(project["root"])
+        if body.image_path is not None:
+            image = registry.inside(root, body.image_path)
+            if image is None or not image.is_file():
+                raise Bad(400, "INVALID", "image_path: must be a file inside the project")
+        else:
+            # Base64 decoding, hashing and writing up to 16 MiB: off the event loop
+            image = await asyncio.to_thread(self._store_inline, body.image_base64 or "")
+        engine = str(project.get("engine", "other"))
+        target = registry.inside(
+            root, body.target_folder or project.get("target") or default_target(engine)
+        )
+        if target is None:
+            raise Bad(400, "INVALID", "target_folder: must stay inside the project")
+        refusal = registry.engine_refusal(engine, root, target)
+        if refusal:
+            raise Bad(400, "INVALID", f"target_folder: {refusal}")
+        name = body.name or safe_name(image.stem)
+        try:
+            last_frame, references = quote_context.extra_images(root, body)
+        except quote_context.BadInput as exc:
+            raise Bad(400, "INVALID", str(exc)) from exc
+        request = await asyncio.to_thread(  # it reads the picture (is it transparent?)
+            JobRequest.animation,
+            image=image,
+            prompt=body.prompt,
+            video=body.video,
+            export=body.export,
+            selection=body.selection,
+            last_frame=last_frame,
+            references=references,
+            negative_prompt=body.negative_prompt,
+            placement=Placement(engine, root, target),
+        )
+        return request, name, target
+
+    def _store_inline(self, text: str) -> Path:
+        try:
+            data = base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise Bad(400, "INVALID", "image_base64: not valid Base64") from exc
+        if sniff_image_type(data) is None:
+            raise Bad(415, "UNSUPPORTED_MEDIA_TYPE", "image_base64: not PNG, JPEG or WebP")
+        folder = self.daemon.home / "inbox"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{hashlib.sha256(data).hexdigest()[:32]}.img"
+        path.write_bytes(data)
+        return path
+
+    def _foresee(
+        self, job_request: JobRequest, name: str, target: Path
+    ) -> tuple[list[Path], list[dict[str, str]], str | None]:
+        """The files the install will write, those it may not replace, and (when there
+        are such) the free name to give instead."""
+        engine = job_request.install.engine if job_request.install else "other"
+        formats = job_request.install_formats or []
+        writes = foresee.planned(engine, target, name, formats)
+        store = self.daemon.store
+        clashes = foresee.conflicts(store, name, writes)
+        free = naming.suggestion(store, engine, target, name, formats) if clashes else None
+        return writes, clashes, free

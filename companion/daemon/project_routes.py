@@ -1,0 +1,72 @@
+"""The project routes: list the registered projects, register one (its inbox watched at
+once), forget one (its watcher stops; its files and jobs stay)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from companion.daemon import bodies, registry
+from companion.daemon.middleware import parse
+from companion.daemon.registry import expand
+from companion.daemon.schema import ProjectIn, ProjectOut, ProjectRef
+from companion.daemon.security import error
+from companion.install.plan import default_target
+
+if TYPE_CHECKING:
+    from companion.daemon.host import Host
+
+
+class ProjectRoutes:
+    def __init__(self, daemon: Host) -> None:
+        self.daemon = daemon
+
+    def routes(self) -> list[tuple[str, str, Any]]:
+        return [
+            ("GET", "/api/v1/projects", self.list_projects),
+            ("POST", "/api/v1/projects", self.add_project),
+            ("POST", "/api/v1/projects/remove", self.remove_project),
+        ]
+
+    async def list_projects(self, request: web.Request) -> web.Response:
+        return web.json_response({"data": self.daemon.store.projects()})
+
+    async def add_project(self, request: web.Request) -> web.Response:
+        project = await parse(request, ProjectIn, bodies.SMALL_BODY)
+        if isinstance(project, web.Response):
+            return project
+        store = self.daemon.store
+        root = expand(project.root)
+        existing = registry.find(store, str(root)) if root.is_absolute() else None
+        given = {k: getattr(project, k) for k in project.model_fields_set if k != "root"}
+        try:
+            registered = registry.register(store, root, given)
+        except registry.Refused as exc:
+            return error(400, "INVALID", str(exc))
+        if registered != existing:
+            await self.daemon.watch(registered)
+        out = ProjectOut(
+            root=str(registered["root"]),
+            engine=str(registered["engine"]),
+            target=str(registered.get("target")),
+            inbox=registered.get("inbox"),
+        )
+        return web.json_response(out.model_dump(), status=201)
+
+    async def remove_project(self, request: web.Request) -> web.Response:
+        """Forget a project: its watcher stops; its files and jobs stay."""
+        ref = await parse(request, ProjectRef, bodies.SMALL_BODY)
+        if isinstance(ref, web.Response):
+            return ref
+        project = registry.forget(self.daemon.store, ref.root)
+        if project is None:
+            return error(404, "NOT_FOUND", f"root: {ref.root} is not registered")
+        await self.daemon.unwatch(str(project["root"]))
+        out = ProjectOut(
+            root=str(project["root"]),
+            engine=str(project["engine"]),
+            target=str(project.get("target") or default_target(str(project["engine"]))),
+            inbox=project.get("inbox"),
+        )
+        return web.json_response(out.model_dump())

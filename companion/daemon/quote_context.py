@@ -1,0 +1,66 @@
+"""What a quote is shown with, so a price is never read alone: the balance now and the
+budgets it is held to (a job over one waits for approval). And the files a request
+names besides its picture (a last frame, references), each checked to be inside the
+project before anything is priced."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from pathlib import Path
+
+from companion.api.errors import CompanionApiError
+from companion.api.transport import RetryPolicy
+from companion.daemon import registry
+from companion.daemon.schema import AnimateIn, BudgetOut
+from companion.install.tree import sha256_of
+from companion.jobs.engine import Engine
+
+BALANCE_POLICY = RetryPolicy(max_attempts=1, deadline=5.0)  # a quote does not wait on it
+
+
+async def balance_now(engine: Engine) -> int | None:
+    """Credits available, or None when the service does not say promptly."""
+    try:
+        return (await engine.client.get_credit_balance(BALANCE_POLICY)).available
+    except CompanionApiError:
+        return None
+
+
+def budget_for(engine: Engine, credits: int) -> BudgetOut:
+    today = datetime.now(UTC).strftime("%Y-%m-%dT00:00:00Z")
+    return BudgetOut(
+        per_job=engine.budget.per_job,
+        per_day=engine.budget.per_day,
+        spent_today=engine.store.charged(since=today),
+        over=engine.over_budget(credits),
+    )
+
+
+async def context(engine: Engine, credits: int) -> dict[str, object]:
+    budget = await asyncio.to_thread(budget_for, engine, credits)
+    return {"balance": await balance_now(engine), "budget": budget.model_dump()}
+
+
+class BadInput(ValueError):
+    """A named field of the request is wrong; the message starts with its name."""
+
+
+def extra_images(root: Path, body: AnimateIn) -> tuple[Path | None, list[Path]]:
+    """The last frame and the references the request names, each a file in the project."""
+
+    def one(field: str, relative: str) -> Path:
+        path = registry.inside(root, relative)
+        if path is None or not path.is_file():
+            raise BadInput(f"{field}: must be a file inside the project")
+        return path
+
+    last = one("last_frame_path", body.last_frame_path) if body.last_frame_path else None
+    references = [one(f"reference_paths[{n}]", p) for n, p in enumerate(body.reference_paths)]
+    return last, references
+
+
+def agreed(conflicts: list[dict[str, str]]) -> dict[str, str]:
+    """The files a request with "replace": true may replace: each as it is now, so a
+    file changed again before the install is refused instead."""
+    return {c["path"]: sha256_of(Path(c["path"])) for c in conflicts}

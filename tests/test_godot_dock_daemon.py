@@ -1,0 +1,127 @@
+"""What the Godot dock asks of the daemon beyond the one-click path: a quote shown with the
+balance and budget, a last frame and references sent with the picture, an explicit
+replacement of a user's changed file (moved aside, never lost), and a free re-cut with
+the local export's own options, byte for byte what `companion export` makes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PIL import Image
+
+from companion.api.schema import ExportOptions, Selection
+from companion.install.set_aside import ASIDE
+from companion.media import export_video
+from companion.media.demo_art import draw_character
+from companion.media.formats.sheet import Spacing
+from companion.media.from_schema import export_spec
+from tests.cli_helpers import tasks
+from tests.conftest import TEST_KEY
+from tests.daemon_helpers import DaemonThread
+from tests.http_helpers import Api
+from tests.test_daemon import call
+from tests.test_daemon_generations import body, godot_project, wait_final
+
+
+def test_quote_extras_replace_and_a_pixel_recut(make_sandbox, tmp_path: Path) -> None:
+    sandbox = make_sandbox(task_seconds=0.2)
+    api = Api(sandbox.base_url, key=TEST_KEY)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.yaml").write_text("budgets:\n  per_job: 1000\n  per_day: 5000\n")
+    daemon = DaemonThread(home, sandbox.base_url, TEST_KEY).start()
+    try:
+        project = godot_project(daemon, tmp_path)
+        draw_character(64).rotate(90).save(project / "art" / "last.png")
+        draw_character(64).transpose(Image.Transpose.FLIP_LEFT_RIGHT).save(
+            project / "art" / "ref.png"
+        )
+        balance = api.get("/credits/balance").json["available"]
+
+        # The price is shown with the balance and the budgets it is held to.
+        plain = call(daemon, "POST", "/api/v1/quote", body(project)).json
+        assert plain["balance"] == balance
+        assert plain["budget"] == {
+            "per_job": 1000,
+            "per_day": 5000,
+            "spent_today": 0,
+            "over": plain["credits"] > 1000,
+        }
+
+        # A last frame and a reference go with the picture; the price counts them.
+        extras = {
+            "last_frame_path": "art/last.png",
+            "reference_paths": ["art/ref.png"],
+            "negative_prompt": "blurry",
+        }
+        quoted = call(daemon, "POST", "/api/v1/quote", body(project, **extras))
+        assert quoted.status == 200, quoted.body
+        assert quoted.json["credits"] > plain["credits"]
+        outside = call(daemon, "POST", "/api/v1/quote",
+                       body(project, last_frame_path="../elsewhere.png"))  # fmt: skip
+        assert outside.status == 400 and outside.error["message"].startswith("last_frame_path")
+        sent = body(project, quote_id=quoted.json["quote_id"], **extras)
+        job = call(daemon, "POST", "/api/v1/animate", sent)
+        assert job.status == 202, job.body
+        first = wait_final(daemon, job.json["id"])
+        assert first["state"] == "done", first
+        listed = call(daemon, "GET", f"/api/v1/generations?project={project}").json["data"]
+        settings = listed[0]["settings"]
+        assert settings["last_frame"] == str(project / "art" / "last.png")
+        assert settings["references"] == [str(project / "art" / "ref.png")]
+        assert listed[0]["negative_prompt"] == "blurry"
+        remote = tasks(api)
+        assert len(remote) == 1
+
+        # The user paints on the sheet: the quote names it; animate refuses unless told to
+        # replace it, and then the user's file is kept aside, never lost.
+        sheet = project / "animations" / "hero.png"
+        Image.new("RGBA", (8, 8), (255, 0, 0, 255)).save(sheet)
+        painted = sheet.read_bytes()
+        conflicted = call(daemon, "POST", "/api/v1/quote", body(project)).json
+        assert [c["path"] for c in conflicted["conflicts"]] == [str(sheet)]
+        before = api.get("/credits/balance").json["available"]
+        refused = call(daemon, "POST", "/api/v1/animate",
+                       body(project, quote_id=conflicted["quote_id"]))  # fmt: skip
+        assert refused.status == 409 and refused.error["code"] == "CONFLICT"
+        assert '"replace": true' in refused.error["message"]
+        assert api.get("/credits/balance").json["available"] == before
+        assert len(tasks(api)) == 1
+        replaced = call(daemon, "POST", "/api/v1/animate",
+                        body(project, quote_id=conflicted["quote_id"], replace=True))  # fmt: skip
+        assert replaced.status == 202, replaced.body  # the quote still holds: same price
+        done = wait_final(daemon, replaced.json["id"])
+        assert done["state"] == "done", done
+        kept = project / "animations" / ASIDE / done["id"] / "hero.png"
+        assert kept.read_bytes() == painted and sheet.read_bytes() != painted
+        assert (kept.parent.parent / ".gdignore").is_file()  # hidden from Godot's import
+
+        # A free re-cut with pixel art and padding: byte for byte the local export.
+        balance = api.get("/credits/balance").json["available"]
+        remote = len(tasks(api))
+        export = {"frame_count": 6, "output_width": 96, "output_height": 96,
+                  "output_formats": ["spritesheet", "spritesheet_json", "godot_pack"]}  # fmt: skip
+        selection = {"mode": "range", "start_seconds": 0.2, "duration_seconds": 0.6}
+        recut = call(daemon, "POST", f"/api/v1/generations/{done['id']}/recut", {
+            "export": export, "selection": selection, "pixel_art": True, "padding": 3,
+            "name": "hero_px",
+        })  # fmt: skip
+        assert recut.status == 202, recut.body
+        assert wait_final(daemon, recut.json["id"])["state"] == "done"
+        assert api.get("/credits/balance").json["available"] == balance
+        assert len(tasks(api)) == remote
+        spec = export_spec(
+            ExportOptions.model_validate(export),
+            Selection.model_validate(selection),
+            name="hero_px",
+            key_color=None,
+            pixel_art=True,
+            spacing=Spacing(padding=3),
+        )
+        local = export_video(home / "clips" / f"{done['id']}.mp4", tmp_path / "local", spec)
+        made = {o.path.name: o.path.read_bytes() for o in local.outputs}
+        assert (project / "animations" / "hero_px.png").read_bytes() == made["hero_px.png"]
+        bad = call(daemon, "POST", f"/api/v1/generations/{done['id']}/recut", {"padding": 99})
+        assert bad.status == 400 and "padding" in bad.error["message"]
+    finally:
+        daemon.stop()
