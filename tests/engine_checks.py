@@ -99,7 +99,7 @@ class UnityClip:
     sprites: dict[int, dict[str, Any]]  # internalID -> sprite entry
 
 
-def check_sprite_clip(project: Path, asset_path: str) -> UnityClip:
+def check_sprite_clip(project: Path, asset_path: str, loop: bool = True) -> UnityClip:
     """An AnimationClip under Assets/ whose keyframes all name sprites of a sliced
     texture that is in the project: the texture's meta has that guid and the sprites
     that internalID, with rects inside the texture."""
@@ -145,7 +145,7 @@ def check_sprite_clip(project: Path, asset_path: str) -> UnityClip:
         times.append(float(key["time"]))
     assert times == sorted(times) and times[0] == 0
     settings = clip.m_AnimationClipSettings
-    assert int(settings["m_LoopTime"]) == 1
+    assert int(settings["m_LoopTime"]) == int(loop)  # off only where the user turned it off
     texture, sprites = next(iter(textures.values()))
     return UnityClip(
         frames=len(keys),

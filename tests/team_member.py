@@ -35,7 +35,8 @@ async def main(dsn: str, member: str, lease: float, home: Path, action: str) -> 
             print("held", flush=True)
             await asyncio.sleep(3600)
         elif action == "skewed":
-            wait = await account.take_window("create", 1, 30.0)
+            wait, ticket = await account.take_room("create", 1, 30.0)
+            account.answered(ticket)  # as a request sent at once would be
             refused = await account.reserve("job-skewed", 10, approved=False)
             print(json.dumps({"clock": time.time(), "wait": wait, "refused": refused}))
             print("done", flush=True)

@@ -1,10 +1,9 @@
-"""The command line as a package: every flag helped, help that loads no command code,
-and module-level imports without a circle."""
+"""The command line as a package: every flag helped, help that loads no command code
+(circles and layers of the whole package: tests/test_layout.py)."""
 
 from __future__ import annotations
 
 import argparse
-import ast
 import os
 import re
 import subprocess
@@ -74,41 +73,6 @@ def test_help_imports_no_command_code() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60
     )
     assert result.stdout.strip().splitlines()[-1] == "[]", result.stderr
-
-
-def module_imports(path: Path) -> set[str]:
-    """Modules a file imports, at load time or later inside its functions."""
-    tree = ast.parse(path.read_text())
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-            found |= {f"{node.module}.{a.name}" for a in node.names}
-        elif isinstance(node, ast.Import):
-            found |= {a.name for a in node.names}
-    return {m for m in found if m.startswith("companion")}
-
-
-def test_no_import_circle_in_the_command_line() -> None:
-    modules = {
-        ".".join(p.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__"): p
-        for p in PACKAGE.rglob("*.py")
-    }
-    graph = {name: module_imports(path) & modules.keys() for name, path in modules.items()}
-
-    def circle_from(start: str) -> list[str] | None:
-        stack = [(start, [start])]
-        while stack:
-            node, path = stack.pop()
-            for nxt in graph.get(node, ()):
-                if nxt == start:
-                    return [*path, nxt]
-                if nxt not in path and nxt.startswith("companion.cli"):
-                    stack.append((nxt, [*path, nxt]))
-        return None
-
-    circles = [c for m in graph if m.startswith("companion.cli") if (c := circle_from(m))]
-    assert circles == []
 
 
 def test_every_module_stands_in_a_layer() -> None:

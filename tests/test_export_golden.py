@@ -1,5 +1,7 @@
 """Every output of a fixed set of exports is what the reference pipeline wrote: the
-same bytes for lossless formats, the same frames and times within tolerance for VP9."""
+same pixels, frame times and file contents for lossless formats (not the same deflate
+stream, which changes with Pillow's version), the same frames and times within
+tolerance for the lossy video codecs."""
 
 from __future__ import annotations
 

@@ -32,8 +32,9 @@ PROVENANCE = {"origin", "fingerprint", "drop_source", "drop_hash", "drop_note"}
 SIDECAR = """
 prompt: wave
 video: {duration_seconds: 1, resolution: 360p}
-export: {frame_count: 4, output_width: 64, output_height: 64, output_formats: [spritesheet]}
-"""
+export: {frame_count: 4, output_width: 64, output_height: 64, output_formats: [spritesheet],
+  transparent: false}
+"""  # transparent said outright, as the command line's absent --transparent says it
 CLI_OPTIONS = ["--prompt", "wave", "--seconds", "1", "--resolution", "360p"]
 CLI_OPTIONS += ["--frame-count", "4", "--width", "64", "--height", "64"]
 CLI_OPTIONS += ["--formats", "spritesheet"]
@@ -64,6 +65,7 @@ def _daemon_request(home: Path, base_url: str, project: Path) -> dict[str, Any]:
                     "output_width": 64,
                     "output_height": 64,
                     "output_formats": ["spritesheet"],
+                    "transparent": False,
                 },
             },
         )

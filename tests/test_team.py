@@ -74,6 +74,7 @@ def test_migrations_apply_once_even_when_members_start_together(team_db: str, tm
     assert query(team_db, "SELECT version, name FROM companion.migrations ORDER BY 1") == [
         (1, "team"),
         (2, "slot_wakeups"),
+        (3, "window_answers"),
     ]
 
 
@@ -159,10 +160,11 @@ def test_one_upload_per_picture_for_the_whole_team(team_db: str, tmp_path: Path)
 def test_windows_and_429_holds_are_the_teams(team_db: str, tmp_path: Path):
     async def scenario() -> tuple[list[float], float, float]:
         async with members(team_db, tmp_path, 3) as team:
-            first = [await m.take_window("create", 3, 2.0) for m in team]
-            fourth = await team[0].take_window("create", 3, 2.0)
+            first = [(await m.take_room("create", 3, 2.0))[0] for m in team]
+            fourth, ticket = await team[0].take_room("create", 3, 2.0)
             await team[1].hold(1.5)
-            held = await team[2].take_window("other", 60, 2.0)
+            held, _ = await team[2].take_room("other", 60, 2.0)
+            assert ticket is None  # no room given, nothing to answer
             return first, fourth, held
 
     first, fourth, held = run(scenario())
@@ -270,7 +272,7 @@ def test_a_member_whose_clock_is_minutes_off_changes_nothing(team_db: str, tmp_p
     async def scenario() -> tuple[float, list[tuple[Any, ...]]]:
         async with members(team_db, tmp_path, 1) as (punctual,):
             # The skewed member's create counts in the team's window right now ...
-            wait = await punctual.take_window("create", 1, 30.0)
+            wait, _ = await punctual.take_room("create", 1, 30.0)
             return wait, []
 
     wait, _ = run(scenario())

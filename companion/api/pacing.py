@@ -9,7 +9,9 @@ sent at all.
 
 In team mode the windows and holds are the team's: `share()` hands them to an object
 that keeps them for every companion of the account (companion.store.account), and this
-pacer asks it for room before each request instead of counting alone."""
+pacer asks it for room before each request instead of counting alone, and tells it when
+the request was answered: the service counts a request when it arrives, which on a busy
+machine can be well after the room was given, so the team counts it from the answer."""
 
 from __future__ import annotations
 
@@ -31,8 +33,21 @@ class SharedWindows(Protocol):
     """The account's windows and 429 holds as kept for a whole team."""
 
     def configure(self, limits: AccountLimits, window: float) -> None: ...
-    async def take_window(self, kind: str, limit: int | None, window: float) -> float: ...
+    async def take_room(
+        self, kind: str, limit: int | None, window: float
+    ) -> tuple[float, object | None]: ...
+    def answered(self, ticket: object) -> None: ...
     async def hold(self, seconds: float) -> None: ...
+
+
+@dataclass(frozen=True)
+class Room:
+    """Room taken for one request: how long it waited for it, and (in a team's window)
+    what to tell the team once the request is answered."""
+
+    waited: float
+    ticket: object | None = None
+    windows: SharedWindows | None = None
 
 
 @dataclass
@@ -105,8 +120,9 @@ class Pacer:
             wait = max(wait, oldest + self.window - at + MARGIN)
         return wait
 
-    async def acquire(self, kind: str) -> float:
-        """Wait for a slot and take it; returns how long it waited."""
+    async def acquire(self, kind: str) -> Room:
+        """Wait for room for one request and take it; pass what it returns to
+        `answered` once the request is answered or failed."""
         if self.shared is not None:
             return await self._acquire_shared(self.shared, kind)
         waited = 0.0
@@ -116,17 +132,25 @@ class Pacer:
                 wait = self.delay_for(kind, now)
                 if wait <= 0:
                     self._window(kind).hits.append(now)
-                    return waited
+                    return Room(waited)
                 await asyncio.sleep(wait)
                 waited += wait
 
-    async def _acquire_shared(self, shared: SharedWindows, kind: str) -> float:
+    async def _acquire_shared(self, shared: SharedWindows, kind: str) -> Room:
         waited = 0.0
         while True:
             wait = max(0.0, self._not_before - time.monotonic())
             if wait <= 0:
-                wait = await shared.take_window(kind, self._window(kind).limit, self.window)
+                wait, ticket = await shared.take_room(kind, self._window(kind).limit, self.window)
                 if wait <= 0:
-                    return waited
+                    return Room(waited, ticket, shared)
             await asyncio.sleep(wait)
             waited += wait
+
+    @staticmethod
+    def answered(room: Room) -> None:
+        """The request given this room was answered (or failed): the service has counted
+        it by now. A request cancelled in flight is not reported; the team then counts it
+        as late as it could have arrived."""
+        if room.windows is not None and room.ticket is not None:
+            room.windows.answered(room.ticket)

@@ -35,7 +35,7 @@ from companion.api.errors import (
     UncertainRequestError,
     error_for,
 )
-from companion.api.pacing import Pacer
+from companion.api.pacing import Pacer, Room
 
 log = logging.getLogger("companion.api")
 
@@ -186,13 +186,15 @@ class Transport:
                 raise DeadlineExceededError(
                     f"{method} {path}: deadline of {policy.deadline:g} s passed"
                 )
-            await self._paced(window, deadline, method, path)
+            room = await self._paced(window, deadline, method, path)
             failure: ApiStatusError | TransportError
             try:
                 reply = await self._send(method, url, send_headers, body, form, query, remaining)
             except TransportError as exc:
+                self.pacer.answered(room)
                 failure = UncertainRequestError(str(exc)) if kind is Kind.UPLOAD else exc
             else:
+                self.pacer.answered(room)
                 if reply.status < 400:
                     return reply
                 failure = error_for(
@@ -220,17 +222,21 @@ class Transport:
             )
             await asyncio.sleep(decision.wait)
 
-    async def _paced(self, window: str, deadline: float, method: str, path: str) -> None:
+    async def _paced(self, window: str, deadline: float, method: str, path: str) -> Room:
         delay = self.pacer.delay_for(window, time.monotonic())
         if time.monotonic() + delay > deadline:
             raise DeadlineExceededError(
                 f"{method} {path}: the account's rate limit leaves no room before the deadline"
             )
-        waited = await self.pacer.acquire(window)
-        if waited > 0.05:
+        room = await self.pacer.acquire(window)
+        if room.waited > 0.05:
             log.info(
-                "paced %s %s by %.2f s to stay within the account's limits", method, path, waited
+                "paced %s %s by %.2f s to stay within the account's limits",
+                method,
+                path,
+                room.waited,
             )
+        return room
 
     async def _send(
         self,

@@ -27,11 +27,11 @@ from companion.jobs.request import JobRequest
 from companion.media.export import safe_name
 
 if TYPE_CHECKING:
-    from companion.daemon.app import Daemon
+    from companion.daemon.host import Host
 
 
 class AnimateRoutes:
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: Host) -> None:
         self.daemon = daemon
 
     def routes(self) -> list[tuple[str, str, Any]]:
@@ -155,7 +155,8 @@ class AnimateRoutes:
             last_frame, references = quote_context.extra_images(root, body)
         except quote_context.BadInput as exc:
             raise Bad(400, "INVALID", str(exc)) from exc
-        request = JobRequest.animation(
+        request = await asyncio.to_thread(  # it reads the picture (is it transparent?)
+            JobRequest.animation,
             image=image,
             prompt=body.prompt,
             video=body.video,

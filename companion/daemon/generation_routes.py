@@ -35,7 +35,7 @@ from companion.store import Job, Store
 from companion.store.clips import ClipGone
 
 if TYPE_CHECKING:
-    from companion.daemon.app import Daemon
+    from companion.daemon.host import Host
 
 
 def _clashes(
@@ -47,7 +47,7 @@ def _clashes(
 
 
 class GenerationRoutes:
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: Host) -> None:
         self.daemon = daemon
 
     def routes(self) -> list[tuple[str, str, Any]]:

@@ -18,13 +18,13 @@ from companion.jobs.lifecycle import State
 from companion.store import Job
 
 if TYPE_CHECKING:
-    from companion.daemon.app import Daemon
+    from companion.daemon.host import Host
 
 HEARTBEAT_SECONDS = 15.0
 
 
 class JobRoutes:
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: Host) -> None:
         self.daemon = daemon
         self._clips = generations.ClipInfo(daemon.engine.clips)
 

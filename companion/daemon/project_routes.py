@@ -15,11 +15,11 @@ from companion.daemon.security import error
 from companion.install.plan import default_target
 
 if TYPE_CHECKING:
-    from companion.daemon.app import Daemon
+    from companion.daemon.host import Host
 
 
 class ProjectRoutes:
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: Host) -> None:
         self.daemon = daemon
 
     def routes(self) -> list[tuple[str, str, Any]]:

@@ -23,7 +23,7 @@ from companion.daemon.schema import BooksOut, StatusOut
 from companion.store.books import disagreement, store_books
 
 if TYPE_CHECKING:
-    from companion.daemon.app import Daemon
+    from companion.daemon.host import Host
 
 log = logging.getLogger("companion.daemon")
 STATUS_CACHE_SECONDS = 10.0
@@ -31,7 +31,7 @@ STATUS_POLICY = RetryPolicy(max_attempts=2, deadline=8.0)  # the page waits on i
 
 
 class StatusRoutes:
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: Host) -> None:
         self.daemon = daemon
         self._status: tuple[float, dict[str, Any]] | None = None
         self._plugins_told: set[str] = set()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from companion.install import anim_merge
 from companion.install.ownership import Owner
 from companion.install.sprite_merge import mergeable
 from companion.media.export import FILE_SUFFIX
@@ -35,6 +36,7 @@ def conflicts(store: Store, name: str, paths: list[Path]) -> list[dict[str, str]
     found = []
     for path in paths:
         reason = owner.refusal(path)
-        if reason is not None and not mergeable(path):  # a SpriteFrames is merged instead
+        # A SpriteFrames, or a Unity clip or meta the companion wrote, is merged instead.
+        if reason is not None and not (mergeable(path) or anim_merge.mergeable(path, owner)):
             found.append({"path": str(path), "reason": reason})
     return found

@@ -14,7 +14,7 @@ from companion.api.client import Client
 from companion.api.schema import (
     Asset,
 )
-from companion.install import downloads
+from companion.install import anim_merge, downloads
 from companion.install import plan as install_plan
 from companion.install.errors import InstallFamilyError
 from companion.install.one_set import drop_leftovers
@@ -204,8 +204,11 @@ class OutputSteps:
                 export=export,
             )
         # A SpriteFrames the user changed is merged (their other animations, loop and
-        # speed kept), not refused.
-        guard = merge_changed(tree, target, Owner(self.store, job.id, job.name))
+        # speed kept), not refused; so are a Unity clip and its metas (settings, events
+        # and every guid and sprite id kept).
+        owner = Owner(self.store, job.id, job.name)
+        guard = merge_changed(tree, target, owner)
+        guard.merged |= anim_merge.merge_changed(tree, target, owner)
         refused = tree.clashes(target, guard)
         if refused:
             more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""

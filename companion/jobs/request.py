@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from companion.api.schema import ExportOptions, Selection, VideoOptions
 from companion.install.plan import Placement
+from companion.jobs import defaults
 from companion.store import Job, Store
 
 
@@ -92,7 +93,11 @@ class JobRequest(BaseModel):
         placement: Placement | None = None,
         origin: str | None = None,
     ) -> JobRequest:
-        """The one way a still-to-animation job is described, whoever asks for it."""
+        """The one way a still-to-animation job is described, whoever asks for it. Into
+        a project, what the settings leave open is filled for its engine and the picture
+        (see companion.jobs.defaults); this reads the picture."""
+        if placement is not None:
+            export, video = defaults.for_engine(placement.engine, image, export, video)
         return cls._asked(
             JobKind.ANIMATION,
             export,

@@ -34,8 +34,15 @@ class SharedAccount(Protocol):
 
     # -- request windows and 429 holds (called by the client's pacer) --------------------
     def configure(self, limits: AccountLimits, window: float) -> None: ...
-    async def take_window(self, kind: str, limit: int | None, window: float) -> float:
-        """Take room for one request of this kind: 0, or seconds to wait first."""
+    async def take_room(
+        self, kind: str, limit: int | None, window: float
+    ) -> tuple[float, object | None]:
+        """Take room for one request of this kind: (0, a ticket for `answered`), or
+        (seconds to wait before asking again, None)."""
+        ...
+
+    def answered(self, ticket: object) -> None:
+        """The request given that room was answered: the service has counted it."""
         ...
 
     async def hold(self, seconds: float) -> None:
@@ -90,8 +97,13 @@ class LocalAccount:
     def configure(self, limits: AccountLimits, window: float) -> None:
         return None
 
-    async def take_window(self, kind: str, limit: int | None, window: float) -> float:
-        return 0.0
+    async def take_room(
+        self, kind: str, limit: int | None, window: float
+    ) -> tuple[float, object | None]:
+        return 0.0, None
+
+    def answered(self, ticket: object) -> None:
+        return None
 
     async def hold(self, seconds: float) -> None:
         return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from companion.api.schema.base import RequestModel, ResponseModel
 
@@ -97,6 +97,9 @@ class ExportOptions(RequestModel):
         description="Object form; a legacy boolean is accepted and normalised to it.",
     )
     unity: UnityOptions = Field(default_factory=UnityOptions)
+    # Were output_formats given, or filled with the default below? A project's engine
+    # fills them its own way (companion.jobs.defaults) only when nobody chose them.
+    _formats_given: bool = PrivateAttr(default=True)
 
     @field_validator("transparent", mode="before")
     @classmethod
@@ -117,6 +120,7 @@ class ExportOptions(RequestModel):
         if self.fps is None and self.frame_count is None:
             self.frame_count = DEFAULT_FRAME_COUNT
         if self.output_formats is None:
+            self._formats_given = False
             self.output_formats = (
                 [ExportFormat.SPRITESHEET]
                 if self.fps is None
@@ -136,6 +140,11 @@ class ExportOptions(RequestModel):
         ):
             raise ValueError("fps sampling needs the spritesheet and spritesheet_json formats")
         return self
+
+    @property
+    def formats_given(self) -> bool:
+        """False when output_formats were left out and hold only the default."""
+        return self._formats_given
 
     @property
     def formats(self) -> list[ExportFormat]:

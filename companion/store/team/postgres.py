@@ -108,6 +108,8 @@ class PostgresAccount:
         self._pending: set[asyncio.Task[Any]] = set()
         self._down = False
         self._uploading: dict[str, asyncio.Event] = {}  # pictures this companion uploads
+        self._answers: list[int] = []  # window hits answered, not yet told to the team
+        self._answering: asyncio.Task[None] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -250,11 +252,37 @@ class PostgresAccount:
                 window=window,
             )
 
-    async def take_window(self, kind: str, limit: int | None, window: float) -> float:
-        wait = await self._value(
-            "take_window", member=self.member, kind=kind, limit=limit, window=window, margin=MARGIN
+    async def take_room(
+        self, kind: str, limit: int | None, window: float
+    ) -> tuple[float, object | None]:
+        rows = await self._fetch(
+            "take_room",
+            member=self.member,
+            kind=kind,
+            limit=limit,
+            window=window,
+            margin=MARGIN,
+            flight=self.lease,
         )
-        return float(wait)
+        return float(rows[0]["wait"]), rows[0]["hit"]
+
+    def answered(self, ticket: object) -> None:
+        """Tell the team (soon, many answers in one statement) that the request given
+        this hit was answered; an answer that cannot be told leaves the hit counting as
+        made now, until its lease."""
+        assert isinstance(ticket, int)
+        self._answers.append(ticket)
+        if self._answering is None or self._answering.done():
+            with contextlib.suppress(RuntimeError):  # outside a loop: nobody to tell
+                task = asyncio.get_running_loop().create_task(self._tell_answers())
+                self._answering = task
+                self._pending.add(task)
+                task.add_done_callback(self._done)
+
+    async def _tell_answers(self) -> None:
+        while self._answers:
+            hits, self._answers = self._answers, []
+            await self._run("answered", hits=hits)
 
     async def hold(self, seconds: float) -> None:
         await self._run("hold_for", member=self.member, seconds=seconds)

@@ -15,8 +15,12 @@ ON CONFLICT (id) DO UPDATE SET concurrency = EXCLUDED.concurrency, queue = EXCLU
     other_per_minute = EXCLUDED.other_per_minute, window_seconds = EXCLUDED.window_seconds,
     updated_at = EXCLUDED.updated_at;
 
--- name: take_window
-SELECT companion.take_window(%(member)s, %(kind)s, %(limit)s, %(window)s, %(margin)s);
+-- name: take_room
+SELECT wait, hit FROM companion.take_room(%(member)s, %(kind)s, %(limit)s, %(window)s,
+    %(margin)s, %(flight)s);
+
+-- name: answered
+SELECT companion.answered(%(hits)s);
 
 -- name: hold_for
 SELECT companion.hold_for(%(member)s, %(seconds)s);

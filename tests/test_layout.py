@@ -1,0 +1,107 @@
+"""The package's shape: small modules, imports that point down the layers, no circle."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "companion"
+MAX_LINES = 400
+# Modules still waiting for their split (others work in them meanwhile).
+WAITING = {
+    "daemon/watch.py",
+    "sandbox/handlers.py",
+    "jobs/engine.py",
+    "cli/checks.py",
+    "store/team/postgres.py",
+    "media/export.py",
+}
+# A package imports only packages of a lower rank (the entry point __main__ aside).
+RANKS = {
+    "cli": 7,
+    "daemon": 6,
+    "runtime": 5,
+    "jobs": 4,
+    "install": 3,
+    "store": 2,
+    "sandbox": 2,
+    "media": 1,
+    "api": 0,
+    "settings": 0,
+}
+
+
+def modules() -> dict[str, Path]:
+    return {
+        ".".join(p.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__"): p
+        for p in PACKAGE.rglob("*.py")
+    }
+
+
+def imports(path: Path) -> set[str]:
+    """Every companion module a file imports: at load time, inside a function, or for
+    type checking alone (a circle of annotations is a circle all the same)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found |= {f"{node.module}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+    return {m for m in found if m.startswith("companion.")}
+
+
+def test_no_module_is_over_400_lines() -> None:
+    over = {}
+    for path in PACKAGE.rglob("*.py"):
+        name = path.relative_to(PACKAGE).as_posix()
+        lines = len(path.read_text().splitlines())
+        if lines > MAX_LINES and name not in WAITING:
+            over[name] = lines
+    assert over == {}, f"split these by what they do (at most {MAX_LINES} lines each)"
+
+
+def test_every_package_has_a_rank_and_imports_only_lower_ones() -> None:
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    packages.discard("engine_plugins")  # package data: the plugins' own files
+    assert packages <= RANKS.keys(), packages - RANKS.keys()
+    upward = []
+    for name, path in modules().items():
+        parts = name.split(".")
+        if len(parts) < 3:  # companion itself and its entry point
+            continue
+        for target in imports(path):
+            other = target.split(".")[1]
+            if other != parts[1] and RANKS.get(other, -1) >= RANKS[parts[1]]:
+                upward.append(f"{name} -> {target}")
+    assert upward == []
+
+
+def test_no_import_circle() -> None:
+    found = modules()
+    graph = {name: imports(path) & found.keys() - {name} for name, path in found.items()}
+    circles = []
+    done: set[str] = set()
+    for start in sorted(graph):
+        # depth first; a module met again on the current path closes a circle
+        path: list[str] = []
+        on_path: set[str] = set()
+        stack: list[tuple[str, list[str]]] = [(start, sorted(graph[start]))]
+        path.append(start)
+        on_path.add(start)
+        while stack:
+            node, todo = stack[-1]
+            if not todo:
+                stack.pop()
+                path.pop()
+                on_path.discard(node)
+                done.add(node)
+                continue
+            nxt = todo.pop()
+            if nxt in on_path:
+                circles.append([*path[path.index(nxt) :], nxt])
+            elif nxt not in done:
+                stack.append((nxt, sorted(graph[nxt])))
+                path.append(nxt)
+                on_path.add(nxt)
+    assert circles == []
