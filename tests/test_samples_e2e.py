@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -90,7 +91,46 @@ def test_unity_sample_gets_sliced_sprites_and_a_clip(daemon: DaemonThread, tmp_p
     assert plugin.cancel(job["id"]).json["state"] == "done"
     assert plugin.approve(job["id"]).status == 409
     assert plugin.generations()[0]["id"] == job["id"]  # Window > Companion > Generations
+    studio_actions(plugin, project, job)
     assert plugin.called == plugin_endpoints(UNITY_SOURCES)
+
+
+def studio_actions(plugin: ScriptedPlugin, project: Path, job: dict[str, Any]) -> None:
+    """The Generations window's buttons on a finished generation, as it makes them."""
+    low, _ = plugin.variation_bounds()
+    quoted, again = plugin.again(job["id"])  # the price first, then that seed spent
+    assert quoted["credits"] > 0
+    offer = plugin.quote_variations(job["id"], low)
+    made = plugin.make_variations(job["id"], offer)
+    assert len(made) == low
+    for started in [again, *made]:
+        assert plugin.poll(started["id"])["state"] == "done"
+    listed = {g["id"]: g for g in plugin.generations()}
+    assert listed[again["id"]]["seed"] == quoted["seed"]  # the seed that was priced
+    assert len({listed[m["id"]]["seed"] for m in made}) == low
+    # Re-cut for free over a range picked on the contact sheet: nothing is spent.
+    sheet, picture = plugin.contact_sheet(job["id"], [0.0, 0.5, 1.0, 1.5])
+    assert picture.startswith(b"\x89PNG") and len(sheet["cells"]) == 4
+    start = sheet["cells"][1]["source_time_seconds"]
+    before = plugin.refresh()["balance"]
+    recut = plugin.recut(job["id"], {
+        "export": {"frame_count": 5, "output_width": 64, "output_height": 64,
+                   "output_formats": ["spritesheet", "spritesheet_json", "unity_pack"]},
+        "name": "slime", "pixel_art": True, "padding": 0,
+        "selection": {"mode": "range", "start_seconds": start,
+                      "duration_seconds": sheet["cells"][3]["source_time_seconds"] - start},
+    })  # fmt: skip
+    done = plugin.poll(recut["id"])
+    assert done["state"] == "done", done
+    assert check_sprite_clip(project, done["resource"]).frames == 5
+    assert plugin.refresh()["balance"] == before
+    # Import into another folder of the project, then remove what that import wrote.
+    moved = plugin.poll(plugin.import_again(job["id"], "Assets/Elsewhere")["id"])
+    assert moved["resource"] == "Assets/Elsewhere/slime.anim", moved
+    assert (project / moved["resource"]).is_file()
+    removed = plugin.remove_files(moved["id"])
+    assert removed["kept"] == [] and str(project / moved["resource"]) in removed["removed"]
+    assert not (project / moved["resource"]).exists()
 
 
 @pytest.mark.parametrize("engine", ["godot", "unity"])

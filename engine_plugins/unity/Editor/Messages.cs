@@ -158,6 +158,11 @@ namespace Companion.Animate
         public long seed = -1;
         public int quote = -1;
         public int cost_credits = -1;
+        public string kind = "";
+        public ClipReply clip = new ClipReply();
+        public GenerationSettings settings = new GenerationSettings();
+
+        public bool Finished => state == "done" || state == "failed" || state == "cancelled";
     }
 
     [Serializable]

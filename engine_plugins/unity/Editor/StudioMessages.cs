@@ -1,0 +1,119 @@
+using System;
+
+namespace Companion.Animate
+{
+    // The daemon's replies for the Generations window and the model options, as
+    // JsonUtility reads them (bodies are written with Json, which leaves out what is unset).
+
+    [Serializable]
+    public sealed class ClipReply
+    {
+        public bool kept;
+        public float duration_seconds = -1f;
+    }
+
+    /// <summary>What made a generation, as much of it as the windows use.</summary>
+    [Serializable]
+    public sealed class GenerationSettings
+    {
+        public string prompt = "";
+        public string negative_prompt = "";
+        public VideoBody video = new VideoBody();
+        public ExportBody export = new ExportBody();
+    }
+
+    [Serializable]
+    public sealed class AgainReply
+    {
+        public int credits = -1;
+        public string quote_id = "";
+        public long seed = -1;
+    }
+
+    [Serializable]
+    public sealed class VariationsReply
+    {
+        public int count;
+        public int credits_each = -1;
+        public int credits_total = -1;
+        public string quote_id = "";
+        public long[] seeds = new long[0];
+    }
+
+    [Serializable]
+    public sealed class JobList
+    {
+        public JobReply[] data = new JobReply[0];
+    }
+
+    [Serializable]
+    public sealed class ContactCell
+    {
+        public int index;
+        public int[] rect = new int[0];
+        public float requested_time_seconds;
+        public float source_time_seconds;
+    }
+
+    [Serializable]
+    public sealed class ContactSheetReply
+    {
+        public string image = "";
+        public int width;
+        public int height;
+        public ContactCell[] cells = new ContactCell[0];
+    }
+
+    [Serializable]
+    public sealed class KeptFile
+    {
+        public string path = "";
+        public string reason = "";
+    }
+
+    [Serializable]
+    public sealed class RemoveReply
+    {
+        public string[] removed = new string[0];
+        public KeptFile[] kept = new KeptFile[0];
+    }
+
+    // The variation count's bounds, from the daemon's own API description.
+
+    [Serializable]
+    public sealed class CountSchema
+    {
+        public int minimum = -1;
+        public int maximum = -1;
+    }
+
+    [Serializable]
+    public sealed class VariationsProperties
+    {
+        public CountSchema count = new CountSchema();
+    }
+
+    [Serializable]
+    public sealed class VariationsSchema
+    {
+        public VariationsProperties properties = new VariationsProperties();
+    }
+
+    [Serializable]
+    public sealed class ApiSchemas
+    {
+        public VariationsSchema VariationsIn = new VariationsSchema();
+    }
+
+    [Serializable]
+    public sealed class ApiComponents
+    {
+        public ApiSchemas schemas = new ApiSchemas();
+    }
+
+    [Serializable]
+    public sealed class ApiDescription
+    {
+        public ApiComponents components = new ApiComponents();
+    }
+}
