@@ -76,7 +76,7 @@ from companion.daemon.schema import OutputName
 from companion.daemon.settle import Settling
 from companion.install.plan import Placement, default_target
 from companion.jobs.request import JobRequest
-from companion.media.export import safe_name
+from companion.media import safe_name
 from companion.store import Job
 
 log = logging.getLogger("companion.daemon.watch")
