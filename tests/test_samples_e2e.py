@@ -76,7 +76,18 @@ def test_unity_sample_gets_sliced_sprites_and_a_clip(daemon: DaemonThread, tmp_p
     assert set(plugin.limits) <= {"size", "frame_count", "fps", "seconds"}
     assert all(set(bound) <= {"min", "max"} for bound in plugin.limits.values())
     body = plugin.body("Assets/Art/slime.png", "bounce", ["unity_pack"], 128, 10)
-    assert plugin.quote(body) > 0
+    plain = plugin.quote(body)
+    # The window's Advanced rows, as it sends them for a model that takes each one.
+    model = next(m for m in plugin.models() if m["supports_last_frame"])
+    assert model["max_reference_images"] >= 1 and model["supports_negative_prompt"]
+    style = next(s for s in model["style_presets"] if s != "none")
+    body["video"].update(model=model["id"], seed=7, resolution=model["resolutions"][0],
+                         style_preset=style,
+                         transparency={"mode": "alpha_key", "key_color": "#00FF00",
+                                       "key_selection": "manual"})  # fmt: skip
+    body.update(last_frame_path="Assets/Art/hero.png", reference_paths=["Assets/Art/coin.png"],
+                negative_prompt="blurry")  # fmt: skip
+    assert plugin.quote(body) > plain > 0  # the last frame and the reference are priced
     job = plugin.poll(plugin.animate(body))
     assert job["state"] == "done", job
     assert job["resource"] == "Assets/Animations/slime.anim"
@@ -90,7 +101,8 @@ def test_unity_sample_gets_sliced_sprites_and_a_clip(daemon: DaemonThread, tmp_p
     assert not list(project.rglob("*.unitypackage"))
     assert plugin.cancel(job["id"]).json["state"] == "done"
     assert plugin.approve(job["id"]).status == 409
-    assert plugin.generations()[0]["id"] == job["id"]  # Window > Companion > Generations
+    listed = plugin.generations()[0]  # Window > Companion > Generations
+    assert (listed["id"], listed["seed"], listed["model"]) == (job["id"], 7, model["id"])
     studio_actions(plugin, project, job)
     assert plugin.called == plugin_endpoints(UNITY_SOURCES)
 
