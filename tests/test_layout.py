@@ -11,7 +11,6 @@ MAX_LINES = 400
 WAITING = {
     "daemon/watch.py",
     "sandbox/handlers.py",
-    "store/db.py",
     "jobs/engine.py",
     "cli/checks.py",
     "store/team/postgres.py",
