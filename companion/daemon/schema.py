@@ -304,6 +304,7 @@ class RequestLimits(Reply):
         description="video duration; it must be above min, and the "
         "model in use may allow less than max"
     )
+    padding: IntRange = Field(description="a re-cut's transparent pixels between sheet frames")
 
 
 class BooksOut(Reply):

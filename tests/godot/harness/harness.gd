@@ -28,6 +28,9 @@ func _run() -> void:
 	if plan.has("screenshot"):
 		await _screenshot()
 		return
+	if plan.has("studio"):
+		await load("res://addons/companion_test_harness/studio.gd").new().run(self)
+		return
 	# Right after the dock asks for its scan, a change signal arrives that is not that
 	# scan's (as an import or another plugin's scan would send): it must not be taken for
 	# the new file being there.

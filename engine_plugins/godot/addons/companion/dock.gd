@@ -24,6 +24,10 @@ var quoted_credits := -1
 ## The daemon's id for that quote (sent with Animate) and the request it priced.
 var quote_id := ""
 var quoted_body := ""
+## The user's changed files the quote said the install would replace, and whether the
+## user agreed (then Animate sends "replace": true and the daemon moves them aside).
+var conflicts: Array = []
+var replace_agreed := false
 var pending_resource := ""
 ## Filesystem scans this dock asked the editor for.
 var scans := 0
@@ -60,6 +64,7 @@ var _seconds_range := Vector2.ZERO
 @onready var _scan_timer: Timer = %ScanTimer
 @onready var _reconnect_timer: Timer = %ReconnectTimer
 @onready var _advanced: VBoxContainer = %Advanced
+@onready var _confirm_replace: ConfirmationDialog = %ConfirmReplace
 
 
 func _ready() -> void:
@@ -99,6 +104,8 @@ func _wire() -> void:
 	%AdvancedToggle.toggled.connect(func(on: bool) -> void: _advanced.visible = on)
 	_advanced.changed.connect(_changed)
 	_advanced.durations_changed.connect(_model_durations)
+	_confirm_replace.confirmed.connect(_agree_replace)
+	_confirm_replace.canceled.connect(_refuse_replace)
 
 
 ## Any change of what would be sent drops the quote: the price shown is always the
@@ -115,6 +122,8 @@ func drop_quote() -> void:
 	quoted_credits = -1
 	quote_id = ""
 	quoted_body = ""
+	conflicts = []
+	replace_agreed = false
 	_animate_button.disabled = true
 	_animate_button.text = "Animate"
 
@@ -426,11 +435,55 @@ func quote() -> void:
 	quoted_credits = int(reply["data"].get("credits", 0))
 	quote_id = String(reply["data"].get("quote_id", ""))
 	quoted_body = JSON.stringify(body)
+	conflicts = reply["data"].get("conflicts", [])
+	replace_agreed = false
 	_animate_button.disabled = false
 	_animate_button.text = "Animate (%d credits)" % quoted_credits
 	var note := frames_note()
-	_say("This will cost %d credits. Press Animate to go ahead.%s"
-		% [quoted_credits, "" if note == "" else "\n" + note])
+	_say("This will cost %d credits%s. Press Animate to go ahead.%s"
+		% [quoted_credits, money_note(reply["data"]), "" if note == "" else "\n" + note])
+	if not conflicts.is_empty():
+		_ask_replace()
+
+
+## The balance and the budgets beside the price: "(balance 960, budget 50 a job)".
+static func money_note(quoted: Dictionary) -> String:
+	var parts := []
+	if quoted.get("balance") != null:
+		parts.append("balance %d" % int(quoted["balance"]))
+	var budget: Variant = quoted.get("budget")
+	if typeof(budget) == TYPE_DICTIONARY:
+		if budget.get("per_job") != null:
+			parts.append("budget %d a job" % int(budget["per_job"]))
+		if budget.get("per_day") != null:
+			parts.append("%d of %d spent today" % [int(budget["spent_today"]), int(budget["per_day"])])
+		if budget.get("over", false):
+			parts.append("over budget: it waits for your approval")
+	return "" if parts.is_empty() else " (%s)" % ", ".join(parts)
+
+
+## The install would replace files the user changed: ask, never replace unasked.
+func _ask_replace() -> void:
+	var names: Array = conflicts.map(func(c: Dictionary) -> String:
+		return String(c.get("path", "")).get_file())
+	_confirm_replace.dialog_text = (
+		"You changed %s since the companion wrote it.\n" % ", ".join(names)
+		+ "Replace it? Your version is moved to .companion-replaced~ beside it, not deleted."
+	)
+	_confirm_replace.popup_centered()
+
+
+func _agree_replace() -> void:
+	replace_agreed = true
+	_say("Your changed files will be moved aside and replaced. Press Animate to go ahead.")
+
+
+func _refuse_replace() -> void:
+	var names: Array = conflicts.map(func(c: Dictionary) -> String:
+		return String(c.get("path", "")).get_file())
+	drop_quote()
+	_say("Nothing replaced, nothing spent: %s stays yours. Move it away, or animate " % ", ".join(names)
+		+ "another picture name.")
 
 
 ## Starts the job the quote priced, and only that one: without a quote for exactly the
@@ -444,6 +497,11 @@ func animate() -> void:
 		return
 	if quote_id != "":
 		body["quote_id"] = quote_id
+	if not conflicts.is_empty():
+		if not replace_agreed:
+			_ask_replace()
+			return
+		body["replace"] = true
 	drop_quote()  # one quote, one job
 	var reply: Dictionary = await client.call_api(HTTPClient.METHOD_POST, "/api/v1/animate", body)
 	if not reply["ok"]:
