@@ -252,7 +252,7 @@ def figures(
         "share_with_start": (done / elapsed) / bound,
         "over_budget": max(0, spent - budget),
         "uploads_per_picture": sum(1 for e in entries if e.path == "/v1/files" and e.status == 201)
-        / PICTURES,
+        / min(PICTURES, args.jobs),  # the pictures the jobs use
         "requests": sum(1 for e in entries if e.origin == "api"),
         "refused_creates": sum(
             1
