@@ -129,6 +129,12 @@ def test_the_studio_in_a_real_editor(
     # loop and speed they set; the new frames are the generated ones.
     assert seen["user_saved"] == 0 and seen["extended_quote"]["conflicts"] == 0, seen
     assert seen["extended"]["state"] == "done", seen["extended"]
+    # Pixel art: the price stood; once done, its kept video was cut again, free, into it.
+    assert seen["pixel_quote_kept"], seen
+    assert any(m.startswith("Done; cutting it as pixel art") for m in seen["extended_messages"])
+    pixel = [g for g in listed if g["parent"] == seen["extended"]["id"]]
+    assert [(g["kind"], g["name"], g["cost_credits"]) for g in pixel] == [("recut", "hero", 0)]
+    assert pixel[0]["settings"]["local_export"] == {"pixel_art": True, "padding": 0}, pixel
     kept = seen["extended_read"]
     assert kept["wave"] == {"count": 2, "loop": True, "speed": 3.0}, kept
     assert kept["default"] == {"count": 8, "loop": False, "speed": 5.0}, kept

@@ -177,8 +177,20 @@ func _extended() -> void:
 	dock._seconds.value = 1  # other frames: 8
 	await h._quote()
 	out["extended_quote"] = {"message": dock._message.text, "conflicts": dock.conflicts.size()}
+	# As pixel art: once done, the dock has the kept video cut again (free) into it.
+	var pixel: CheckBox = dock.find_child("PixelArt", true, false)
+	pixel.button_pressed = true
+	out["pixel_quote_kept"] = dock.quote_id != ""  # the price does not change with it
+	var messages: Array = []
+	var watch := func() -> void:
+		if messages.is_empty() or messages[-1] != dock._message.text:
+			messages.append(dock._message.text)
+	h.get_tree().process_frame.connect(watch)
 	var job: Dictionary = await h._job(false, false)
+	h.get_tree().process_frame.disconnect(watch)
+	pixel.button_pressed = false
 	out["extended"] = job["job"]
+	out["extended_messages"] = messages
 	out["extended_read"] = _animations(path)
 
 

@@ -10,6 +10,7 @@ signal finished(job: Dictionary)
 signal connected
 
 const DaemonClient := preload("res://addons/companion/daemon_client.gd")
+const PixelArt := preload("res://addons/companion/pixel_art.gd")
 const IMAGE_EXTENSIONS := ["png", "jpg", "jpeg", "webp"]
 const OPTIONAL_FORMATS := ["godot_pack", "gif", "webm_alpha", "frames_zip"]
 const FINAL_STATES := ["done", "failed", "cancelled"]
@@ -28,6 +29,8 @@ var quoted_body := ""
 ## user agreed (then Animate sends "replace": true and the daemon moves them aside).
 var conflicts: Array = []
 var replace_agreed := false
+## The export of the job running (for its pixel-art cut once it is done).
+var sent_export := {}
 var pending_resource := ""
 ## Filesystem scans this dock asked the editor for.
 var scans := 0
@@ -52,6 +55,7 @@ var _seconds_range := Vector2.ZERO
 @onready var _fps: SpinBox = %Fps
 @onready var _seconds: SpinBox = %Seconds
 @onready var _frames_label: Label = %FramesLabel
+@onready var _pixel_art: CheckBox = %PixelArt
 @onready var _quote_button: Button = %QuoteButton
 @onready var _animate_button: Button = %AnimateButton
 @onready var _cancel_button: Button = %CancelButton
@@ -503,6 +507,7 @@ func animate() -> void:
 			return
 		body["replace"] = true
 	drop_quote()  # one quote, one job
+	sent_export = body["export"]
 	var reply: Dictionary = await client.call_api(HTTPClient.METHOD_POST, "/api/v1/animate", body)
 	if not reply["ok"]:
 		_say(reply["message"])
@@ -569,6 +574,16 @@ func _finish(job: Dictionary) -> void:
 	_cancel_button.disabled = true
 	drop_quote()  # the quote was spent: the next job is quoted again
 	var state := String(job.get("state", ""))
+	var export := sent_export
+	sent_export = {}
+	if state == "done" and _pixel_art.button_pressed and not export.is_empty():
+		_say("Done; cutting it as pixel art from the kept video (free)...")
+		var cut: Dictionary = await PixelArt.recut(client, job, export)
+		if cut.get("state") != "done":
+			_say("Done, but the pixel-art cut %s: %s" % [cut.get("state"), cut.get("error", "")])
+			finished.emit(job)
+			refresh()
+			return
 	if state == "done" and job.get("resource") != null:
 		pending_resource = String(job["resource"])
 		_say("Done: %s" % pending_resource)
