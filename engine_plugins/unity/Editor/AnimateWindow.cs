@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
+using System.Linq;
 using System.Threading.Tasks;
 using UnityEditor;
 using UnityEngine;
@@ -46,6 +47,13 @@ namespace Companion.Animate
         double nextReconnect;
         double startDeadline;
         readonly ResultPlayer player = new ResultPlayer();
+        readonly AdvancedOptions advanced = new AdvancedOptions();
+        // A frame count set by hand instead of fps x seconds.
+        bool setFrames;
+        int frameCount = 12;
+        // The animation's name (empty: the picture's), and a free one the daemon offered.
+        string animationName = "";
+        string suggestion = "";
         const float PreviewSize = 128f;
 
         [MenuItem("Window/Companion/Animate")]
@@ -85,26 +93,33 @@ namespace Companion.Animate
 
         void OnDisable() => EditorApplication.update -= Tick;
 
-        AnimateBody Body() => Fill(new AnimateBody());
-
-        T Fill<T>(T body) where T : AnimateBody
+        /// <summary>
+        /// The request as it will be sent (with the quote id when one is given): only what
+        /// the user set goes, so an option left alone is the daemon's default.
+        /// </summary>
+        Json Body(string quote = "")
         {
             var chosen = new List<string> { "spritesheet", "spritesheet_json" };
             foreach (var format in OptionalFormats)
                 if (formats.TryGetValue(format, out var on) && on)
                     chosen.Add(format);
-            body.project_root = ProjectRoot();
-            body.image_path = AssetDatabase.GetAssetPath(source);
-            body.prompt = prompt.Trim();
+            var body = new Json()
+                .Add("project_root", ProjectRoot())
+                .Add("image_path", AssetDatabase.GetAssetPath(source))
+                .Add("prompt", prompt.Trim());
             // A one-click animation takes a frame count over the video's duration.
-            body.video = new VideoBody { duration_seconds = seconds };
-            body.export = new ExportBody
-            {
-                frame_count = Frames(fps, seconds, limits, out _),
-                output_width = width,
-                output_height = height,
-                output_formats = chosen.ToArray(),
-            };
+            var video = new Json().Add("duration_seconds", (double)seconds);
+            advanced.AddTo(body, video);
+            var export = new Json()
+                .Add("frame_count", setFrames ? frameCount : Frames(fps, seconds, limits, out _))
+                .Add("output_width", width)
+                .Add("output_height", height)
+                .Add("output_formats", chosen);
+            body.Add("video", video).Add("export", export);
+            if (animationName.Trim() != "")
+                body.Add("name", animationName.Trim());
+            if (quote != "")
+                body.Add("quote_id", quote);
             return body;
         }
 
@@ -160,11 +175,25 @@ namespace Companion.Animate
             width = Mathf.RoundToInt(limits.size.Clamp(Mathf.Max(1, EditorGUILayout.IntField("Width", width))));
             height = Mathf.RoundToInt(limits.size.Clamp(Mathf.Max(1, EditorGUILayout.IntField("Height", height))));
             fps = limits.fps.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField("FPS", fps)));
-            seconds = limits.seconds.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField("Seconds", seconds)));
+            // The service's bounds, then the chosen model's durations.
+            seconds = advanced.Seconds().Clamp(
+                limits.seconds.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField("Seconds", seconds))));
+            setFrames = EditorGUILayout.Toggle("Set frame count", setFrames);
+            if (setFrames)
+                frameCount = Mathf.RoundToInt(limits.frame_count.Clamp(
+                    Mathf.Max(1, EditorGUILayout.IntField("Frames", frameCount))));
+            animationName = EditorGUILayout.TextField("Name (empty: the picture's)", animationName);
+            if (suggestion != "" && suggestion != animationName &&
+                GUILayout.Button($"Use the free name {suggestion}"))
+            {
+                animationName = suggestion;
+                DropQuote();
+            }
+            advanced.Draw();
             if (EditorGUI.EndChangeCheck())
                 DropQuote();
             Frames(fps, seconds, limits, out var cut);
-            if (cut != "")
+            if (cut != "" && !setFrames)
                 EditorGUILayout.HelpBox(cut, MessageType.Warning);
             if (!limitsReported)
                 EditorGUILayout.HelpBox(
@@ -217,6 +246,8 @@ namespace Companion.Animate
                         + $"run  companion plugin install unity \"{ProjectRoot()}\"";
                 limits = parsed.limits ?? new Limits();
                 limitsReported = limits.Known;
+                if (await advanced.Refresh())
+                    DropQuote(); // the chosen model's options changed under the quote
                 if (down && (starting || message == DaemonClient.NotRunning))
                     message = "";
                 down = false;
@@ -256,19 +287,37 @@ namespace Companion.Animate
             {
                 if (!await EnsureProject())
                     return;
-                var reply = await DaemonClient.Post("/api/v1/quote", Body());
+                var body = Body(); // what is priced is what was on screen when Quote was pressed
+                var reply = await DaemonClient.Post("/api/v1/quote", body);
                 if (!reply.Ok)
                 {
                     message = reply.Message;
                     return;
                 }
-                var quoted = JsonUtility.FromJson<QuoteReply>(reply.Body);
+                var quoted = JsonUtility.FromJson<QuoteReply>(
+                    Json.Unset(reply.Body, "balance", "per_job", "per_day"));
+                suggestion = quoted.name_suggestion ?? "";
+                if (quoted.conflicts.Length > 0)
+                {
+                    // Animate would be refused before spending: say why and offer the free name.
+                    message = string.Join("\n", quoted.conflicts.Select(c => c.reason)) +
+                        (suggestion == "" ? "" : $"\nUse the name {suggestion} to keep that file.");
+                    return;
+                }
                 quotedCredits = quoted.credits;
                 quoteId = quoted.quote_id ?? "";
-                quotedBody = JsonUtility.ToJson(Body());
+                quotedBody = body.ToString();
                 Frames(fps, seconds, limits, out var cut);
                 message = $"This will cost {quotedCredits} credits. Press Animate to go ahead.";
-                if (cut != "")
+                if (quoted.balance >= 0)
+                    message += $"\nBalance {quoted.balance} credits";
+                if (quoted.budget.per_job >= 0)
+                    message += $"; budget {quoted.budget.per_job} a job";
+                if (quoted.budget.per_day >= 0)
+                    message += $", {quoted.budget.per_day} a day ({quoted.budget.spent_today} spent today)";
+                if (quoted.budget.over)
+                    message += "\nThis is over your budget: the job will wait for your approval.";
+                if (!setFrames && cut != "")
                     message += "\n" + cut;
             }
             finally
@@ -283,8 +332,7 @@ namespace Companion.Animate
             busy = true;
             try
             {
-                var body = Body();
-                if (quotedCredits < 0 || JsonUtility.ToJson(body) != quotedBody)
+                if (quotedCredits < 0 || Body().ToString() != quotedBody)
                 {
                     DropQuote();
                     busy = false;
@@ -292,7 +340,7 @@ namespace Companion.Animate
                     return;
                 }
                 // The quote id goes with the body only when the daemon gave one.
-                object sent = quoteId == "" ? body : Fill(new QuotedAnimateBody { quote_id = quoteId });
+                var sent = Body(quoteId);
                 DropQuote(); // one quote, one job
                 var reply = await DaemonClient.Post("/api/v1/animate", sent);
                 if (!reply.Ok)
