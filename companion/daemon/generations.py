@@ -22,11 +22,13 @@ class ClipInfo:
         self._seen: dict[str, ClipOut] = {}
 
     def __call__(self, job: Job) -> ClipOut:
-        path = self.clips.kept(job.id) if self.clips is not None else None
+        # A re-cut (or an import) has no video of its own: it is cut from its parent's.
+        source = str(job.request.get("parent") or job.id) if job.kind == "recut" else job.id
+        path = self.clips.kept(source) if self.clips is not None else None
         if path is None:
-            self._seen.pop(job.id, None)
+            self._seen.pop(source, None)
             return ClipOut(kept=False)
-        known = self._seen.get(job.id)
+        known = self._seen.get(source)
         if known is not None:
             return known
         try:
@@ -40,7 +42,7 @@ class ClipInfo:
             width=info.width,
             height=info.height,
         )
-        self._seen[job.id] = out
+        self._seen[source] = out
         return out
 
 
