@@ -296,7 +296,7 @@ def cmd_animate(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job on a fresh machine: draw a character and animate it in one click,
     against the configured service or, with no key, the embedded sandbox."""
-    from companion.media.demo_art import draw_character
+    from companion.media import draw_character
 
     out = checks.output_folder(args.out)
     image = out / "hero.png"

@@ -22,8 +22,7 @@ from companion.api.schema import (
 from companion.api.schema.base import first_error
 from companion.cli.errors import InputFailure, UsageError
 from companion.cli.options import ALPHA_ONLY_FORMATS, DEFAULT_KEY_COLOUR, FORMAT_NAMES
-from companion.media.errors import MediaError
-from companion.media.formats.sheet import DEFAULT_SPACING, MAX_SPACING, NO_SPACING, Spacing
+from companion.media import DEFAULT_SPACING, MAX_SPACING, NO_SPACING, MediaError, Spacing
 
 MAX_SECONDS = 30  # the spec's bound on a generated video
 # Checks the rest of a one-click body before the real images are read.
@@ -111,7 +110,7 @@ def key_colour(args: argparse.Namespace) -> tuple[int, int, int] | None:
         raise UsageError("--key-color needs --transparent")
     if not args.transparent:
         return None
-    from companion.media.chroma import ChromaKeyer, parse_hex_colour
+    from companion.media import ChromaKeyer, parse_hex_colour
 
     text = args.key_color or DEFAULT_KEY_COLOUR
     try:
@@ -341,7 +340,7 @@ def existing_outputs(outputs: list[Path]) -> list[Path]:
 
 
 def base_name(name: str | None, source: Path) -> str:
-    from companion.media.export import clean_name, is_clean_name
+    from companion.media import clean_name, is_clean_name
 
     if name is None:
         return clean_name(source.stem)
@@ -354,7 +353,7 @@ def base_name(name: str | None, source: Path) -> str:
 
 
 def output_paths(out: Path, name: str, formats: list[str]) -> list[Path]:
-    from companion.media.export import FILE_SUFFIX
+    from companion.media import FILE_SUFFIX
 
     return [out / f"{name}{FILE_SUFFIX[f]}" for f in formats]
 

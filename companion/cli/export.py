@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING
 from companion.cli import checks
 from companion.cli.errors import InputFailure, UsageError, say
 from companion.cli.progress import reporter
-from companion.media import ExportResult, MediaError, export_video, probe
-from companion.media.from_schema import export_spec
+from companion.media import ExportResult, MediaError, export_spec, export_video, probe
 
 if TYPE_CHECKING:  # the store and the record are imported only when an export runs
     from companion.install.ownership import Owner

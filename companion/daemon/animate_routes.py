@@ -24,7 +24,7 @@ from companion.install import foresee
 from companion.install.plan import Placement, default_target
 from companion.jobs import naming
 from companion.jobs.request import JobRequest
-from companion.media.export import safe_name
+from companion.media import safe_name
 
 if TYPE_CHECKING:
     from companion.daemon.host import Host

@@ -33,7 +33,7 @@ from companion.daemon.drops import (
 from companion.daemon.schema import OutputName
 from companion.install.plan import Placement
 from companion.jobs.request import JobRequest
-from companion.media.export import safe_name
+from companion.media import safe_name
 
 FOLDER_SETTINGS = "animation.yaml"
 

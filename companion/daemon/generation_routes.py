@@ -29,8 +29,7 @@ from companion.install import foresee
 from companion.install.ownership import Owner
 from companion.install.plan import Placement
 from companion.jobs.request import JobKind, JobRequest
-from companion.media.errors import MediaError
-from companion.media.preview import build_contact_sheet
+from companion.media import MediaError, build_contact_sheet
 from companion.store import Job, Store
 from companion.store.clips import ClipGone
 

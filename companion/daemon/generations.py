@@ -8,8 +8,7 @@ from typing import Any
 from companion.daemon.gif_preview import has_preview_source
 from companion.daemon.schema import ClipOut, GenerationList, GenerationOut, OutputOut
 from companion.jobs.lifecycle import FINAL, State
-from companion.media.errors import MediaError
-from companion.media.probe import probe
+from companion.media import MediaError, probe
 from companion.store import Job, Store
 from companion.store.clips import ClipStore
 

@@ -30,7 +30,7 @@ from companion.jobs.errors import JobFailed
 from companion.jobs.lifecycle import State
 from companion.jobs.request import JobRequest
 from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
-from companion.media.errors import MediaError
+from companion.media import MediaError
 from companion.store import Job, Store
 from companion.store.clips import ClipGone, ClipStore
 

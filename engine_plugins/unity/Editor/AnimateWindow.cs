@@ -54,6 +54,8 @@ namespace Companion.Animate
         // The animation's name (empty: the picture's), and a free one the daemon offered.
         string animationName = "";
         string suggestion = "";
+        // The user agreed, for this quote, that their changed files are moved aside.
+        bool replaceAgreed;
         const float PreviewSize = 128f;
 
         [MenuItem("Window/Companion/Animate")]
@@ -83,6 +85,7 @@ namespace Companion.Animate
             quotedCredits = -1;
             quoteId = "";
             quotedBody = "";
+            replaceAgreed = false;
         }
 
         /// <summary>The job's end in words; a null or empty error adds nothing.</summary>
@@ -297,13 +300,15 @@ namespace Companion.Animate
                 var quoted = JsonUtility.FromJson<QuoteReply>(
                     Json.Unset(reply.Body, "balance", "per_job", "per_day"));
                 suggestion = quoted.name_suggestion ?? "";
-                if (quoted.conflicts.Length > 0)
+                if (quoted.conflicts.Length > 0 && !AgreeToReplace(quoted.conflicts))
                 {
-                    // Animate would be refused before spending: say why and offer the free name.
-                    message = string.Join("\n", quoted.conflicts.Select(c => c.reason)) +
-                        (suggestion == "" ? "" : $"\nUse the name {suggestion} to keep that file.");
+                    // Nothing is replaced unasked: say why and offer the free name.
+                    message = "Nothing replaced, nothing spent:\n" +
+                        string.Join("\n", quoted.conflicts.Select(c => c.reason)) +
+                        (suggestion == "" ? "" : $"\nUse the free name {suggestion} to keep them.");
                     return;
                 }
+                replaceAgreed = quoted.conflicts.Length > 0;
                 quotedCredits = quoted.credits;
                 quoteId = quoted.quote_id ?? "";
                 quotedBody = body.ToString();
@@ -315,6 +320,8 @@ namespace Companion.Animate
                     message += $"; budget {quoted.budget.per_job} a job";
                 if (quoted.budget.per_day >= 0)
                     message += $", {quoted.budget.per_day} a day ({quoted.budget.spent_today} spent today)";
+                if (replaceAgreed)
+                    message += "\nYour changed files will be moved aside (.companion-replaced~), not deleted.";
                 if (quoted.budget.over)
                     message += "\nThis is over your budget: the job will wait for your approval.";
                 if (!setFrames && cut != "")
@@ -326,6 +333,13 @@ namespace Companion.Animate
                 Repaint();
             }
         }
+
+        /// <summary>The install would replace files the user changed: ask, never replace unasked.</summary>
+        static bool AgreeToReplace(KeptFile[] conflicts) =>
+            EditorUtility.DisplayDialog("Replace your changed files?",
+                string.Join("\n", conflicts.Select(c => c.reason)) +
+                "\n\nReplace them? Yours are moved to .companion-replaced~ beside them, not deleted.",
+                "Replace", "Keep mine");
 
         async Task Animate()
         {
@@ -341,6 +355,8 @@ namespace Companion.Animate
                 }
                 // The quote id goes with the body only when the daemon gave one.
                 var sent = Body(quoteId);
+                if (replaceAgreed)
+                    sent.Add("replace", true); // not priced: the quote id still holds
                 DropQuote(); // one quote, one job
                 var reply = await DaemonClient.Post("/api/v1/animate", sent);
                 if (!reply.Ok)

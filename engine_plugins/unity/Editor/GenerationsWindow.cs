@@ -372,7 +372,7 @@ namespace Companion.Animate
             message = $"Removed {result.removed.Length} files.";
             foreach (var kept in result.kept)
                 message += $"\nKept {kept.path}: {kept.reason}";
-            player.Play("");
+            player.Stop();
         }
     }
 }
