@@ -56,6 +56,10 @@ namespace Companion.Animate
         string suggestion = "";
         // The user agreed, for this quote, that their changed files are moved aside.
         bool replaceAgreed;
+        // Pixel art: once the job is done its kept video is cut again (free) with
+        // nearest-neighbour scaling into the same name. The export it uses, while it waits.
+        bool pixelArt;
+        Json pixelExport;
         const float PreviewSize = 128f;
 
         [MenuItem("Window/Companion/Animate")]
@@ -102,10 +106,6 @@ namespace Companion.Animate
         /// </summary>
         Json Body(string quote = "")
         {
-            var chosen = new List<string> { "spritesheet", "spritesheet_json" };
-            foreach (var format in OptionalFormats)
-                if (formats.TryGetValue(format, out var on) && on)
-                    chosen.Add(format);
             var body = new Json()
                 .Add("project_root", ProjectRoot())
                 .Add("image_path", AssetDatabase.GetAssetPath(source))
@@ -113,17 +113,25 @@ namespace Companion.Animate
             // A one-click animation takes a frame count over the video's duration.
             var video = new Json().Add("duration_seconds", (double)seconds);
             advanced.AddTo(body, video);
-            var export = new Json()
-                .Add("frame_count", setFrames ? frameCount : Frames(fps, seconds, limits, out _))
-                .Add("output_width", width)
-                .Add("output_height", height)
-                .Add("output_formats", chosen);
-            body.Add("video", video).Add("export", export);
+            body.Add("video", video).Add("export", Export());
             if (animationName.Trim() != "")
                 body.Add("name", animationName.Trim());
             if (quote != "")
                 body.Add("quote_id", quote);
             return body;
+        }
+
+        Json Export()
+        {
+            var chosen = new List<string> { "spritesheet", "spritesheet_json" };
+            foreach (var format in OptionalFormats)
+                if (formats.TryGetValue(format, out var on) && on)
+                    chosen.Add(format);
+            return new Json()
+                .Add("frame_count", setFrames ? frameCount : Frames(fps, seconds, limits, out _))
+                .Add("output_width", width)
+                .Add("output_height", height)
+                .Add("output_formats", chosen);
         }
 
         /// <summary>
@@ -195,6 +203,8 @@ namespace Companion.Animate
             advanced.Draw();
             if (EditorGUI.EndChangeCheck())
                 DropQuote();
+            // Not part of what is priced: the cut after the job is local and free.
+            pixelArt = EditorGUILayout.Toggle("Pixel art (a free re-cut once done)", pixelArt);
             Frames(fps, seconds, limits, out var cut);
             if (cut != "" && !setFrames)
                 EditorGUILayout.HelpBox(cut, MessageType.Warning);
@@ -358,6 +368,7 @@ namespace Companion.Animate
                 if (replaceAgreed)
                     sent.Add("replace", true); // not priced: the quote id still holds
                 DropQuote(); // one quote, one job
+                pixelExport = pixelArt ? Export() : null;
                 var reply = await DaemonClient.Post("/api/v1/animate", sent);
                 if (!reply.Ok)
                 {
@@ -458,6 +469,14 @@ namespace Companion.Animate
             if (job.state != "done")
             {
                 message = Ended(job.state, job.error);
+                pixelExport = null;
+                return;
+            }
+            if (pixelExport != null && !string.IsNullOrEmpty(job.resource))
+            {
+                var export = pixelExport;
+                pixelExport = null;
+                Run(() => CutAsPixelArt(job, export));
                 return;
             }
             // The daemon wrote each .meta with its asset; one refresh imports them together.
@@ -480,6 +499,24 @@ namespace Companion.Animate
             }
             message = $"Done: {job.resource}. Drag the clip onto a SpriteRenderer to play it.";
             Run(Refresh);
+        }
+
+        /// <summary>The done job's kept video cut again as pixel art; polled like any job.</summary>
+        async Task CutAsPixelArt(JobReply job, Json export)
+        {
+            var id = job.id;
+            message = "Done; cutting it as pixel art from the kept video (free)...";
+            var reply = await DaemonClient.Post($"/api/v1/generations/{id}/recut",
+                new Json().Add("export", export).Add("pixel_art", true));
+            if (!reply.Ok)
+            {
+                // The animation itself is there: show it, and say the cut did not start.
+                Finish(job);
+                message += $"\nThe pixel-art cut did not start: {reply.Message}";
+                return;
+            }
+            jobId = JsonUtility.FromJson<JobReply>(reply.Body).id;
+            nextPoll = EditorApplication.timeSinceStartup + PollSeconds;
         }
     }
 }

@@ -468,10 +468,8 @@ static func money_note(quoted: Dictionary) -> String:
 
 ## The install would replace files the user changed: ask, never replace unasked.
 func _ask_replace() -> void:
-	var names: Array = conflicts.map(func(c: Dictionary) -> String:
-		return String(c.get("path", "")).get_file())
 	_confirm_replace.dialog_text = (
-		"You changed %s since the companion wrote it.\n" % ", ".join(names)
+		"You changed %s since the companion wrote it.\n" % _conflict_names()
 		+ "Replace it? Your version is moved to .companion-replaced~ beside it, not deleted."
 	)
 	_confirm_replace.popup_centered()
@@ -483,11 +481,15 @@ func _agree_replace() -> void:
 
 
 func _refuse_replace() -> void:
-	var names: Array = conflicts.map(func(c: Dictionary) -> String:
-		return String(c.get("path", "")).get_file())
+	var names := _conflict_names()
 	drop_quote()
-	_say("Nothing replaced, nothing spent: %s stays yours. Move it away, or animate " % ", ".join(names)
+	_say("Nothing replaced, nothing spent: %s stays yours. Move it away, or animate " % names
 		+ "another picture name.")
+
+
+func _conflict_names() -> String:
+	return ", ".join(conflicts.map(func(c: Dictionary) -> String:
+		return String(c.get("path", "")).get_file()))
 
 
 ## Starts the job the quote priced, and only that one: without a quote for exactly the
