@@ -76,6 +76,34 @@ namespace Companion.Animate
 
         protected override void Say(string failure) => message = failure;
 
+        /// <summary>Fills the form with a generation's settings (Generations > Use these settings).</summary>
+        public static void UseSettings(GenerationReply row)
+        {
+            var window = GetWindow<AnimateWindow>("Animate");
+            var settings = row.settings;
+            // The daemon keeps the picture's full path; the project's pictures load by theirs.
+            var full = settings.image == "" ? "" : Path.GetFullPath(settings.image).Replace('\\', '/');
+            var root = Path.GetFullPath(ProjectRoot()).Replace('\\', '/').TrimEnd('/') + "/";
+            var picture = full.StartsWith(root, StringComparison.OrdinalIgnoreCase)
+                ? AssetDatabase.LoadAssetAtPath<Texture2D>(full.Substring(root.Length))
+                : null;
+            if (picture != null)
+                window.source = picture;
+            window.prompt = settings.prompt;
+            window.width = settings.export.output_width;
+            window.height = settings.export.output_height;
+            window.seconds = settings.video.duration_seconds;
+            window.setFrames = settings.export.frame_count > 0;
+            window.frameCount = Mathf.Max(1, settings.export.frame_count);
+            window.advanced.Use(row.model, row.seed, settings.negative_prompt);
+            window.DropQuote();
+            window.message = picture == null
+                ? "Settings used; the picture is not in this project: choose one, then Quote."
+                : "Settings used. Press Quote to see the price.";
+            window.Show();
+            window.Run(window.Refresh);
+        }
+
         void Choose(Texture2D texture)
         {
             source = texture;
