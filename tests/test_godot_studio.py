@@ -114,7 +114,11 @@ def test_the_studio_in_a_real_editor(
     recut = seen["recut"]["listed"]
     assert (recut["kind"], recut["name"], recut["cost_credits"]) == ("recut", "hero_cut", 0)
 
-    # Import elsewhere, then its files removed after the user confirmed.
+    # Import into its own folder, and elsewhere; then those files removed after asking.
+    home_import = seen["imported_home"]
+    assert home_import["said"].startswith("Imported, nothing spent"), home_import
+    assert home_import["row"]["target_dir"] == str(project / "animations"), home_import
+    assert home_import["row"]["parent"] == first_job["id"], home_import
     imported = seen["imported"]
     assert imported["said"].startswith("Imported, nothing spent"), imported
     assert imported["row"]["target_dir"] == str(project / "elsewhere"), imported

@@ -118,6 +118,10 @@ def test_unity_sample_gets_sliced_sprites_and_a_clip(daemon: DaemonThread, tmp_p
     assert plugin.approve(job["id"]).status == 409
     listed = plugin.generations()[0]  # Window > Companion > Generations
     assert (listed["id"], listed["seed"], listed["model"]) == (job["id"], 7, model["id"])
+    # Use these settings: the window finds the picture in the project by its full path.
+    used = Path(listed["settings"]["image"]).resolve()
+    assert used == (project / "Assets" / "Art" / "slime.png").resolve()
+    assert listed["settings"]["export"]["frame_count"] == body["export"]["frame_count"]
     studio_actions(plugin, project, job)
     assert plugin.called == plugin_endpoints(UNITY_SOURCES)
 

@@ -182,8 +182,9 @@ namespace Companion.Animate
         }
 
         /// <summary>A generation's model and seed, as "use these settings" would set them.</summary>
-        public void Use(string modelId, long fixedTo)
+        public void Use(string modelId, long fixedTo, string negative)
         {
+            negativePrompt = negative ?? "";
             var index = Models.FindIndex(m => m.id == modelId);
             if (index >= 0)
                 model = index;

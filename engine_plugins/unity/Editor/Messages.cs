@@ -84,7 +84,7 @@ namespace Companion.Animate
     [Serializable]
     public sealed class ExportBody
     {
-        public int frame_count = 24;
+        public int frame_count = -1; // -1: not given (the request gave fps instead)
         public int output_width = 256;
         public int output_height = 256;
         public string[] output_formats = new string[0];

@@ -36,7 +36,8 @@ namespace Companion.Animate
             if (row.id == shownFor)
                 return;
             shownFor = row.id;
-            frames = Mathf.Max(1, row.settings.export.frame_count);
+            if (row.settings.export.frame_count > 0)
+                frames = row.settings.export.frame_count;
             width = row.settings.export.output_width;
             height = row.settings.export.output_height;
             name = row.name;

@@ -40,6 +40,7 @@ namespace Companion.Animate
     [Serializable]
     public sealed class GenerationSettings
     {
+        public string image = "";
         public string prompt = "";
         public string negative_prompt = "";
         public VideoBody video = new VideoBody();
