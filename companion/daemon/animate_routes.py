@@ -24,6 +24,7 @@ from companion.install import foresee
 from companion.install.plan import Placement, default_target
 from companion.jobs import naming
 from companion.jobs.request import JobRequest
+from companion.jobs.resume import made_before
 from companion.media.export import safe_name
 
 if TYPE_CHECKING:
@@ -116,6 +117,14 @@ class AnimateRoutes:
             refused = {"code": "CONFLICT", "message": message, "name_suggestion": str(free)}
             return web.json_response({"error": refused}, status=409)
         daemon = self.daemon
+        if not lineage:  # the same request again is not paid again (unless again: true)
+            job_request, earlier = await asyncio.to_thread(
+                made_before, daemon.store, job_request, name, target
+            )
+            if earlier is not None and not body.again:
+                return web.json_response(
+                    daemon.job_out(earlier).model_dump(mode="json"), status=200
+                )
         job = daemon.engine.submit(job_request, name=name, target_dir=target, priority=0)
         daemon.enqueue(job)
         daemon.changed(job)
