@@ -22,13 +22,17 @@ from companion.cli.options import FORMAT_NAMES
 from companion.cli.progress import Reporter, reporter
 from companion.cli.session import settings as current_settings
 from companion.cli.session import with_service
-from companion.install.ownership import Owner
-from companion.jobs.inputs import ImageReadError, LocalImage
-from companion.jobs.lifecycle import State
-from companion.jobs.models_cache import live_models
-from companion.jobs.naming import suggestion
-from companion.jobs.request import JobRequest
-from companion.jobs.resume import already_made, unfinished
+from companion.install import Owner
+from companion.jobs import (
+    ImageReadError,
+    JobRequest,
+    LocalImage,
+    State,
+    already_made,
+    live_models,
+    suggestion,
+    unfinished,
+)
 from companion.runtime import open_engine
 from companion.settings.config import Settings
 from companion.settings.endpoint import Endpoint

@@ -31,8 +31,8 @@ from companion.daemon.drops import (
     sidecar_text,
 )
 from companion.daemon.schema import OutputName
-from companion.install.plan import Placement
-from companion.jobs.request import JobRequest
+from companion.install import Placement
+from companion.jobs import JobRequest
 from companion.media import safe_name
 
 FOLDER_SETTINGS = "animation.yaml"

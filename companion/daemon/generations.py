@@ -7,7 +7,7 @@ from typing import Any
 
 from companion.daemon.gif_preview import has_preview_source
 from companion.daemon.schema import ClipOut, GenerationList, GenerationOut, OutputOut
-from companion.jobs.lifecycle import FINAL, State
+from companion.jobs import FINAL, State
 from companion.media import MediaError, probe
 from companion.store import Job, Store
 from companion.store.clips import ClipStore

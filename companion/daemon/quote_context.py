@@ -14,8 +14,8 @@ from companion.api.transport import RetryPolicy
 from companion.daemon import registry
 from companion.daemon.errors import DaemonError
 from companion.daemon.schema import AnimateIn, BudgetOut
-from companion.install.tree import sha256_of
-from companion.jobs.engine import Engine
+from companion.install import sha256_of
+from companion.jobs import Engine
 
 BALANCE_POLICY = RetryPolicy(max_attempts=1, deadline=5.0)  # a quote does not wait on it
 

@@ -48,10 +48,10 @@ from watchdog.observers.polling import PollingObserver
 from companion.daemon.drop_endings import Endings
 from companion.daemon.drop_paths import has_picture, original
 from companion.daemon.drop_prepare import DropReader, Prepared
-from companion.daemon.drops import DropError, Incomplete, earlier_job, footprint, free_name, probe
+from companion.daemon.drops import DropError, Incomplete, earlier_job, footprint, probe
 from companion.daemon.settle import Settling
-from companion.install.plan import default_target
-from companion.jobs.request import JobRequest
+from companion.install import default_target, free_name
+from companion.jobs import JobRequest
 from companion.store import Job
 
 log = logging.getLogger("companion.daemon.watch")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.api.schema import ExportOptions, Selection
-from companion.install.tree import sha256_of
+from companion.install import sha256_of
 from companion.media import Spacing, export_spec, export_video
 
 

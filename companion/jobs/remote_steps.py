@@ -25,7 +25,7 @@ from companion.api.errors import (
 )
 from companion.api.keys import new_idempotency_key
 from companion.api.schema import AnimationCreate, Task
-from companion.install.names import output_names, shown
+from companion.install import output_names, shown
 from companion.jobs.crash import crash_point
 from companion.jobs.errors import JobFailed
 from companion.jobs.lifecycle import State

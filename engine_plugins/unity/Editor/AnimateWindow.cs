@@ -162,6 +162,13 @@ namespace Companion.Animate
                 .Add("output_formats", chosen);
         }
 
+        /// <summary>What Frames says about the form's fps and seconds ("" when nothing is cut).</summary>
+        string CutNote()
+        {
+            Frames(fps, seconds, limits, out var note);
+            return note;
+        }
+
         /// <summary>
         /// fps x seconds frames, cut to the daemon's maximum; `note` says so when it is cut
         /// (60 fps for 10 s would otherwise play at a quarter of the speed asked for, silently).
@@ -350,7 +357,7 @@ namespace Companion.Animate
                 quotedCredits = quoted.credits;
                 quoteId = quoted.quote_id ?? "";
                 quotedBody = body.ToString();
-                Frames(fps, seconds, limits, out var cut);
+                var cut = CutNote();
                 message = $"This will cost {quotedCredits} credits. Press Animate to go ahead.";
                 if (quoted.balance >= 0)
                     message += $"\nBalance {quoted.balance} credits";
