@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from tree_sitter import Node
 
-from companion.daemon.schema import AnimateIn
+from companion.daemon.schema import AnimateIn, RecutIn
 from companion.sandbox.models import check_video
 from tests.test_unity_api import CS_FILES, DATABASE, MISSING_FROM_DATABASE, nodes, parse, text
 
@@ -201,7 +201,9 @@ def test_the_requests_the_package_writes_are_what_the_daemon_takes(tmp_path: Pat
         [str(MONO), str(probe)], capture_output=True, text=True, timeout=60, check=False
     )
     assert ran.returncode == 0, ran.stderr
-    escaped, unset, bare, listed, full, lite, seconds = map(json.loads, ran.stdout.splitlines())
+    lines = ran.stdout.splitlines()
+    escaped, unset, bare, listed, full, lite, seconds = map(json.loads, lines[:7])
+    whole, picked, anew = map(json.loads, lines[7:])
     assert escaped == {
         "text": 'a "quote", a \\ back, \n\r\t, a bell \u0007, é and 飛',
         "tenth": 0.1, "big": 4294967295, "yes": True, "list": ["x", "y"], "seeds": [1, 2],
@@ -238,3 +240,16 @@ def test_the_requests_the_package_writes_are_what_the_daemon_takes(tmp_path: Pat
             has_last_frame=given.last_frame_path is not None,
             reference_images=len(given.reference_paths),
         )
+    # The re-cut form: the generation's own settings, then the range clicked on its sheet.
+    export = {
+        "frame_count": 8, "output_width": 128, "output_height": 96,
+        "output_formats": ["spritesheet", "spritesheet_json", "unity_pack"],
+    }  # fmt: skip
+    form = {"export": export, "name": "hero", "pixel_art": False, "padding": 0}
+    assert whole == form
+    assert picked == {**form, "selection": {"mode": "range", "start_seconds": 0.5,
+                                            "duration_seconds": 1}}  # fmt: skip
+    assert anew == {**form, "selection": {"mode": "range", "start_seconds": 1.5,
+                                          "duration_seconds": 0.5}}  # fmt: skip
+    for body in (whole, picked, anew):
+        RecutIn.model_validate(body)

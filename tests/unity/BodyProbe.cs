@@ -70,5 +70,26 @@ public static class BodyProbe
         Call(options, "Fit"); // as Draw does when the user picks the lite model
         Print(options);
         Console.WriteLine(new Json().Add("min", options.Seconds().min).Add("max", options.Seconds().max));
+
+        // The re-cut form of a generation: its own settings first, then a range clicked on
+        // a contact sheet of four cells over a 2 s clip.
+        var row = new GenerationReply { id = "g1", name = "hero", clip = new ClipReply { kept = true, duration_seconds = 2f } };
+        row.settings.export = new ExportBody
+        {
+            frame_count = 8, output_width = 128, output_height = 96,
+            output_formats = new[] { "spritesheet", "spritesheet_json", "unity_pack" },
+        };
+        var recut = new RecutPanel();
+        recut.Show(row);
+        Console.WriteLine(recut.Body(row)); // the whole clip, as it was made
+        var cells = new ContactCell[4];
+        for (var i = 0; i < cells.Length; i++)
+            cells[i] = new ContactCell { index = i, rect = new[] { i * 10, 0, 10, 10 }, source_time_seconds = i * 0.5f };
+        Set(recut, "sheet", new ContactSheetReply { width = 40, height = 10, cells = cells });
+        recut.Pick(1);
+        recut.Pick(2);
+        Console.WriteLine(recut.Body(row)); // cells 1 to 2: 0.5 s for 1 s
+        recut.Pick(3);
+        Console.WriteLine(recut.Body(row)); // a third click starts anew: the last cell to the end
     }
 }
