@@ -183,12 +183,17 @@ class ScriptedPlugin:
         assert made.status == 202, made.body
         return list(made.json["data"])
 
-    def contact_sheet(self, generation_id: str, times: list[float]) -> tuple[dict[str, Any], bytes]:
-        """The sheet's cells, then its picture from the path the reply names."""
+    def contact_sheet(
+        self, generation_id: str, times: list[float], picture_too: bool = True
+    ) -> tuple[dict[str, Any], bytes]:
+        """The sheet's cells, then (the Unity window) its picture from the path the reply
+        names; the Godot dock fetches that path without naming it."""
         path = f"/api/v1/generations/{generation_id}/contact_sheet"
         made = self._call("POST", path, {"times": times})
         assert made.status == 200, made.body
         assert made.json["image"].startswith(f"{path}.png")
+        if not picture_too:
+            return dict(made.json), b""
         picture = self._call("GET", made.json["image"])
         assert picture.status == 200
         return dict(made.json), picture.body
@@ -208,3 +213,9 @@ class ScriptedPlugin:
         removed = self._call("POST", f"/api/v1/generations/{generation_id}/remove_files", {})
         assert removed.status == 200, removed.body
         return dict(removed.json)
+
+    def reveal(self, generation_id: str) -> str:
+        """The folder the Godot dock opens, as the daemon names it."""
+        shown = self._call("GET", f"/api/v1/generations/{generation_id}/reveal")
+        assert shown.status == 200, shown.body
+        return str(shown.json["path"])

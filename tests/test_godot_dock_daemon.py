@@ -123,6 +123,10 @@ def test_quote_extras_replace_and_a_pixel_recut(make_sandbox, tmp_path: Path) ->
         local = export_video(home / "clips" / f"{done['id']}.mp4", tmp_path / "local", spec)
         made = {o.path.name: o.path.read_bytes() for o in local.outputs}
         assert (project / "animations" / "hero_px.png").read_bytes() == made["hero_px.png"]
+        # The re-cut is listed with its parent's kept video, so it can be re-cut in turn.
+        rows = call(daemon, "GET", f"/api/v1/generations?project={project}").json["data"]
+        assert rows[0]["id"] == recut.json["id"] and rows[0]["clip"] == rows[1]["clip"]
+        assert rows[0]["clip"]["kept"] and rows[0]["cost_credits"] == 0
         bad = call(daemon, "POST", f"/api/v1/generations/{done['id']}/recut", {"padding": 99})
         assert bad.status == 400 and "padding" in bad.error["message"]
     finally:

@@ -114,7 +114,11 @@ def test_the_studio_in_a_real_editor(
     recut = seen["recut"]["listed"]
     assert (recut["kind"], recut["name"], recut["cost_credits"]) == ("recut", "hero_cut", 0)
 
-    # Import elsewhere, then its files removed after the user confirmed.
+    # Import into its own folder, and elsewhere; then those files removed after asking.
+    home_import = seen["imported_home"]
+    assert home_import["said"].startswith("Imported, nothing spent"), home_import
+    assert home_import["row"]["target_dir"] == str(project / "animations"), home_import
+    assert home_import["row"]["parent"] == first_job["id"], home_import
     imported = seen["imported"]
     assert imported["said"].startswith("Imported, nothing spent"), imported
     assert imported["row"]["target_dir"] == str(project / "elsewhere"), imported
@@ -129,6 +133,12 @@ def test_the_studio_in_a_real_editor(
     # loop and speed they set; the new frames are the generated ones.
     assert seen["user_saved"] == 0 and seen["extended_quote"]["conflicts"] == 0, seen
     assert seen["extended"]["state"] == "done", seen["extended"]
+    # Pixel art: the price stood; once done, its kept video was cut again, free, into it.
+    assert seen["pixel_quote_kept"], seen
+    assert any(m.startswith("Done; cutting it as pixel art") for m in seen["extended_messages"])
+    pixel = [g for g in listed if g["parent"] == seen["extended"]["id"]]
+    assert [(g["kind"], g["name"], g["cost_credits"]) for g in pixel] == [("recut", "hero", 0)]
+    assert pixel[0]["settings"]["local_export"] == {"pixel_art": True, "padding": 0}, pixel
     kept = seen["extended_read"]
     assert kept["wave"] == {"count": 2, "loop": True, "speed": 3.0}, kept
     assert kept["default"] == {"count": 8, "loop": False, "speed": 5.0}, kept

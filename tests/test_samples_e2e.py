@@ -60,6 +60,20 @@ def test_godot_sample_gets_a_ready_sprite_frames(daemon: DaemonThread, tmp_path:
     offer = plugin.quote_variations(job["id"], low)
     assert offer["credits_total"] == low * offer["credits_each"] > 0
     assert plugin.refresh()["balance"] == before and high >= low
+    # The panel's free actions: a re-cut over a range of the contact sheet, an import
+    # elsewhere, its folder shown, its files removed.
+    sheet, _ = plugin.contact_sheet(job["id"], [0.0, 0.5, 1.0], picture_too=False)
+    start = sheet["cells"][1]["source_time_seconds"]
+    recut = plugin.recut(job["id"], {
+        "export": {"frame_count": 5, "output_width": 64, "output_height": 64,
+                   "output_formats": ["spritesheet", "spritesheet_json", "godot_pack"]},
+        "selection": {"mode": "range", "start_seconds": start, "duration_seconds": 0.5},
+    })  # fmt: skip
+    assert check_sprite_frames(project, plugin.poll(recut["id"])["resource"]).frames == 5
+    assert plugin.refresh()["balance"] == before
+    moved = plugin.poll(plugin.import_again(job["id"], "elsewhere")["id"])
+    assert plugin.reveal(moved["id"]) == moved["target_dir"] == str(project / "elsewhere")
+    assert plugin.remove_files(moved["id"])["removed"]
     assert plugin.called == plugin_endpoints(GODOT_SOURCES)
 
 
@@ -73,10 +87,22 @@ def test_unity_sample_gets_sliced_sprites_and_a_clip(daemon: DaemonThread, tmp_p
     plugin.refresh()
     # The window reads the daemon's limits into Limits {size, frame_count, fps, seconds},
     # each {min, max}; a daemon that reports none leaves the checks to Quote.
-    assert set(plugin.limits) <= {"size", "frame_count", "fps", "seconds"}
-    assert all(set(bound) <= {"min", "max"} for bound in plugin.limits.values())
+    read = ("size", "frame_count", "fps", "seconds")  # the window ignores any other
+    assert set(read) <= set(plugin.limits)
+    assert all(set(plugin.limits[name]) <= {"min", "max"} for name in read)
     body = plugin.body("Assets/Art/slime.png", "bounce", ["unity_pack"], 128, 10)
-    assert plugin.quote(body) > 0
+    plain = plugin.quote(body)
+    # The window's Advanced rows, as it sends them for a model that takes each one.
+    model = next(m for m in plugin.models() if m["supports_last_frame"])
+    assert model["max_reference_images"] >= 1 and model["supports_negative_prompt"]
+    style = next(s for s in model["style_presets"] if s != "none")
+    body["video"].update(model=model["id"], seed=7, resolution=model["resolutions"][0],
+                         style_preset=style,
+                         transparency={"mode": "alpha_key", "key_color": "#00FF00",
+                                       "key_selection": "manual"})  # fmt: skip
+    body.update(last_frame_path="Assets/Art/hero.png", reference_paths=["Assets/Art/coin.png"],
+                negative_prompt="blurry")  # fmt: skip
+    assert plugin.quote(body) > plain > 0  # the last frame and the reference are priced
     job = plugin.poll(plugin.animate(body))
     assert job["state"] == "done", job
     assert job["resource"] == "Assets/Animations/slime.anim"
@@ -90,7 +116,12 @@ def test_unity_sample_gets_sliced_sprites_and_a_clip(daemon: DaemonThread, tmp_p
     assert not list(project.rglob("*.unitypackage"))
     assert plugin.cancel(job["id"]).json["state"] == "done"
     assert plugin.approve(job["id"]).status == 409
-    assert plugin.generations()[0]["id"] == job["id"]  # Window > Companion > Generations
+    listed = plugin.generations()[0]  # Window > Companion > Generations
+    assert (listed["id"], listed["seed"], listed["model"]) == (job["id"], 7, model["id"])
+    # Use these settings: the window finds the picture in the project by its full path.
+    used = Path(listed["settings"]["image"]).resolve()
+    assert used == (project / "Assets" / "Art" / "slime.png").resolve()
+    assert listed["settings"]["export"]["frame_count"] == body["export"]["frame_count"]
     studio_actions(plugin, project, job)
     assert plugin.called == plugin_endpoints(UNITY_SOURCES)
 

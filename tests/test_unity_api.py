@@ -34,7 +34,7 @@ DOTNET = frozenset(
         "Path", "Process", "ProcessStartInfo", "Serializable", "String", "Task",
         "TaskCompletionSource", "Uri", "Dictionary", "List", "Action", "Directory",
         "StringComparison", "StringComparer", "Enumerable", "TimeSpan", "DateTime",
-        "Obsolete", "Int32", "CultureInfo", "StringBuilder",
+        "Obsolete", "Int32", "CultureInfo", "StringBuilder", "Regex",
     }
 )  # fmt: skip
 # Unity's class hierarchy where the package reads an inherited member: the database lists
@@ -173,7 +173,12 @@ def unity_problems(source: bytes, where: str) -> list[str]:
     api = unity_api()
     root = parse(source)
     usings = {text(u.named_children[0]) for u in nodes(root, "using_directive")}
-    ours = declared_types(root) | package_types()
+    # Types of ours, and our own capitalised properties (`Chosen.id` is not a type).
+    ours = (
+        declared_types(root)
+        | package_types()
+        | {text(p.child_by_field_name("name")) for p in nodes(root, "property_declaration")}
+    )
     variables = variable_types(root)
     problems: list[str] = []
 

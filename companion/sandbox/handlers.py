@@ -23,7 +23,7 @@ from companion.api.schema import (
     VideoGenerationCreate,
     VideoGenerationQuote,
 )
-from companion.media.preview import build_contact_sheet
+from companion.media import build_contact_sheet
 from companion.sandbox.creates import Creates
 from companion.sandbox.cursors import make_cursor, read_cursor
 from companion.sandbox.errors import invalid, not_found

@@ -8,12 +8,15 @@ stream (window 15, memory level 9, Z_FILTERED) and cuts that stream into IDAT ch
 row above it on top, so its first row is filtered exactly as in the whole image, and that
 extra row is dropped. The filtered rows go into one zlib stream kept open across blocks,
 so only a block is ever in memory and compression runs while later rows are still being
-made. zlib's output does not depend on how its input is split."""
+made. zlib's output does not depend on how its input is split. Filtering (most of the
+work) runs for a few blocks side by side; compression takes them in order."""
 
 from __future__ import annotations
 
 import struct
 import zlib
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +29,7 @@ SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # MAXBLOCK, or a row of RGBA when wider), and each hand-out becomes one IDAT chunk.
 MAX_BLOCK = 65536
 MEMORY_LEVEL = 9  # what Pillow's zip encoder uses
+FILTERS = 2  # blocks filtered side by side; at most one more waits
 
 
 def _chunk(kind: bytes, data: bytes | memoryview) -> bytes:
@@ -65,6 +69,8 @@ class PngStream:
         self._pending = bytearray()
         # The row above the next rows; zeros above the first, as Pillow starts.
         self._above = np.zeros((1, width, 4), dtype=np.uint8)
+        self._filtering: deque[Future[list[memoryview]]] = deque()
+        self._pool = ThreadPoolExecutor(FILTERS, thread_name_prefix="png-filter")
         self._file = path.open("wb")
         header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)  # 8-bit RGBA
         self._file.write(SIGNATURE + _chunk(b"IHDR", header))
@@ -82,16 +88,22 @@ class PngStream:
             raise ValueError("rows do not fit the image")
         if count == 0:
             return
-        skip = self._stride  # the row above was written before
-        for part in filtered_rows(block):
-            if skip >= len(part):
-                skip -= len(part)
-                continue
-            self._pending += self._deflate.compress(part[skip:])
-            skip = 0
+        self._filtering.append(self._pool.submit(filtered_rows, block))
         self._above = block[-1:].copy()
         self._rows += count
-        self._emit(final=False)
+        self._compress(FILTERS)
+
+    def _compress(self, waiting: int) -> None:
+        """Compress filtered blocks in order until at most `waiting` are left."""
+        while len(self._filtering) > waiting:
+            skip = self._stride  # the row above, written with the block before
+            for part in self._filtering.popleft().result():
+                if skip >= len(part):
+                    skip -= len(part)
+                    continue
+                self._pending += self._deflate.compress(part[skip:])
+                skip = 0
+            self._emit(final=False)
 
     def _emit(self, final: bool) -> None:
         block = self._block
@@ -102,6 +114,10 @@ class PngStream:
         del self._pending[:start]
 
     def close(self) -> Path:
+        try:
+            self._compress(0)
+        finally:
+            self._pool.shutdown()
         if self._rows != self.height:
             raise RuntimeError(f"PNG closed after {self._rows} of {self.height} rows")
         self._pending += self._deflate.flush()

@@ -13,6 +13,7 @@ layout records, so the JSON, Unity slices, Godot regions, Paper2D and Cocos all 
 from __future__ import annotations
 
 import math
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,6 +98,10 @@ class SheetWriter:
         self._png: PngStream | None = None
         self._row: list[RGBA] = []  # the frames of the row of slots being filled
         self._next = 0
+        # A full row of slots is encoded on its own thread while the next one fills, so
+        # frames keep flowing in; at most one row waits to be encoded.
+        self._encoder = ThreadPoolExecutor(1, thread_name_prefix="sheet-png")
+        self._encoding: Future[None] | None = None
 
     def _open_page(self, page: int) -> None:
         grid = self.grids[page]
@@ -126,18 +131,24 @@ class SheetWriter:
             FrameRect(index, name, page, x, y, self.cell_w, self.cell_h, self.durations[index])
         )
         self._row.append(frame)
-        if len(self._row) == grid.columns or slot == grid.count - 1:
-            self._write_row()
-        if slot == grid.count - 1:
+        last = slot == grid.count - 1
+        if len(self._row) == grid.columns or last:
             assert self._png is not None
-            self._png.close()
-            self._png = None
+            self._wait()
+            self._encoding = self._encoder.submit(self._write_row, self._png, self._row, last)
+            self._row = []
+            if last:
+                self._png = None
 
-    def _write_row(self) -> None:
+    def _wait(self) -> None:
+        if self._encoding is not None:
+            self._encoding.result()  # raises the encoder's error here
+            self._encoding = None
+
+    def _write_row(self, png: PngStream, frames: list[RGBA], last_row: bool) -> None:
         """The pixel rows of one row of slots: each frame with its extruded border, then
-        the gap below, written a block of rows at a time."""
-        assert self._png is not None
-        png = self._png
+        the gap below, written a block of rows at a time; the page is closed after its
+        last row."""
         pad, ext = self.spacing.padding, self.spacing.extrude
         slot_w = self.cell_w + 2 * ext
         per_block = max(1, BLOCK_BYTES // (4 * png.width))
@@ -148,21 +159,26 @@ class SheetWriter:
             # rows, the edge rows repeated into the extrusion.
             shown = range(top, min(top + count, self.cell_h + 2 * ext))
             if shown:
-                first, last = shown.start - ext, shown.stop - ext
-                source: slice | RGBA = slice(first, last)
-                if first < 0 or last > self.cell_h:
-                    source = np.clip(np.arange(first, last), 0, self.cell_h - 1)
+                begin, end = shown.start - ext, shown.stop - ext
+                source: slice | RGBA = slice(begin, end)
+                if begin < 0 or end > self.cell_h:
+                    source = np.clip(np.arange(begin, end), 0, self.cell_h - 1)
                 rows = slice(1, 1 + len(shown))
-                for column, frame in enumerate(self._row):
+                for column, frame in enumerate(frames):
                     part = frame[source]
                     if ext:
                         part = np.pad(part, ((0, 0), (ext, ext), (0, 0)), mode="edge")
                     left = pad + column * self.pitch_x
                     block[rows, left : left + slot_w] = part
             png.write(block)
-        self._row = []
+        if last_row:
+            png.close()
 
     def close(self) -> list[SheetPage]:
+        try:
+            self._wait()
+        finally:
+            self._encoder.shutdown()
         if self._next != len(self.durations):
             raise RuntimeError("spritesheet closed before every frame arrived")
         return self.pages

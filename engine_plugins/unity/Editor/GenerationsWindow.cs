@@ -211,6 +211,8 @@ namespace Companion.Animate
                 using (new EditorGUILayout.VerticalScope())
                 using (new EditorGUI.DisabledScope(busy))
                 {
+                    if (GUILayout.Button("Use these settings"))
+                        AnimateWindow.UseSettings(row);
                     if (GUILayout.Button(againQuote == null
                         ? "Generate again (new seed)"
                         : $"Generate again ({againQuote.credits} credits)"))
@@ -372,7 +374,7 @@ namespace Companion.Animate
             message = $"Removed {result.removed.Length} files.";
             foreach (var kept in result.kept)
                 message += $"\nKept {kept.path}: {kept.reason}";
-            player.Play("");
+            player.Stop();
         }
     }
 }

@@ -2,6 +2,7 @@ using System.Collections.Generic;
 using System.Globalization;
 using System.Linq;
 using System.Text;
+using System.Text.RegularExpressions;
 
 namespace Companion.Animate
 {
@@ -40,6 +41,17 @@ namespace Companion.Animate
         }
 
         public override string ToString() => "{" + string.Join(",", fields) + "}";
+
+        /// <summary>
+        /// A reply with these numbers' nulls as -1: JsonUtility has no null for a number, so
+        /// the fields keep -1 for "not given".
+        /// </summary>
+        public static string Unset(string reply, params string[] keys)
+        {
+            foreach (var key in keys)
+                reply = Regex.Replace(reply, "\"" + Regex.Escape(key) + "\"\\s*:\\s*null", "\"" + key + "\": -1");
+            return reply;
+        }
 
         static string Number(double value) => value.ToString("R", CultureInfo.InvariantCulture);
 

@@ -5,6 +5,30 @@ namespace Companion.Animate
     // The daemon's replies for the Generations window and the model options, as
     // JsonUtility reads them (bodies are written with Json, which leaves out what is unset).
 
+    /// <summary>One model of the live listing (GET /api/v1/models); absent: false, empty.</summary>
+    [Serializable]
+    public sealed class ModelInfo
+    {
+        public string id = "";
+        public string name = "";
+        public bool supports_last_frame;
+        public int max_reference_images;
+        public bool requires_prompt;
+        public bool supports_negative_prompt;
+        public float[] durations_seconds = new float[0];
+        public string[] resolutions = new string[0];
+        public string[] transparency_modes = new string[0];
+        public string[] style_presets = new string[0];
+
+        public string Label => string.IsNullOrEmpty(name) ? id : $"{name} ({id})";
+    }
+
+    [Serializable]
+    public sealed class ModelList
+    {
+        public ModelInfo[] data = new ModelInfo[0];
+    }
+
     [Serializable]
     public sealed class ClipReply
     {
@@ -16,6 +40,7 @@ namespace Companion.Animate
     [Serializable]
     public sealed class GenerationSettings
     {
+        public string image = "";
         public string prompt = "";
         public string negative_prompt = "";
         public VideoBody video = new VideoBody();

@@ -130,17 +130,23 @@ func _click(form: Node, index: int, as_end: bool) -> void:
 	form._sheet.gui_input.emit(click)
 
 
-func _import_remove_reveal() -> void:
-	# Import again, elsewhere: the kept video made into files under another folder.
+func _import(folder: String) -> Dictionary:
 	await _select(out["first"]["id"])
-	generations._import_folder.text = "res://elsewhere"
+	generations._import_folder.text = folder
+	generations.said = ""
 	var before: int = generations.listings
 	h._press(generations._import_button)
 	await h._until(func() -> bool: return generations.said.begins_with("Imported") \
 		or generations.said.begins_with("The import"), 60)
 	await h._until(func() -> bool: return generations.listings > before, 20)
-	var imported: Dictionary = generations.rows[0]
-	out["imported"] = {"said": generations.said, "row": imported.duplicate()}
+	return {"said": generations.said, "row": generations.rows[0].duplicate()}
+
+
+func _import_remove_reveal() -> void:
+	# Import again: into its own folder (the field left empty), then elsewhere.
+	out["imported_home"] = await _import("")
+	out["imported"] = await _import("res://elsewhere")
+	var imported: Dictionary = out["imported"]["row"]
 	# Remove files: asked first, then only the companion's own files go.
 	await _select(imported["id"])
 	h._press(generations._remove_button)
@@ -177,8 +183,20 @@ func _extended() -> void:
 	dock._seconds.value = 1  # other frames: 8
 	await h._quote()
 	out["extended_quote"] = {"message": dock._message.text, "conflicts": dock.conflicts.size()}
+	# As pixel art: once done, the dock has the kept video cut again (free) into it.
+	var pixel: CheckBox = dock.find_child("PixelArt", true, false)
+	pixel.button_pressed = true
+	out["pixel_quote_kept"] = dock.quote_id != ""  # the price does not change with it
+	var messages: Array = []
+	var watch := func() -> void:
+		if messages.is_empty() or messages[-1] != dock._message.text:
+			messages.append(dock._message.text)
+	h.get_tree().process_frame.connect(watch)
 	var job: Dictionary = await h._job(false, false)
+	h.get_tree().process_frame.disconnect(watch)
+	pixel.button_pressed = false
 	out["extended"] = job["job"]
+	out["extended_messages"] = messages
 	out["extended_read"] = _animations(path)
 
 
