@@ -7,10 +7,13 @@ so the stand-ins take exactly Unity's parameters. Mono's C# compiler (`mcs`) the
 the package against them: argument types, overloads, defaults and the package's own types
 are checked, which the member lookup of test_unity_api.py cannot. Return types are not in
 the database and are written by hand; Unity compiles with Roslyn, not mcs (see the
-package README for what has not run in a real Unity)."""
+package README for what has not run in a real Unity). Built with tests/unity/BodyProbe.cs
+and run under Mono, the package's own request writing (Json, AdvancedOptions) is then
+held to the daemon's schema."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import subprocess
@@ -20,6 +23,8 @@ from pathlib import Path
 import pytest
 from tree_sitter import Node
 
+from companion.daemon.schema import AnimateIn, RecutIn
+from companion.sandbox.models import check_video
 from tests.test_unity_api import CS_FILES, DATABASE, MISSING_FROM_DATABASE, nodes, parse, text
 
 REPO = Path(__file__).resolve().parents[1]
@@ -175,3 +180,76 @@ def test_the_package_compiles_against_unitys_signatures(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert built.returncode == 0, built.stdout + built.stderr
+
+
+MONO = shutil.which("mono")
+
+
+@pytest.mark.skipif(MCS is None or MONO is None, reason="needs Mono: apt install mono-mcs")
+def test_the_requests_the_package_writes_are_what_the_daemon_takes(tmp_path: Path) -> None:
+    """The package's own Json and AdvancedOptions, run under Mono (tests/unity/BodyProbe.cs):
+    valid JSON, only what was set, each option dropped when the model does not take it,
+    and every body accepted by the daemon's schema and the sandbox's model check."""
+    probe = tmp_path / "probe.exe"
+    built = subprocess.run(
+        [str(MCS), f"-out:{probe}", "-r:System.Core.dll", "-nowarn:649", str(STUBS),
+         str(STUBS.with_name("BodyProbe.cs")), *map(str, CS_FILES)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stdout + built.stderr
+    ran = subprocess.run(
+        [str(MONO), str(probe)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert ran.returncode == 0, ran.stderr
+    lines = ran.stdout.splitlines()
+    escaped, unset, bare, listed, full, lite, seconds = map(json.loads, lines[:7])
+    whole, picked, anew = map(json.loads, lines[7:])
+    assert escaped == {
+        "text": 'a "quote", a \\ back, \n\r\t, a bell \u0007, é and 飛',
+        "tenth": 0.1, "big": 4294967295, "yes": True, "list": ["x", "y"], "seeds": [1, 2],
+        "inner": {"k": "v"},
+    }  # fmt: skip
+    assert unset == {"balance": -1, "budget": {"per_job": -1, "per_day": 5}}
+    assert bare == {"video": {"duration_seconds": 2}}  # no listing: nothing added
+    assert listed == {"video": {"duration_seconds": 2, "model": "sandbox-motion-1"}}
+    assert full == {
+        "last_frame_path": "Assets/Art/hero.png",
+        "reference_paths": ["Assets/Art/coin.png", "Assets/Art/slime.png"],
+        "negative_prompt": "blurry",
+        "video": {
+            "duration_seconds": 2, "model": "sandbox-motion-1", "seed": 7, "resolution": "480p",
+            "style_preset": "pixel_art",
+            "transparency": {
+                "mode": "alpha_key", "key_color": "#00FF00", "key_selection": "manual"
+            },
+        },
+    }  # fmt: skip
+    # The lite model takes no last frame, negative prompt, style, resolution beyond its
+    # own or transparency, and one reference: the window drops the rest.
+    assert lite == {
+        "reference_paths": ["Assets/Art/coin.png"],
+        "video": {"duration_seconds": 2, "model": "sandbox-motion-lite", "seed": 7},
+    }
+    assert seconds == {"min": 1, "max": 4}
+    for body in (listed, full, lite):
+        given = AnimateIn.model_validate({"project_root": "/game", "image_path": "a.png", **body})
+        check_video(
+            given.video,
+            prompt="walk",
+            negative_prompt=given.negative_prompt,
+            has_last_frame=given.last_frame_path is not None,
+            reference_images=len(given.reference_paths),
+        )
+    # The re-cut form: the generation's own settings, then the range clicked on its sheet.
+    export = {
+        "frame_count": 8, "output_width": 128, "output_height": 96,
+        "output_formats": ["spritesheet", "spritesheet_json", "unity_pack"],
+    }  # fmt: skip
+    form = {"export": export, "name": "hero", "pixel_art": False, "padding": 0}
+    assert whole == form
+    assert picked == {**form, "selection": {"mode": "range", "start_seconds": 0.5,
+                                            "duration_seconds": 1}}  # fmt: skip
+    assert anew == {**form, "selection": {"mode": "range", "start_seconds": 1.5,
+                                          "duration_seconds": 0.5}}  # fmt: skip
+    for body in (whole, picked, anew):
+        RecutIn.model_validate(body)

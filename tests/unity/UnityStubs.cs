@@ -1,7 +1,8 @@
 // Compile-only stand-ins for the Unity API the package uses: each constructor's and
 // method's parameters are Unity 6's own (tests/test_unity_compile.py holds every one to the
 // unity-api-mcp database; defaults where Unity has them), so the package's calls are
-// checked for argument types and overloads by a real C# compiler. Bodies do nothing.
+// checked for argument types and overloads by a real C# compiler. Bodies do next to nothing
+// (enough for tests/unity/BodyProbe.cs: an asset's path is its name, colours are hex).
 using System;
 namespace UnityEngine
 {
@@ -18,7 +19,8 @@ namespace UnityEngine
     public struct Rect { public Rect(float x, float y, float w, float h) { this.x = x; this.y = y; width = w; height = h; }
         public Rect(Vector2 p, Vector2 s) { x = p.x; y = p.y; width = s.x; height = s.y; }
         public float x, y, width, height; public Vector2 center => new Vector2(); public bool Contains(Vector2 p) => true; }
-    public struct Color { public Color(float r, float g, float b, float a) {} public static Color green => new Color(); }
+    public struct Color { public float r, g, b, a; public Color(float r, float g, float b, float a) { this.r = r; this.g = g; this.b = b; this.a = a; }
+        public static Color green => new Color(0f, 1f, 0f, 1f); }
     public static class Mathf { public static int Max(int a, int b) => a; public static float Max(float a, float b) => a;
         public static int Min(int a, int b) => a; public static float Min(float a, float b) => a;
         public static int Clamp(int v, int a, int b) => v; public static float Clamp(float v, float a, float b) => v;
@@ -27,7 +29,8 @@ namespace UnityEngine
     public enum RuntimePlatform { OSXEditor, WindowsEditor, LinuxEditor }
     public static class Application { public static string dataPath => ""; public static RuntimePlatform platform => RuntimePlatform.LinuxEditor; }
     public static class JsonUtility { public static T FromJson<T>(string json) => default(T); public static string ToJson(object o) => ""; }
-    public static class ColorUtility { public static string ToHtmlStringRGB(Color c) => ""; }
+    public static class ColorUtility { public static string ToHtmlStringRGB(Color c) =>
+        ((int)(c.r * 255)).ToString("X2") + ((int)(c.g * 255)).ToString("X2") + ((int)(c.b * 255)).ToString("X2"); }
     public static class ImageConversion { public static bool LoadImage(Texture2D t, byte[] data, bool markNonReadable = false) => true; }
     public sealed class GUILayoutOption {}
     public class GUIStyle {}
@@ -60,7 +63,7 @@ namespace UnityEditor
     public class EditorWindow : ScriptableObject { public static T GetWindow<T>(string title) where T : EditorWindow => null; public void Show() {} public void Repaint() {} }
     public sealed class MenuItem : Attribute { public MenuItem(string p) {} public MenuItem(string p, bool v) {} public MenuItem(string p, bool v, int priority) {} }
     public enum ImportAssetOptions { Default, ForceSynchronousImport }
-    public static class AssetDatabase { public static string GetAssetPath(Object o) => ""; public static string GetAssetPath(int id) => "";
+    public static class AssetDatabase { public static string GetAssetPath(Object o) => o == null ? "" : o.name; // the probe names assets by path public static string GetAssetPath(int id) => "";
         public static T LoadAssetAtPath<T>(string p) where T : Object => null; public static void Refresh() {} public static void Refresh(ImportAssetOptions o) {}
         public static void ImportPackage(string p, bool interactive) {} }
     public static class Selection { public static Object activeObject; }
