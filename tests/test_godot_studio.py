@@ -113,6 +113,13 @@ def test_the_studio_in_a_real_editor(
     assert seen["recut"]["said"].startswith("Re-cut done, nothing spent"), seen["recut"]
     recut = seen["recut"]["listed"]
     assert (recut["kind"], recut["name"], recut["cost_credits"]) == ("recut", "hero_cut", 0)
+    # The same re-cut over a sheet the user painted: refused saying so, then on the second
+    # press made, their sheet moved aside.
+    assert "was changed since" in seen["recut_refused"], seen["recut_refused"]
+    assert "Press Re-cut again to replace it" in seen["recut_refused"]
+    assert seen["recut_replaced"]["said"].startswith("Re-cut done"), seen["recut_replaced"]
+    painted = project / "animations" / ASIDE / seen["recut_replaced"]["id"] / "hero_cut.png"
+    assert Image.open(painted).size == (8, 8)
 
     # Import into its own folder, and elsewhere; then those files removed after asking.
     home_import = seen["imported_home"]

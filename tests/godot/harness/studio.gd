@@ -118,6 +118,28 @@ func _recut() -> void:
 	out["recut"] = {"said": form.said}
 	await h._until(func() -> bool: return generations.listings > before, 20)
 	out["recut"]["listed"] = generations.rows[0].duplicate()
+	# The user paints on the re-cut's sheet; the same re-cut again is refused, saying so,
+	# and pressed once more it replaces it, theirs moved aside.
+	var painted := Image.create(8, 8, false, Image.FORMAT_RGBA8)
+	painted.fill(Color.BLUE)
+	painted.save_png(ProjectSettings.globalize_path("res://animations/hero_cut.png"))
+	await _select(out["first"]["id"])
+	await h._until(func() -> bool: return not form._recut_button.disabled, 10)
+	form._frames.value = 6
+	form._width.value = 96
+	form._height.value = 96
+	form._padding.value = 2
+	form._pixel_art.button_pressed = true
+	form._name.text = "hero_cut"  # the whole clip this time: the form opened afresh
+	h._press(form._recut_button)
+	await h._until(func() -> bool: return form.refused_body != "", 20)
+	out["recut_refused"] = form.said
+	before = generations.listings
+	h._press(form._recut_button)
+	await h._until(func() -> bool: return form.said.begins_with("Re-cut done") \
+		or form.said.begins_with("The re-cut"), 60)
+	await h._until(func() -> bool: return generations.listings > before, 20)
+	out["recut_replaced"] = {"said": form.said, "id": generations.rows[0].get("id")}
 
 
 ## A click on a cell of the contact sheet where it is drawn (Shift for the end).
