@@ -8,6 +8,8 @@ extends HBoxContainer
 signal finished(job: Dictionary)
 ## Emitted each time the daemon answers after it did not (and on the first answer).
 signal connected
+## Emitted when the daemon stops answering after it did.
+signal disconnected
 
 const DaemonClient := preload("res://addons/companion/daemon_client.gd")
 const PixelArt := preload("res://addons/companion/pixel_art.gd")
@@ -173,6 +175,8 @@ func refresh() -> void:
 	var was_down := _start_button.visible or not _seconds.editable
 	var status: Dictionary = await _link.status()
 	if status.is_empty():
+		if not was_down:
+			disconnected.emit()
 		return
 	if typeof(status.get("limits")) == TYPE_DICTIONARY:
 		apply_limits(status["limits"])
