@@ -37,14 +37,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
+from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -52,12 +52,21 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench._team_server import (  # noqa: E402
+    Connections,
+    cluster,
+    database_cost,
+    lock_waits,
+    percentile,
+    stop_on_signals,
+)
 from companion.api.client import Client  # noqa: E402
+from companion.api.pacing import Pacer  # noqa: E402
 from companion.sandbox import TIERS, Limits, SandboxConfig, SandboxThread  # noqa: E402
 from companion.store import Store  # noqa: E402
 from companion.store.team import PostgresAccount  # noqa: E402
-from tests.real_pgbouncer import PGBOUNCER, RealPgBouncer  # noqa: E402
-from tests.real_postgres import RealPostgres, binaries  # noqa: E402
+from tests.real_pgbouncer import PGBOUNCER  # noqa: E402
+from tests.real_postgres import binaries  # noqa: E402
 from tests.team_helpers import animation_request, big_picture  # noqa: E402
 
 REGISTERED = Limits(concurrency=1, queue=3, create_per_minute=3, other_per_minute=60)
@@ -80,22 +89,59 @@ def sandbox(args: argparse.Namespace) -> SandboxThread:
     ).start()
 
 
-async def price(box: SandboxThread, picture: Path, work: Path) -> int:
-    """What one job costs, asked of the service (a quote spends nothing)."""
+@contextlib.asynccontextmanager
+async def bench_client(
+    box: SandboxThread, work: Path, dsn: str | None, window: float
+) -> AsyncIterator[tuple[Client, PostgresAccount | None]]:
+    """The bench's own client of the account (a quote, the balance) and, in team mode,
+    the team's admin: the service counts the bench's requests like a member's, so they
+    take room in the team's windows too."""
+    async with contextlib.AsyncExitStack() as stack:
+        client = await stack.enter_async_context(
+            Client(box.base_url, "sk-m0", pacer=Pacer(window=window))
+        )
+        admin = None
+        if dsn is not None:
+            store = Store(work / "bench.db")
+            stack.callback(store.close)
+            admin = await stack.enter_async_context(
+                PostgresAccount(dsn, store=store, service=box.base_url, member="bench")
+            )
+            client.pacer.share(admin)
+        yield client, admin
+
+
+async def before_run(
+    box: SandboxThread, picture: Path, work: Path, dsn: str | None, args: argparse.Namespace
+) -> tuple[int, int]:
+    """The budget (80% of what every job costs, asked of the service: a quote spends
+    nothing), set as the team's, and the balance before, the team's first snapshot."""
     from companion.jobs.engine import Engine
 
-    store = Store(work / "quote.db")
-    async with Client(box.base_url, "sk-m0") as client:
-        credits = await Engine(store, client, box.base_url).quote(
-            animation_request(picture), "probe"
-        )
-    store.close()
-    return credits
+    async with bench_client(box, work, dsn, args.window) as (client, admin):
+        store = Store(work / "quote.db")
+        try:
+            cost = await Engine(store, client, box.base_url).quote(
+                animation_request(picture), "probe"
+            )
+        finally:
+            store.close()
+        budget = int(cost * args.members * args.jobs * 0.8)
+        before = (await client.get_credit_balance()).available
+        if admin is not None:
+            await admin.set_budget("*", budget, None)
+            await admin.reconcile(before)
+    return budget, before
 
 
-async def balance(box: SandboxThread) -> int:
-    async with Client(box.base_url, "sk-m0") as client:
-        return (await client.get_credit_balance()).available
+async def after_run(
+    box: SandboxThread, work: Path, dsn: str | None, window: float
+) -> tuple[int, int | None]:
+    """The balance after, and the team's drift since its first snapshot."""
+    async with bench_client(box, work, dsn, window) as (client, admin):
+        after = (await client.get_credit_balance()).available
+        drift = None if admin is None else (await admin.reconcile(after))["drift"]
+    return after, drift
 
 
 def prepare_members(
@@ -151,16 +197,21 @@ def run_members(box: SandboxThread, homes: list[Path], args: argparse.Namespace)
     ]
     deadline = started + args.timeout
     late = 0
-    for process, home in zip(processes, homes, strict=True):
-        try:
-            process.wait(timeout=max(1.0, deadline - time.perf_counter()))
-        except subprocess.TimeoutExpired:
-            process.kill()
+    try:
+        for process, home in zip(processes, homes, strict=True):
+            try:
+                process.wait(timeout=max(1.0, deadline - time.perf_counter()))
+            except subprocess.TimeoutExpired:
+                late += 1
+                if late == 1:
+                    text = (home / "member.log").read_text(errors="replace")
+                    print(f"{home.name} still ran at --timeout; its log ends:\n{text[-1500:]}")
+    finally:  # at --timeout, and when the bench itself is interrupted
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+        for process in processes:
             process.wait()
-            late += 1
-            if late == 1:
-                text = (home / "member.log").read_text(errors="replace")
-                print(f"{home.name} still ran at --timeout; its log ends:\n{text[-1500:]}")
     return time.perf_counter() - started
 
 
@@ -201,7 +252,7 @@ def figures(
         "share_with_start": (done / elapsed) / bound,
         "over_budget": max(0, spent - budget),
         "uploads_per_picture": sum(1 for e in entries if e.path == "/v1/files" and e.status == 201)
-        / PICTURES,
+        / min(PICTURES, args.jobs),  # the pictures the jobs use
         "requests": sum(1 for e in entries if e.origin == "api"),
         "refused_creates": sum(
             1
@@ -211,14 +262,6 @@ def figures(
             and e.path.endswith(("/animations", "/video-generations", "/animation-exports"))
         ),
     }
-
-
-async def team_drift(dsn: str, box: SandboxThread, work: Path, start: int | None) -> int | None:
-    store = Store(work / "reconcile.db")
-    async with PostgresAccount(dsn, store=store, service=box.base_url, member="bench") as admin:
-        result = await admin.reconcile(await balance(box) if start is None else start)
-    store.close()
-    return result["drift"]
 
 
 def solo_drift(homes: list[Path], before: int, after: int) -> int:
@@ -256,32 +299,28 @@ def main() -> None:
         raise SystemExit("PgBouncer is needed: apt-get install pgbouncer")
     if binaries() is None:
         raise SystemExit("PostgreSQL (initdb, pg_ctl) is needed: apt-get install postgresql")
+    stop_on_signals()
     total_started = time.perf_counter()
     results: dict[str, dict[str, Any]] = {}
-    with tempfile.TemporaryDirectory(prefix="team-bench-") as tmp:
-        work = Path(tmp)
-        pictures = [big_picture(work / f"pose{p}.png", seed=p) for p in range(PICTURES)]
-        cluster = Path(tempfile.mkdtemp(prefix="companion-pg-"))  # its owner must reach it
-        server = RealPostgres(binaries(), cluster).init()  # type: ignore[arg-type]
-        server.start("log_lock_waits=on", "deadlock_timeout=1ms")
-        bouncer = RealPgBouncer(server, cluster / "pgbouncer") if args.pgbouncer else None
-        if bouncer is not None:
-            bouncer.start()
-        try:
+    try:
+        with (
+            tempfile.TemporaryDirectory(prefix="team-bench-") as tmp,
+            cluster(args.pgbouncer) as (server, bouncer),
+        ):
+            work = Path(tmp)
+            pictures = [big_picture(work / f"pose{p}.png", seed=p) for p in range(PICTURES)]
             for mode in args.modes.split(","):
                 box = sandbox(args)
                 try:
-                    cost = asyncio.run(price(box, pictures[0], work))
-                    budget = int(cost * args.members * args.jobs * 0.8)
                     dsn = server.new_database() if mode == "team" else None
                     member_dsn = bouncer.dsn(dsn) if dsn is not None and bouncer else dsn
+                    (work / mode).mkdir()
+                    budget, before = asyncio.run(
+                        before_run(box, pictures[0], work / mode, dsn, args)
+                    )
                     homes = prepare_members(args, work / mode, pictures, budget, member_dsn)
-                    before = asyncio.run(balance(box))
                     assert box.service.journal is not None
                     mark = len(box.service.journal.entries)
-                    if dsn is not None:
-                        asyncio.run(team_budget(dsn, box, work, budget))
-                        asyncio.run(team_drift(dsn, box, work, before))
                     watch = Connections(server, bouncer, dsn) if dsn is not None else None
                     logged = server.log.stat().st_size
                     try:
@@ -289,111 +328,31 @@ def main() -> None:
                     finally:
                         if watch is not None:
                             watch.stop()
+                            if watch.failed:
+                                print("connection sampling stopped early: a server went away")
                     results[mode] = figures(box, homes, elapsed, budget, args, mark)
                     if watch is not None:
                         results[mode]["servers"] = watch.most
                         results[mode]["pools"] = watch.pools
                         results[mode]["lock_waits"] = lock_waits(server.log, logged)
-                    after = asyncio.run(balance(box))
+                    after, drift = asyncio.run(after_run(box, work / mode, dsn, args.window))
                     results[mode]["drift"] = (
-                        asyncio.run(team_drift(dsn, box, work, after))
-                        if dsn is not None
-                        else solo_drift(homes, before, after)
+                        drift if dsn is not None else solo_drift(homes, before, after)
                     )
                     results[mode]["budget"] = budget
                     if dsn is not None:
                         results[mode]["database"] = database_cost(dsn)
                 finally:
                     box.stop()
-        finally:
-            if bouncer is not None:
-                bouncer.stop()
-            server.stop("immediate")
-            shutil.rmtree(cluster, ignore_errors=True)
-    report(results, args, time.perf_counter() - total_started)
-
-
-async def team_budget(dsn: str, box: SandboxThread, work: Path, budget: int) -> None:
-    store = Store(work / "budget.db")
-    async with PostgresAccount(dsn, store=store, service=box.base_url, member="bench") as admin:
-        await admin.set_budget("*", budget, None)
-    store.close()
-
-
-def database_cost(dsn: str) -> dict[str, int]:
-    """Calls of each team function and transactions in all, as the server counted them."""
-    import psycopg
-
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        calls = dict(
-            conn.execute(
-                b"SELECT funcname, calls FROM pg_stat_user_functions WHERE schemaname = 'companion'"
-            ).fetchall()
+    except KeyboardInterrupt as exc:
+        print(
+            f"team bench: interrupted ({exc or 'SIGINT'}) after "
+            f"{time.perf_counter() - total_started:.0f} s; members, PgBouncer and the "
+            "cluster are stopped and removed",
+            file=sys.stderr,
         )
-        row = conn.execute(
-            b"SELECT xact_commit + xact_rollback FROM pg_stat_database "
-            b"WHERE datname = current_database()"
-        ).fetchone()
-    return {**calls, "transactions": int(row[0]) if row else 0}
-
-
-class Connections:
-    """Samples, twice a second while the members run, how many connections PostgreSQL
-    serves (pg_stat_activity's client backends, this sampler's own excluded) and, behind
-    PgBouncer, its pools."""
-
-    def __init__(self, server: RealPostgres, bouncer: RealPgBouncer | None, dsn: str) -> None:
-        self.server = server
-        self.bouncer = bouncer
-        self.dsn = dsn
-        self.most = 0
-        self.pools: dict[str, int] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        import psycopg
-
-        with psycopg.connect(self.server.dsn(), autocommit=True) as conn:
-            while not self._stop.wait(0.5):
-                row = conn.execute(
-                    b"SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
-                    b"AND pid <> pg_backend_pid()"
-                ).fetchone()
-                self.most = max(self.most, int(row[0]) if row else 0)
-                if self.bouncer is not None:
-                    name = self.dsn.rsplit("=", 1)[1]
-                    for pool in self.bouncer.pools():
-                        if pool["database"] != name:
-                            continue
-                        for key in ("cl_active", "cl_waiting", "sv_active", "sv_idle", "sv_used"):
-                            self.pools[key] = max(self.pools.get(key, 0), int(pool[key]))
-                        self.pools["maxwait_ms"] = max(
-                            self.pools.get("maxwait_ms", 0),
-                            int(pool["maxwait"]) * 1000 + int(pool["maxwait_us"]) // 1000,
-                        )
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
-def lock_waits(log: Path, offset: int) -> list[float]:
-    """Milliseconds each logged lock wait lasted (waits over deadlock_timeout only)."""
-    with log.open("rb") as source:
-        source.seek(offset)
-        text = source.read().decode(errors="replace")
-    return [
-        float(m) for m in re.findall(r"acquired \w+ on advisory lock .*? after ([\d.]+) ms", text)
-    ]
-
-
-def percentile(values: list[float], share: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+        raise SystemExit(130) from None
+    report(results, args, time.perf_counter() - total_started)
 
 
 def report(results: dict[str, dict[str, Any]], args: argparse.Namespace, total: float) -> None:

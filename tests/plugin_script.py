@@ -162,3 +162,60 @@ class ScriptedPlugin:
         reply = self._call("POST", path, {"count": count, "quote_only": True})
         assert reply.status == 200, reply.body
         return dict(reply.json)
+
+    # -- the Unity window's other generation actions ------------------------------------
+
+    def again(self, generation_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Generate again: the price of a new seed first, then that quote and seed spent."""
+        path = f"/api/v1/generations/{generation_id}/again"
+        quoted = self._call("POST", path, {"quote_only": True})
+        assert quoted.status == 200, quoted.body
+        made = self._call(
+            "POST", path, {"quote_id": quoted.json["quote_id"], "seed": quoted.json["seed"]}
+        )
+        assert made.status == 202, made.body
+        return dict(quoted.json), dict(made.json)
+
+    def make_variations(self, generation_id: str, offer: dict[str, Any]) -> list[dict[str, Any]]:
+        path = f"/api/v1/generations/{generation_id}/variations"
+        body = {"count": offer["count"], "quote_id": offer["quote_id"], "seeds": offer["seeds"]}
+        made = self._call("POST", path, body)
+        assert made.status == 202, made.body
+        return list(made.json["data"])
+
+    def contact_sheet(
+        self, generation_id: str, times: list[float], picture_too: bool = True
+    ) -> tuple[dict[str, Any], bytes]:
+        """The sheet's cells, then (the Unity window) its picture from the path the reply
+        names; the Godot dock fetches that path without naming it."""
+        path = f"/api/v1/generations/{generation_id}/contact_sheet"
+        made = self._call("POST", path, {"times": times})
+        assert made.status == 200, made.body
+        assert made.json["image"].startswith(f"{path}.png")
+        if not picture_too:
+            return dict(made.json), b""
+        picture = self._call("GET", made.json["image"])
+        assert picture.status == 200
+        return dict(made.json), picture.body
+
+    def recut(self, generation_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        made = self._call("POST", f"/api/v1/generations/{generation_id}/recut", body)
+        assert made.status == 202, made.body
+        return dict(made.json)
+
+    def import_again(self, generation_id: str, target_folder: str | None = None) -> dict[str, Any]:
+        body = {} if target_folder is None else {"target_folder": target_folder}
+        made = self._call("POST", f"/api/v1/generations/{generation_id}/import", body)
+        assert made.status == 202, made.body
+        return dict(made.json)
+
+    def remove_files(self, generation_id: str) -> dict[str, Any]:
+        removed = self._call("POST", f"/api/v1/generations/{generation_id}/remove_files", {})
+        assert removed.status == 200, removed.body
+        return dict(removed.json)
+
+    def reveal(self, generation_id: str) -> str:
+        """The folder the Godot dock opens, as the daemon names it."""
+        shown = self._call("GET", f"/api/v1/generations/{generation_id}/reveal")
+        assert shown.status == 200, shown.body
+        return str(shown.json["path"])

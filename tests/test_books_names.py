@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from companion.install.names import free_name, numbered
+from companion.media import MAX_NAME_BYTES, is_clean_name
 from companion.media.demo_art import draw_character
-from companion.media.export import MAX_NAME_BYTES, is_clean_name
 from companion.sandbox import SandboxThread
 from tests.cli_helpers import companion, tasks
 from tests.conftest import TEST_KEY

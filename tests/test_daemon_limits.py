@@ -10,6 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from companion.api.schema import ExportOptions
+from companion.daemon.schema import RecutIn
 from companion.media.demo_art import draw_character
 from tests.daemon_helpers import DaemonThread
 from tests.test_daemon import call
@@ -34,7 +35,10 @@ def test_status_limits_are_the_ones_the_daemon_enforces(
     draw_character(64).save(project / "art" / "hero.png")
     assert call(daemon, "POST", "/api/v1/projects", {"root": str(project)}).status == 201
     limits = call(daemon, "GET", "/api/v1/status").json["limits"]
-    assert set(limits) == {"size", "frame_count", "fps", "seconds"}
+    assert set(limits) == {"size", "frame_count", "fps", "seconds", "padding"}
+    assert RecutIn.model_validate({"padding": limits["padding"]["max"]}).padding > 0
+    with pytest.raises(ValidationError):
+        RecutIn.model_validate({"padding": limits["padding"]["max"] + 1})
     assert set(limits["fps"]) == {"max"}
 
     def quoted(**export: Any) -> int:
@@ -63,4 +67,4 @@ def test_the_openapi_document_describes_the_limits(daemon: DaemonThread) -> None
     status = document["components"]["schemas"]["StatusOut"]
     assert "limits" in status["required"]
     limits = document["components"]["schemas"]["RequestLimits"]
-    assert set(limits["properties"]) == {"size", "frame_count", "fps", "seconds"}
+    assert set(limits["properties"]) == {"size", "frame_count", "fps", "seconds", "padding"}

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from companion.media.export import clean_name, is_clean_name
+from companion.media import clean_name, is_clean_name
 from companion.sandbox import SandboxThread
 from tests.drop_helpers import DEFAULTS, EXPORT, outputs_by_job, png_bytes
 from tests.test_daemon import call

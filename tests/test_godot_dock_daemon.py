@@ -5,12 +5,14 @@ the local export's own options, byte for byte what `companion export` makes."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 from PIL import Image
 
 from companion.api.schema import ExportOptions, Selection
 from companion.install.set_aside import ASIDE
+from companion.install.sprite_merge import carries_edits, merge
 from companion.media import export_video
 from companion.media.demo_art import draw_character
 from companion.media.formats.sheet import Spacing
@@ -121,7 +123,55 @@ def test_quote_extras_replace_and_a_pixel_recut(make_sandbox, tmp_path: Path) ->
         local = export_video(home / "clips" / f"{done['id']}.mp4", tmp_path / "local", spec)
         made = {o.path.name: o.path.read_bytes() for o in local.outputs}
         assert (project / "animations" / "hero_px.png").read_bytes() == made["hero_px.png"]
+        # The re-cut is listed with its parent's kept video, so it can be re-cut in turn.
+        rows = call(daemon, "GET", f"/api/v1/generations?project={project}").json["data"]
+        assert rows[0]["id"] == recut.json["id"] and rows[0]["clip"] == rows[1]["clip"]
+        assert rows[0]["clip"]["kept"] and rows[0]["cost_credits"] == 0
+        # Imported again elsewhere, a pixel-art re-cut stays pixel art.
+        again = call(daemon, "POST", f"/api/v1/generations/{recut.json['id']}/import",
+                     {"target_folder": "elsewhere"})  # fmt: skip
+        assert again.status == 202, again.body
+        assert wait_final(daemon, again.json["id"])["state"] == "done"
+        assert (project / "elsewhere" / "hero_px.png").read_bytes() == made["hero_px.png"]
         bad = call(daemon, "POST", f"/api/v1/generations/{done['id']}/recut", {"padding": 99})
         assert bad.status == 400 and "padding" in bad.error["message"]
     finally:
         daemon.stop()
+
+
+def _generated(speed: float) -> str:
+    return (
+        '[gd_resource type="SpriteFrames" load_steps=2 format=3]\n\n'
+        '[ext_resource type="Texture2D" path="res://animations/hero.png" id="1_sheet"]\n\n'
+        '[resource]\nanimations = [{\n"frames": [{\n"duration": 1.0,\n'
+        '"texture": ExtResource("1_sheet")\n}],\n"loop": true,\n"name": &"default",\n'
+        f'"speed": {speed}\n}}]\n'
+    )
+
+
+def test_edits_survive_every_reanimation_not_only_the_first() -> None:
+    """Was: the merged file, unchanged since the companion wrote it, was replaced whole by
+    the next animation, and the user's animation and loop went with it."""
+    theirs = (
+        _generated(8.0)
+        .replace('"loop": true', '"loop": false')
+        .replace("}]\n", '}, {\n"frames": [],\n"loop": true,\n"name": &"wave",\n"speed": 3.0\n}]\n')
+    )
+    once = merge(theirs, _generated(6.0))
+    animations = once.split("metadata/")[0]
+    # Without a record of what was generated, every value of theirs is kept.
+    assert '"name": &"wave"' in animations and '"loop": false' in animations
+    assert '"speed": 8.0' in animations
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "hero.tres"
+        path.write_text(once)
+        assert carries_edits(path)
+        path.write_text(_generated(6.0))
+        assert not carries_edits(path)  # the companion's own: replaced, not merged
+    # The merged file records what was generated (speed 6): the user's loop differs from
+    # it and stays; the speed they never touched follows the new export.
+    assert 'metadata/companion_generated = {"loop": true, "speed": 6.0}' in once
+    twice = merge(once.replace('"speed": 8.0', '"speed": 6.0'), _generated(12.0))
+    animations = twice.split("metadata/")[0]
+    assert '"name": &"wave"' in animations and '"loop": false' in animations
+    assert '"speed": 12.0' in animations and '"speed": 6.0' not in animations

@@ -22,8 +22,7 @@ from companion.install.plan import Placement
 from companion.install.tree import InstallError, Staged, Tree, load_manifest
 from companion.install.unity import metas_first
 from companion.jobs.engine import STAGING, Engine
-from companion.media import ExportResult, ExportSpec, export_video
-from companion.media.export import FILE_SUFFIX
+from companion.media import FILE_SUFFIX, ExportResult, ExportSpec, export_video
 from companion.store import Store
 from tests.engine_checks import (
     check_sprite_clip,

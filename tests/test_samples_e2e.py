@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,6 +60,20 @@ def test_godot_sample_gets_a_ready_sprite_frames(daemon: DaemonThread, tmp_path:
     offer = plugin.quote_variations(job["id"], low)
     assert offer["credits_total"] == low * offer["credits_each"] > 0
     assert plugin.refresh()["balance"] == before and high >= low
+    # The panel's free actions: a re-cut over a range of the contact sheet, an import
+    # elsewhere, its folder shown, its files removed.
+    sheet, _ = plugin.contact_sheet(job["id"], [0.0, 0.5, 1.0], picture_too=False)
+    start = sheet["cells"][1]["source_time_seconds"]
+    recut = plugin.recut(job["id"], {
+        "export": {"frame_count": 5, "output_width": 64, "output_height": 64,
+                   "output_formats": ["spritesheet", "spritesheet_json", "godot_pack"]},
+        "selection": {"mode": "range", "start_seconds": start, "duration_seconds": 0.5},
+    })  # fmt: skip
+    assert check_sprite_frames(project, plugin.poll(recut["id"])["resource"]).frames == 5
+    assert plugin.refresh()["balance"] == before
+    moved = plugin.poll(plugin.import_again(job["id"], "elsewhere")["id"])
+    assert plugin.reveal(moved["id"]) == moved["target_dir"] == str(project / "elsewhere")
+    assert plugin.remove_files(moved["id"])["removed"]
     assert plugin.called == plugin_endpoints(GODOT_SOURCES)
 
 
@@ -72,10 +87,22 @@ def test_unity_sample_gets_sliced_sprites_and_a_clip(daemon: DaemonThread, tmp_p
     plugin.refresh()
     # The window reads the daemon's limits into Limits {size, frame_count, fps, seconds},
     # each {min, max}; a daemon that reports none leaves the checks to Quote.
-    assert set(plugin.limits) <= {"size", "frame_count", "fps", "seconds"}
-    assert all(set(bound) <= {"min", "max"} for bound in plugin.limits.values())
+    read = ("size", "frame_count", "fps", "seconds")  # the window ignores any other
+    assert set(read) <= set(plugin.limits)
+    assert all(set(plugin.limits[name]) <= {"min", "max"} for name in read)
     body = plugin.body("Assets/Art/slime.png", "bounce", ["unity_pack"], 128, 10)
-    assert plugin.quote(body) > 0
+    plain = plugin.quote(body)
+    # The window's Advanced rows, as it sends them for a model that takes each one.
+    model = next(m for m in plugin.models() if m["supports_last_frame"])
+    assert model["max_reference_images"] >= 1 and model["supports_negative_prompt"]
+    style = next(s for s in model["style_presets"] if s != "none")
+    body["video"].update(model=model["id"], seed=7, resolution=model["resolutions"][0],
+                         style_preset=style,
+                         transparency={"mode": "alpha_key", "key_color": "#00FF00",
+                                       "key_selection": "manual"})  # fmt: skip
+    body.update(last_frame_path="Assets/Art/hero.png", reference_paths=["Assets/Art/coin.png"],
+                negative_prompt="blurry")  # fmt: skip
+    assert plugin.quote(body) > plain > 0  # the last frame and the reference are priced
     job = plugin.poll(plugin.animate(body))
     assert job["state"] == "done", job
     assert job["resource"] == "Assets/Animations/slime.anim"
@@ -89,8 +116,52 @@ def test_unity_sample_gets_sliced_sprites_and_a_clip(daemon: DaemonThread, tmp_p
     assert not list(project.rglob("*.unitypackage"))
     assert plugin.cancel(job["id"]).json["state"] == "done"
     assert plugin.approve(job["id"]).status == 409
-    assert plugin.generations()[0]["id"] == job["id"]  # Window > Companion > Generations
+    listed = plugin.generations()[0]  # Window > Companion > Generations
+    assert (listed["id"], listed["seed"], listed["model"]) == (job["id"], 7, model["id"])
+    # Use these settings: the window finds the picture in the project by its full path.
+    used = Path(listed["settings"]["image"]).resolve()
+    assert used == (project / "Assets" / "Art" / "slime.png").resolve()
+    assert listed["settings"]["export"]["frame_count"] == body["export"]["frame_count"]
+    studio_actions(plugin, project, job)
     assert plugin.called == plugin_endpoints(UNITY_SOURCES)
+
+
+def studio_actions(plugin: ScriptedPlugin, project: Path, job: dict[str, Any]) -> None:
+    """The Generations window's buttons on a finished generation, as it makes them."""
+    low, _ = plugin.variation_bounds()
+    quoted, again = plugin.again(job["id"])  # the price first, then that seed spent
+    assert quoted["credits"] > 0
+    offer = plugin.quote_variations(job["id"], low)
+    made = plugin.make_variations(job["id"], offer)
+    assert len(made) == low
+    for started in [again, *made]:
+        assert plugin.poll(started["id"])["state"] == "done"
+    listed = {g["id"]: g for g in plugin.generations()}
+    assert listed[again["id"]]["seed"] == quoted["seed"]  # the seed that was priced
+    assert len({listed[m["id"]]["seed"] for m in made}) == low
+    # Re-cut for free over a range picked on the contact sheet: nothing is spent.
+    sheet, picture = plugin.contact_sheet(job["id"], [0.0, 0.5, 1.0, 1.5])
+    assert picture.startswith(b"\x89PNG") and len(sheet["cells"]) == 4
+    start = sheet["cells"][1]["source_time_seconds"]
+    before = plugin.refresh()["balance"]
+    recut = plugin.recut(job["id"], {
+        "export": {"frame_count": 5, "output_width": 64, "output_height": 64,
+                   "output_formats": ["spritesheet", "spritesheet_json", "unity_pack"]},
+        "name": "slime", "pixel_art": True, "padding": 0,
+        "selection": {"mode": "range", "start_seconds": start,
+                      "duration_seconds": sheet["cells"][3]["source_time_seconds"] - start},
+    })  # fmt: skip
+    done = plugin.poll(recut["id"])
+    assert done["state"] == "done", done
+    assert check_sprite_clip(project, done["resource"]).frames == 5
+    assert plugin.refresh()["balance"] == before
+    # Import into another folder of the project, then remove what that import wrote.
+    moved = plugin.poll(plugin.import_again(job["id"], "Assets/Elsewhere")["id"])
+    assert moved["resource"] == "Assets/Elsewhere/slime.anim", moved
+    assert (project / moved["resource"]).is_file()
+    removed = plugin.remove_files(moved["id"])
+    assert removed["kept"] == [] and str(project / moved["resource"]) in removed["removed"]
+    assert not (project / moved["resource"]).exists()
 
 
 @pytest.mark.parametrize("engine", ["godot", "unity"])

@@ -42,9 +42,17 @@ FLOAT_CURVE = """  m_FloatCurves:
 """
 
 
-def as_unity_saves_it(clip: str) -> str:
-    """What the user does in Unity's Animation window: loop off, an event, a fade curve."""
+def as_unity_saves_it(clip: str, layout: str = "unity") -> str:
+    """What the user does in Unity's Animation window: loop off, an event, a fade curve;
+    saved as Unity writes a PPtr curve (`- serializedVersion: 2` before `curve:`, a space
+    after an empty `path:`), or in the layout the companion writes."""
     assert "    m_LoopTime: 1\n" in clip and "  m_Events: []\n" in clip
+    if layout == "unity":
+        assert "  m_PPtrCurves:\n  - curve:\n" in clip
+        clip = clip.replace(
+            "  m_PPtrCurves:\n  - curve:\n",
+            "  m_PPtrCurves:\n  - serializedVersion: 2\n    curve:\n",
+        ).replace("    path:\n", "    path: \n")
     clip = clip.replace("    m_LoopTime: 1\n", "    m_LoopTime: 0\n")
     clip = clip.replace("  m_Events: []\n", EVENT)
     return clip.replace("  m_FloatCurves: []\n", FLOAT_CURVE)
@@ -66,12 +74,13 @@ def _clip(index_video: Path, out: Path, frames: int) -> tuple[str, str]:
     return clip, (found["Assets/Animations/hero/hero.png"] / "asset.meta").read_text()
 
 
+@pytest.mark.parametrize("layout", ["unity", "companion"])
 def test_a_clip_merge_keeps_the_users_settings_and_takes_the_new_keys(
-    index_video: Path, tmp_path: Path
+    index_video: Path, tmp_path: Path, layout: str
 ) -> None:
     old_clip, old_meta = _clip(index_video, tmp_path / "old", 4)
     new_clip, new_meta = _clip(index_video, tmp_path / "new", 6)
-    users = as_unity_saves_it(old_clip)
+    users = as_unity_saves_it(old_clip, layout)
     merged = merge_clip(users, new_clip)
     assert merge_clip(merged, new_clip) == merged  # a resumed install writes the same bytes
     (tmp_path / "hero.anim").write_text(merged)
@@ -177,6 +186,13 @@ def test_reanimating_into_a_changed_clip_keeps_the_users_edits_and_references(
     assert len(clip.m_PPtrCurves[0]["curve"]) == 5
     assert clip.m_AnimationClipSettings["m_LoopTime"] == "0" and clip.m_Events
     assert _sprite_ids(meta)[first_name] == unity_id
+    # A free re-cut into the same name keeps them too.
+    recut = plugin.recut(done["id"], {"export": {**again["export"], "frame_count": 3}})
+    assert plugin.poll(recut["id"])["state"] == "done"
+    clip = UnityDocument.load_yaml(str(anim)).entry
+    assert len(clip.m_PPtrCurves[0]["curve"]) == 3
+    assert clip.m_AnimationClipSettings["m_LoopTime"] == "0" and clip.m_Events
+    assert _sprite_ids(meta)[first_name] == unity_id
 
 
 def test_a_clip_the_companion_never_wrote_stays_a_conflict(
@@ -193,3 +209,31 @@ def test_a_clip_the_companion_never_wrote_stays_a_conflict(
     body = plugin.body("Assets/Art/coin.png", "spin", ["unity_pack"], 64, 4, 1)
     quote = plugin._call("POST", "/api/v1/quote", body).json
     assert [c["path"] for c in quote["conflicts"]] == [str(mine)]
+
+
+def test_a_texture_merge_keeps_unitys_own_sprite_ids_in_both_tables(
+    index_video: Path, tmp_path: Path
+) -> None:
+    """Unity chose its own id for a sprite and keeps the older name table too: the merged
+    meta gives that sprite the same id in the sheet and both tables, and returns the
+    renumbering the clip's keys then follow."""
+    _, old_meta = _clip(index_video, tmp_path / "old", 4)
+    _, new_meta = _clip(index_video, tmp_path / "new", 6)
+    ids = _sprite_ids(_write(tmp_path / "old.meta", old_meta))
+    first = next(iter(ids))
+    unity_id = "2130000000000000001"
+    users = old_meta.replace(str(ids[first]), unity_id)
+    older = "".join(f"  - first:\n      213: {i}\n    second: {n}\n" for n, i in ids.items())
+    users = users.replace("  internalIDToNameTable: []\n", "  internalIDToNameTable:\n" + older)
+    users = users.replace(str(ids[first]), unity_id)
+    text, renumbered = merge_texture_meta(users, new_meta)
+    assert renumbered == {str(ids[first]): unity_id}
+    merged = UnityDocument.load_yaml(str(_write(tmp_path / "hero.png.meta", text))).entry
+    importer = merged["TextureImporter"]
+    table = {
+        str(row["second"]): str(row["first"]["213"]) for row in importer["internalIDToNameTable"]
+    }
+    assert len(table) == 6 and table[first] == unity_id
+    assert str(importer["spriteSheet"]["nameFileIdTable"][first]) == unity_id
+    sprite = next(s for s in importer["spriteSheet"]["sprites"] if s["name"] == first)
+    assert str(sprite["internalID"]) == unity_id

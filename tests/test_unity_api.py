@@ -34,7 +34,7 @@ DOTNET = frozenset(
         "Path", "Process", "ProcessStartInfo", "Serializable", "String", "Task",
         "TaskCompletionSource", "Uri", "Dictionary", "List", "Action", "Directory",
         "StringComparison", "StringComparer", "Enumerable", "TimeSpan", "DateTime",
-        "Obsolete", "Int32",
+        "Obsolete", "Int32", "CultureInfo", "StringBuilder", "Regex",
     }
 )  # fmt: skip
 # Unity's class hierarchy where the package reads an inherited member: the database lists
@@ -51,6 +51,7 @@ BASES = {
     "DownloadHandlerBuffer": "DownloadHandler",
     "UploadHandlerRaw": "UploadHandler",
 }
+UNITY_NAMESPACES = frozenset({"UnityEngine", "UnityEditor"})
 # Real Unity members the database lacks (its XML has no entry for them), each with why.
 MISSING_FROM_DATABASE = {
     "UnityEngine.AsyncOperation.completed": "an event of AsyncOperation since Unity 2017.2",
@@ -172,7 +173,12 @@ def unity_problems(source: bytes, where: str) -> list[str]:
     api = unity_api()
     root = parse(source)
     usings = {text(u.named_children[0]) for u in nodes(root, "using_directive")}
-    ours = declared_types(root) | package_types()
+    # Types of ours, and our own capitalised properties (`Chosen.id` is not a type).
+    ours = (
+        declared_types(root)
+        | package_types()
+        | {text(p.child_by_field_name("name")) for p in nodes(root, "property_declaration")}
+    )
     variables = variable_types(root)
     problems: list[str] = []
 
@@ -182,9 +188,21 @@ def unity_problems(source: bytes, where: str) -> list[str]:
     for access in nodes(root, "member_access_expression"):
         left = access.child_by_field_name("expression")
         member = type_name(access.child_by_field_name("name"))
+        if left is not None and left.type == "member_access_expression":
+            # `UnityEngine.Object.DestroyImmediate`: a type named with its namespace.
+            space = text(left.child_by_field_name("expression"))
+            qualified = type_name(left.child_by_field_name("name"))
+            known = space in api.types.get(qualified, set())
+            if space in UNITY_NAMESPACES and known and not api.has({space}, qualified, member):
+                problems.append(f"{at(access)}: {space}.{qualified} has no {member}")
+            continue
         if left is None or left.type != "identifier":
             continue
         name = text(left)
+        if name in UNITY_NAMESPACES:  # `UnityEngine.Object`: the type must be there
+            if member not in api.types or name not in api.types[member]:
+                problems.append(f"{at(access)}: {name} has no type {member}")
+            continue
         if name in variables:  # an instance: its member on its (Unity) type
             declared = variables[name]
             spaces = api.namespaces(declared, usings)
@@ -256,6 +274,8 @@ class Probe : EditorWindow
         var middle = box.middle;
         var texture = new Texture2D(2, 2) { sharpness = 1 };
         PrefabWizard.Make();
+        UnityEngine.Object.Vanish(texture);
+        UnityEngine.Thing.Make();
     }
 }
 """
@@ -264,6 +284,8 @@ class Probe : EditorWindow
         "EditorGUILayout has no FancyField",
         "Rect has no middle",
         "PrefabWizard is not a Unity type (nor ours)",
+        "UnityEngine.Object has no Vanish",
+        "UnityEngine has no type Thing",
         "Texture2D has no sharpness",
         "no attribute MenuItemz in Unity",
     ], problems

@@ -22,13 +22,17 @@ from companion.cli.options import FORMAT_NAMES
 from companion.cli.progress import Reporter, reporter
 from companion.cli.session import settings as current_settings
 from companion.cli.session import with_service
-from companion.install.ownership import Owner
-from companion.jobs.inputs import ImageReadError, LocalImage
-from companion.jobs.lifecycle import State
-from companion.jobs.models_cache import live_models
-from companion.jobs.naming import suggestion
-from companion.jobs.request import JobRequest
-from companion.jobs.resume import already_made, unfinished
+from companion.install import Owner
+from companion.jobs import (
+    ImageReadError,
+    JobRequest,
+    LocalImage,
+    State,
+    already_made,
+    live_models,
+    suggestion,
+    unfinished,
+)
 from companion.runtime import open_engine
 from companion.settings.config import Settings
 from companion.settings.endpoint import Endpoint
@@ -296,7 +300,7 @@ def cmd_animate(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job on a fresh machine: draw a character and animate it in one click,
     against the configured service or, with no key, the embedded sandbox."""
-    from companion.media.demo_art import draw_character
+    from companion.media import draw_character
 
     out = checks.output_folder(args.out)
     image = out / "hero.png"

@@ -1,12 +1,10 @@
 """Every check the command line can make before anything is spent or written, each
-failure naming the flag and what to do (exit 2)."""
+failure naming the flag and what to do (exit 2): the options here, the files in
+path_checks, the flags against the live models in model_checks (all reached from here)."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,17 +13,23 @@ from pydantic import ValidationError
 from companion.api.schema import (
     AnimationCreate,
     ExportOptions,
-    ModelsResponse,
     Selection,
     VideoOptions,
 )
 from companion.api.schema.base import first_error
-from companion.cli.errors import InputFailure, UsageError
+from companion.cli.errors import UsageError
+from companion.cli.model_checks import MAX_SECONDS as MAX_SECONDS
+from companion.cli.model_checks import against_models as against_models
+from companion.cli.model_checks import too_long as too_long
 from companion.cli.options import ALPHA_ONLY_FORMATS, DEFAULT_KEY_COLOUR, FORMAT_NAMES
-from companion.media.errors import MediaError
-from companion.media.formats.sheet import DEFAULT_SPACING, MAX_SPACING, NO_SPACING, Spacing
+from companion.cli.path_checks import base_name as base_name
+from companion.cli.path_checks import existing_outputs as existing_outputs
+from companion.cli.path_checks import input_file as input_file
+from companion.cli.path_checks import never_over_a_source as never_over_a_source
+from companion.cli.path_checks import output_folder as output_folder
+from companion.cli.path_checks import output_paths as output_paths
+from companion.media import DEFAULT_SPACING, MAX_SPACING, NO_SPACING, MediaError, Spacing
 
-MAX_SECONDS = 30  # the spec's bound on a generated video
 # Checks the rest of a one-click body before the real images are read.
 STAND_IN_IMAGE = {"type": "base64", "media_type": "image/png", "data": "AAAA"}
 
@@ -111,7 +115,7 @@ def key_colour(args: argparse.Namespace) -> tuple[int, int, int] | None:
         raise UsageError("--key-color needs --transparent")
     if not args.transparent:
         return None
-    from companion.media.chroma import ChromaKeyer, parse_hex_colour
+    from companion.media import ChromaKeyer, parse_hex_colour
 
     text = args.key_color or DEFAULT_KEY_COLOUR
     try:
@@ -271,150 +275,3 @@ def one_click(options: ExportOptions, video: VideoOptions, prompt: str) -> None:
         )
     except ValidationError as exc:
         raise UsageError(_where(exc, {"prompt": "--prompt", **FLAG_OF_FIELD})) from exc
-
-
-def input_file(path: Path, flag: str, kind: str = "an image file (PNG, JPEG, WebP)") -> Path:
-    """An input named on the command line: a readable file (exit 1 if not)."""
-    if path.is_dir():
-        raise InputFailure(f"{flag} {path}: is a folder; give {kind}")
-    if not path.exists():
-        raise InputFailure(f"{flag} {path}: no such file")
-    if not os.access(path, os.R_OK):
-        raise InputFailure(f"{flag} {path}: cannot be read; check its permissions")
-    return path.resolve()
-
-
-def output_folder(out: Path, flag: str = "--out") -> Path:
-    """A folder the outputs can go into: one that exists and takes a file, or one that
-    can be made. Missing folders are made to prove it, then removed again, so a refusal
-    later in the checks leaves nothing behind."""
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"{flag} {out}: is a file; give a folder for the outputs")
-    folder = out.resolve()
-    missing: list[Path] = []
-    probe = folder
-    while not probe.exists():
-        missing.append(probe)
-        probe = probe.parent
-    if not probe.is_dir():
-        raise UsageError(f"{flag} {out}: {probe} is a file; give a folder for the outputs")
-    made: list[Path] = []
-    try:
-        for step in reversed(missing):
-            step.mkdir()
-            made.append(step)
-        with tempfile.TemporaryFile(dir=folder, prefix=".companion-probe-"):
-            pass
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise UsageError(
-            f"{flag} {out}: cannot write there ({reason}); choose a folder you can write to"
-        ) from exc
-    finally:
-        for step in reversed(made):
-            with contextlib.suppress(OSError):
-                step.rmdir()
-    return folder
-
-
-def never_over_a_source(outputs: list[Path], sources: list[Path]) -> None:
-    """No output may land on a file the command reads."""
-    resolved = {s.resolve(): s for s in sources}
-    for path in outputs:
-        source = resolved.get(path.resolve())
-        if source is not None:
-            raise UsageError(
-                f"--out/--name: the output {path.name} would replace the input {source}; "
-                "choose another --name or --out"
-            )
-
-
-def existing_outputs(outputs: list[Path]) -> list[Path]:
-    """Files the outputs will replace; folders in their way are refused."""
-    for path in outputs:
-        if path.is_dir():
-            raise UsageError(
-                f"--out/--name: {path} is a folder where an output file goes; "
-                "choose another --name or --out"
-            )
-    return [p for p in outputs if p.exists()]
-
-
-def base_name(name: str | None, source: Path) -> str:
-    from companion.media.export import clean_name, is_clean_name
-
-    if name is None:
-        return clean_name(source.stem)
-    if not is_clean_name(name):
-        raise UsageError(
-            f"--name {name!r} holds characters a file system or engine refuses "
-            f"(or is too long); use {clean_name(name)!r}"
-        )
-    return name
-
-
-def output_paths(out: Path, name: str, formats: list[str]) -> list[Path]:
-    from companion.media.export import FILE_SUFFIX
-
-    return [out / f"{name}{FILE_SUFFIX[f]}" for f in formats]
-
-
-def _listed(values: list[float] | list[str]) -> str:
-    return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values)
-
-
-def too_long(seconds: float, video: VideoOptions, models: ModelsResponse) -> UsageError:
-    """--seconds past the spec's bound, said with the lengths the chosen model offers."""
-    by_id = {m.id: m for m in models.data}
-    model = by_id.get(video.model or "") or (models.data[0] if models.data else None)
-    if model is None or not model.durations_seconds:
-        return UsageError(
-            f"--seconds {seconds:g}: a video is at most {MAX_SECONDS} s (see: companion models)"
-        )
-    return UsageError(
-        f"--seconds {seconds:g}: model {model.id} makes videos of "
-        f"{_listed(model.durations_seconds)} s; choose one of those"
-    )
-
-
-def against_models(
-    video: VideoOptions,
-    models: ModelsResponse,
-    *,
-    has_last_frame: bool,
-    references: int,
-    prompt: str,
-) -> None:
-    """The generation flags against what the live models offer (before any quote)."""
-    if not models.data:
-        return
-    by_id = {m.id: m for m in models.data}
-    if video.model is not None and video.model not in by_id:
-        raise UsageError(
-            f"--model {video.model}: no such model; choose from {', '.join(by_id)} "
-            "(see: companion models)"
-        )
-    model = by_id[video.model] if video.model else models.data[0]
-    named = f"model {model.id}"
-    seconds = video.duration_seconds
-    if seconds is not None and model.durations_seconds and seconds > max(model.durations_seconds):
-        raise UsageError(
-            f"--seconds {seconds:g}: {named} makes videos of "
-            f"{_listed(model.durations_seconds)} s; choose one of those"
-        )
-    if model.resolutions and video.resolution not in (None, *model.resolutions):
-        raise UsageError(
-            f"--resolution {video.resolution}: {named} offers "
-            f"{_listed(model.resolutions)}; choose one of those"
-        )
-    if has_last_frame and model.supports_last_frame is False:
-        raise UsageError(f"--last-frame: {named} takes no last frame; leave it out")
-    if model.max_reference_images is not None and references > model.max_reference_images:
-        raise UsageError(
-            f"--ref: {named} takes at most {model.max_reference_images} reference images"
-        )
-    if model.requires_prompt and not prompt.strip():
-        raise UsageError(f"--prompt: {named} needs a prompt")
-    mode = video.transparency.mode if video.transparency else "standard"
-    if model.transparency_modes and mode not in model.transparency_modes:
-        raise UsageError(f"--transparent: {named} cannot make a video with a key colour")

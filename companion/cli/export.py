@@ -13,11 +13,10 @@ from typing import TYPE_CHECKING
 from companion.cli import checks
 from companion.cli.errors import InputFailure, UsageError, say
 from companion.cli.progress import reporter
-from companion.media import ExportResult, MediaError, export_video, probe
-from companion.media.from_schema import export_spec
+from companion.media import ExportResult, MediaError, export_spec, export_video, probe
 
 if TYPE_CHECKING:  # the store and the record are imported only when an export runs
-    from companion.install.ownership import Owner
+    from companion.install import Owner
 
 
 def _report(result: ExportResult, as_json: bool) -> None:
@@ -71,7 +70,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     )
     spec = replace(spec, max_sheet_side=args.max_sheet_side)
 
-    from companion.install.ownership import Owner
+    from companion.install import Owner
     from companion.settings.config import ConfigError, load_settings
     from companion.store import Store
 
@@ -105,7 +104,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             shown.close()
         for output in result.outputs:
             owner.claim(output.path)
-        from companion.install.one_set import drop_leftovers
+        from companion.install import drop_leftovers
 
         for note in drop_leftovers(store, owner, out, {o.path for o in result.outputs}):
             say(f"companion: warning: {note}")

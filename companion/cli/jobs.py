@@ -12,9 +12,7 @@ from companion.cli import checks
 from companion.cli.errors import CliError, InputFailure, UsageError, say
 from companion.cli.session import settings as load
 from companion.cli.session import with_service
-from companion.jobs.engine import Engine, JobFailed
-from companion.jobs.lifecycle import FINAL, State
-from companion.jobs.request import JobRequest, submit
+from companion.jobs import FINAL, Engine, JobFailed, JobRequest, State, submit
 from companion.runtime import open_engine
 from companion.settings.config import Settings
 from companion.settings.endpoint import Endpoint

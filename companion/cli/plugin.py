@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.cli.errors import UsageError
-from companion.install.editor_plugins import Change, Engine, PluginError
+from companion.install import Change, PluginEngine, PluginError
 
 
 def _project(args: argparse.Namespace) -> Path:
@@ -32,11 +32,11 @@ def _show(change: Change) -> None:
 
 def cmd_install(args: argparse.Namespace) -> int:
     from companion.cli.projects import register
-    from companion.install.editor_plugins import install
+    from companion.install import install_plugin
 
-    engine: Engine = args.engine
+    engine: PluginEngine = args.engine
     try:
-        root, change = install(engine, _project(args))
+        root, change = install_plugin(engine, _project(args))
     except PluginError as exc:
         raise UsageError(str(exc)) from exc
     registration, running = register({"root": str(root), "engine": engine})
@@ -62,11 +62,11 @@ def cmd_install(args: argparse.Namespace) -> int:
 
 
 def cmd_uninstall(args: argparse.Namespace) -> int:
-    from companion.install.editor_plugins import uninstall
+    from companion.install import uninstall_plugin
 
-    engine: Engine = args.engine
+    engine: PluginEngine = args.engine
     try:
-        root, change = uninstall(engine, _project(args))
+        root, change = uninstall_plugin(engine, _project(args))
     except PluginError as exc:
         raise UsageError(str(exc)) from exc
     if change.nothing and not change.kept:
@@ -83,12 +83,12 @@ def cmd_uninstall(args: argparse.Namespace) -> int:
 
 def cmd_status(args: argparse.Namespace) -> int:
     from companion.cli.session import settings
-    from companion.install.editor_plugins import status
+    from companion.install import plugin_status
     from companion.store import Store
 
-    engine: Engine = args.engine
+    engine: PluginEngine = args.engine
     try:
-        found: dict[str, Any] = status(engine, _project(args))
+        found: dict[str, Any] = plugin_status(engine, _project(args))
     except PluginError as exc:
         raise UsageError(str(exc)) from exc
     store = Store(settings().database)
@@ -118,7 +118,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
-    from companion.install.plugin_pack import godot_zip, unity_tarball
+    from companion.install import godot_zip, unity_tarball
 
     try:
         made = [godot_zip(args.out), unity_tarball(args.out)]

@@ -20,12 +20,9 @@ from companion.daemon.middleware import Bad, away, read_body
 from companion.daemon.quotes import quote_id
 from companion.daemon.schema import AnimateIn, QuoteOut
 from companion.daemon.security import error
-from companion.install import foresee
-from companion.install.plan import Placement, default_target
-from companion.jobs import naming
-from companion.jobs.request import JobRequest
-from companion.jobs.resume import made_before
-from companion.media.export import safe_name
+from companion.install import Placement, conflicts, default_target, planned_writes
+from companion.jobs import JobRequest, made_before, suggestion
+from companion.media import safe_name
 
 if TYPE_CHECKING:
     from companion.daemon.host import Host
@@ -198,8 +195,8 @@ class AnimateRoutes:
         are such) the free name to give instead."""
         engine = job_request.install.engine if job_request.install else "other"
         formats = job_request.install_formats or []
-        writes = foresee.planned(engine, target, name, formats)
+        writes = planned_writes(engine, target, name, formats)
         store = self.daemon.store
-        clashes = foresee.conflicts(store, name, writes)
-        free = naming.suggestion(store, engine, target, name, formats) if clashes else None
+        clashes = conflicts(store, name, writes)
+        free = suggestion(store, engine, target, name, formats) if clashes else None
         return writes, clashes, free

@@ -27,10 +27,7 @@ from companion.daemon.schema import AnimateIn, JobOut, OutputOut
 from companion.daemon.security import MAX_BODY, guard
 from companion.daemon.status_routes import StatusRoutes
 from companion.daemon.watch import ProjectWatcher
-from companion.jobs import naming
-from companion.jobs.engine import Engine
-from companion.jobs.lifecycle import FINAL, State
-from companion.jobs.request import JobRequest
+from companion.jobs import FINAL, Engine, JobRequest, State, names_in
 from companion.store import Job
 
 log = logging.getLogger("companion.daemon")
@@ -124,7 +121,7 @@ class Daemon:
         return self.store.jobs_with("drop_hash", digest)
 
     def _names_in(self, target_dir: str) -> set[str]:
-        return naming.names_in(self.store, target_dir)
+        return names_in(self.store, target_dir)
 
     def enqueue(self, job: Job) -> None:
         if job.id in self._queued:

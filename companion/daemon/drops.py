@@ -22,8 +22,7 @@ from PIL import Image, ImageFile, JpegImagePlugin, PngImagePlugin, WebPImagePlug
 
 from companion.api.schema.images import sniff_image_type
 from companion.daemon.errors import DaemonError
-from companion.install.names import free_name as free_name  # the watcher names drops
-from companion.jobs.lifecycle import FINAL, State
+from companion.jobs import FINAL, State
 from companion.store import Job
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp"})

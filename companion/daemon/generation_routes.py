@@ -25,12 +25,9 @@ from companion.daemon.schema import (
     VariationsIn,
 )
 from companion.daemon.security import error
-from companion.install import foresee
-from companion.install.ownership import Owner
-from companion.install.plan import Placement
-from companion.jobs.request import JobKind, JobRequest
-from companion.media.errors import MediaError
-from companion.media.preview import build_contact_sheet
+from companion.install import Owner, Placement, conflicts, planned_writes
+from companion.jobs import JobKind, JobRequest
+from companion.media import MediaError, build_contact_sheet
 from companion.store import Job, Store
 from companion.store.clips import ClipGone
 
@@ -42,8 +39,8 @@ def _clashes(
     store: Store, engine: str, target: Path, name: str, request: JobRequest
 ) -> list[dict[str, str]]:
     """The user's files a re-cut into target under name would have to replace."""
-    writes = foresee.planned(engine, target, name, request.install_formats or [])
-    return foresee.conflicts(store, name, writes)
+    writes = planned_writes(engine, target, name, request.install_formats or [])
+    return conflicts(store, name, writes)
 
 
 class GenerationRoutes:
@@ -207,7 +204,8 @@ class GenerationRoutes:
             return body
         return await self._local(job, job.request.get("export") or {},
                                  job.request.get("selection") or {}, body.name,
-                                 body.target_folder)  # fmt: skip
+                                 body.target_folder,
+                                 job.request.get("local_export"))  # fmt: skip
 
     async def _local(
         self,

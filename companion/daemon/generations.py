@@ -7,9 +7,8 @@ from typing import Any
 
 from companion.daemon.gif_preview import has_preview_source
 from companion.daemon.schema import ClipOut, GenerationList, GenerationOut, OutputOut
-from companion.jobs.lifecycle import FINAL, State
-from companion.media.errors import MediaError
-from companion.media.probe import probe
+from companion.jobs import FINAL, State
+from companion.media import MediaError, probe
 from companion.store import Job, Store
 from companion.store.clips import ClipStore
 
@@ -22,11 +21,13 @@ class ClipInfo:
         self._seen: dict[str, ClipOut] = {}
 
     def __call__(self, job: Job) -> ClipOut:
-        path = self.clips.kept(job.id) if self.clips is not None else None
+        # A re-cut (or an import) has no video of its own: it is cut from its parent's.
+        source = str(job.request.get("parent") or job.id) if job.kind == "recut" else job.id
+        path = self.clips.kept(source) if self.clips is not None else None
         if path is None:
-            self._seen.pop(job.id, None)
+            self._seen.pop(source, None)
             return ClipOut(kept=False)
-        known = self._seen.get(job.id)
+        known = self._seen.get(source)
         if known is not None:
             return known
         try:
@@ -40,7 +41,7 @@ class ClipInfo:
             width=info.width,
             height=info.height,
         )
-        self._seen[job.id] = out
+        self._seen[source] = out
         return out
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from PIL import Image
 
 from companion.daemon.errors import DaemonError
-from companion.install.scan import MetaLimits, ScanError, scan_zip
+from companion.install import MetaLimits, ScanError, scan_zip
 from companion.store import Store
 
 log = logging.getLogger("companion.daemon")

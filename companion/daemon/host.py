@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from companion.daemon.events import Broker
     from companion.daemon.reach import Reach
     from companion.daemon.schema import AnimateIn, JobOut
-    from companion.jobs.engine import Engine
+    from companion.jobs import Engine
     from companion.store import Job, Store
 
 Model = TypeVar("Model", bound=BaseModel)

@@ -14,7 +14,7 @@ from companion.daemon.gif_preview import preview_gif
 from companion.daemon.registry import expand
 from companion.daemon.schema import JobList
 from companion.daemon.security import error
-from companion.jobs.lifecycle import State
+from companion.jobs import State
 from companion.store import Job
 
 if TYPE_CHECKING:

@@ -9,6 +9,7 @@ from annotated_types import Ge, Gt, Le, Lt
 from pydantic import BaseModel
 
 from companion.api.schema import ExportOptions, VideoOptions
+from companion.daemon.schema import RecutIn
 
 
 def _bounds(model: type[BaseModel], field: str) -> dict[str, float]:
@@ -28,7 +29,8 @@ def _bounds(model: type[BaseModel], field: str) -> dict[str, float]:
 
 def request_limits() -> dict[str, Any]:
     """size: both output sides; frame_count: a one-click export's frames; fps: the
-    export rate; seconds: the video's duration (its min is exclusive: above it)."""
+    export rate; seconds: the video's duration (its min is exclusive: above it); padding:
+    a re-cut's transparent pixels between sheet frames."""
     width = _bounds(ExportOptions, "output_width")
     height = _bounds(ExportOptions, "output_height")
     return {
@@ -36,4 +38,5 @@ def request_limits() -> dict[str, Any]:
         "frame_count": _bounds(ExportOptions, "frame_count"),
         "fps": {"max": _bounds(ExportOptions, "fps")["max"]},
         "seconds": _bounds(VideoOptions, "duration_seconds"),
+        "padding": _bounds(RecutIn, "padding"),  # a re-cut's, between sheet frames
     }

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from companion.api.errors import ApiStatusError, CompanionApiError
 from companion.api.schema.base import first_error
 from companion.daemon import bodies
+from companion.daemon.errors import DaemonError
 from companion.daemon.reach import Reach, unreachable
 from companion.daemon.security import MAX_BODY, error
 from companion.store.account import TeamUnavailable
@@ -23,7 +24,7 @@ Model = TypeVar("Model", bound=BaseModel)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-class Bad(Exception):
+class Bad(DaemonError):
     """A request refused with a status, a code and a message naming the field."""
 
     def __init__(self, status: int, code: str, message: str) -> None:

@@ -12,7 +12,7 @@ from companion.daemon.middleware import parse
 from companion.daemon.registry import expand
 from companion.daemon.schema import ProjectIn, ProjectOut, ProjectRef
 from companion.daemon.security import error
-from companion.install.plan import default_target
+from companion.install import default_target
 
 if TYPE_CHECKING:
     from companion.daemon.host import Host

@@ -12,9 +12,10 @@ from pathlib import Path
 from companion.api.errors import CompanionApiError
 from companion.api.transport import RetryPolicy
 from companion.daemon import registry
+from companion.daemon.errors import DaemonError
 from companion.daemon.schema import AnimateIn, BudgetOut
-from companion.install.tree import sha256_of
-from companion.jobs.engine import Engine
+from companion.install import sha256_of
+from companion.jobs import Engine
 
 BALANCE_POLICY = RetryPolicy(max_attempts=1, deadline=5.0)  # a quote does not wait on it
 
@@ -43,7 +44,7 @@ async def context(engine: Engine, credits: int) -> dict[str, object]:
     return {"balance": await balance_now(engine), "budget": budget.model_dump()}
 
 
-class BadInput(ValueError):
+class BadInput(DaemonError, ValueError):
     """A named field of the request is wrong; the message starts with its name."""
 
 

@@ -17,9 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.daemon.errors import DaemonError
-from companion.install.plan import default_target
-from companion.install.tree import InstallError
-from companion.install.unity import check_target
+from companion.install import InstallError, check_unity_target, default_target
 from companion.store import Store
 
 log = logging.getLogger("companion.daemon")
@@ -138,7 +136,7 @@ def engine_refusal(engine: str, root: Path, target: Path) -> str | None:
     """Why the engine could not see files in target, if it could not."""
     if engine == "unity":
         try:
-            check_target(root, target)
+            check_unity_target(root, target)
         except InstallError as exc:
             return str(exc)
     return None

@@ -16,8 +16,7 @@ from pydantic import (
 from companion.api.schema import ExportOptions, Selection, VideoOptions
 from companion.api.schema.images import MAX_REFERENCE_IMAGES
 from companion.api.schema.requests import MAX_NEGATIVE_PROMPT, one_click_export
-from companion.media.export import clean_name, is_clean_name
-from companion.media.formats.sheet import MAX_SPACING
+from companion.media import MAX_SPACING, clean_name, is_clean_name
 
 
 def _output_name(value: str) -> str:
@@ -314,6 +313,7 @@ class RequestLimits(Reply):
         description="video duration; it must be above min, and the "
         "model in use may allow less than max"
     )
+    padding: IntRange = Field(description="a re-cut's transparent pixels between sheet frames")
 
 
 class BooksOut(Reply):

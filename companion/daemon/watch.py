@@ -35,78 +35,30 @@ becomes a job, and its results land in the project's target folder.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import logging
-import shutil
-import stat
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserver
 
-from companion.api.schema import ExportOptions, Selection, VideoOptions
-from companion.api.schema.base import first_error
-from companion.api.schema.requests import one_click_export
-from companion.daemon.drops import (
-    IMAGE_SUFFIXES,
-    MAX_SIDECAR_BYTES,
-    DropError,
-    Incomplete,
-    earlier_job,
-    folder_entries,
-    footprint,
-    free_name,
-    inside,
-    probe,
-    read_image,
-    read_regular,
-    sidecar_text,
-)
-from companion.daemon.schema import OutputName
+from companion.daemon.drop_endings import Endings
+from companion.daemon.drop_paths import has_picture, original
+from companion.daemon.drop_prepare import DropReader, Prepared
+from companion.daemon.drops import DropError, Incomplete, earlier_job, footprint, probe
 from companion.daemon.settle import Settling
-from companion.install.plan import Placement, default_target
-from companion.jobs.request import JobRequest
-from companion.media.export import safe_name
+from companion.install import default_target, free_name
+from companion.jobs import JobRequest
 from companion.store import Job
 
 log = logging.getLogger("companion.daemon.watch")
 
 TEMPORARY_SUFFIXES = (".tmp", ".part", ".crdownload", ".download", "~", ".swp")
 SPECIAL = frozenset({"done", "failed", ".processing"})
-FOLDER_SETTINGS = "animation.yaml"
 STOP_SECONDS = 10.0  # how long stopping waits for the drop in hand
-
-
-class DropSettings(BaseModel):
-    """What a sidecar may say; anything else is an error reported next to the file."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    prompt: str = Field(default="", max_length=8000)
-    name: OutputName | None = None
-    export: ExportOptions = Field(default_factory=ExportOptions)
-    video: VideoOptions = Field(default_factory=VideoOptions)
-    selection: Selection = Field(default_factory=Selection)
-
-    _one_click = field_validator("export")(one_click_export)
-
-
-@dataclass
-class Prepared:
-    source: Path
-    request: JobRequest
-    name: str
-    digest: str
 
 
 def _ignored(path: Path) -> bool:
@@ -167,6 +119,8 @@ class ProjectWatcher:
         self.stable_seconds = stable_seconds
         self.polling = polling or bool(project.get("poll"))
         self.processing = self.inbox / ".processing"
+        self._reader = DropReader(self.root, self.inbox, self.target, self.engine, self.defaults)
+        self._out = Endings(self.inbox)
         self._settling = Settling(stable_seconds)
         self._adopted: list[Path] = []  # in .processing without a job: made into jobs first
         self._observer: Any = None
@@ -174,7 +128,6 @@ class ProjectWatcher:
         self._task: asyncio.Task[None] | None = None
         self._sources: dict[str, list[Path]] = {}  # job id -> its sources in .processing
         self._notes: dict[Path, str] = {}  # source -> what done/NAME.note.txt will say
-        self._moves = threading.Lock()  # done/ and failed/ names are chosen one at a time
         self._endings: set[asyncio.Future[None]] = set()
         self._stopping = False
 
@@ -219,8 +172,8 @@ class ProjectWatcher:
         by_source = {j.request.get("drop_source"): j for j in known if j.request.get("drop_source")}
         for entry in entries:
             if entry.name.endswith(".yaml"):  # a sidecar travels with its picture
-                if not _has_picture(entry):
-                    self._end_soon(lambda path, _: self._orphan_sidecar(path), entry, None)
+                if not has_picture(entry):
+                    self._end_soon(lambda path, _: self._out.orphan_sidecar(path), entry, None)
                 continue
             job = by_source.get(str(entry))
             if job is None:  # taken, but the job was never recorded: record it now
@@ -292,12 +245,14 @@ class ProjectWatcher:
         try:
             prepared = await asyncio.to_thread(self._prepare, source)
         except DropError as exc:
-            await self._end(self._fail, source, str(exc))
+            await self._end(self._out.fail, source, str(exc))
             return
         except Exception as exc:
             log.exception("%s could not be prepared", source.name)
             await self._end(
-                self._fail, source, f"{_original(source)} could not be read ({exc}); drop it again"
+                self._out.fail,
+                source,
+                f"{original(source)} could not be read ({exc}); drop it again",
             )
             return
         if not self._join_or_record(prepared):
@@ -316,7 +271,7 @@ class ProjectWatcher:
         )
         log.info("%s: %s; not paid for again", source.name, note)
         if earlier.state == "done":
-            self._end_soon(self._done, source, note)
+            self._end_soon(self._out.done, source, note)
         else:  # under way: this drop ends as that job ends
             self._sources.setdefault(earlier.id, []).append(source)
             self._notes[source] = note
@@ -331,6 +286,10 @@ class ProjectWatcher:
             self._notes[prepared.source] = note
         self.queue(job)
 
+    def _prepare(self, source: Path) -> Prepared:
+        """Runs on a worker thread: every read and check of a taken drop."""
+        return self._reader.prepare(source)
+
     def _new_job(self, prepared: Prepared) -> tuple[Job, str | None]:
         source = prepared.source
         target = self.target.resolve()
@@ -338,131 +297,13 @@ class ProjectWatcher:
         note = None
         if name != prepared.name:
             note = (
-                f"{_original(source)} was made as {name}: the name {prepared.name} was "
+                f"{original(source)} was made as {name}: the name {prepared.name} was "
                 f"already used by another animation in {target}"
             )
         request = prepared.request.model_copy(
             update={"drop_source": str(source), "drop_hash": prepared.digest, "drop_note": note}
         )
         return self.submit(request, name, self.target, "folder"), note
-
-    def _prepare(self, source: Path) -> Prepared:
-        """Runs on a worker thread: every read and check of a taken drop."""
-        images: dict[str, Any]
-        label = _original(source)
-        folder = stat.S_ISDIR(source.lstat().st_mode)
-        stem = label if folder else Path(label).stem
-        # Claimed first, so whatever refuses the drop, its sidecar ends beside it.
-        sidecar = source / FOLDER_SETTINGS if folder else self._claim_sidecar(source, stem)
-        if not inside(self.root, self.target):
-            raise DropError(
-                f"the target folder {self.target} leads outside the project "
-                f"{self.root} (a symbolic link); make it a real folder inside the project"
-            )
-        if folder:
-            images = self._folder_images(source)
-        else:
-            images = {"image": str(source), "last_frame": None, "references": []}
-        digest = hashlib.sha256()
-        for key in ("image", "last_frame"):
-            if images.get(key):
-                path = Path(images[key])
-                digest.update(read_image(path, label if path == source else path.name))
-        for reference in images["references"]:
-            digest.update(read_image(Path(reference)))
-        settings = self._settings(sidecar)
-        name = settings.name or safe_name(stem)
-        request = JobRequest.animation(
-            image=Path(images["image"]),
-            last_frame=Path(images["last_frame"]) if images["last_frame"] else None,
-            references=[Path(p) for p in images["references"]],
-            prompt=settings.prompt,
-            video=settings.video,
-            export=settings.export,
-            selection=settings.selection,
-            placement=Placement(self.engine, self.root, self.target),
-        )
-        # The drop's content and settings, hashed as earlier releases did, so a drop made
-        # before an upgrade still joins the job it started.
-        described = {
-            "prompt": settings.prompt,
-            "video": settings.video.model_dump(mode="json"),
-            "export": settings.export.model_dump(mode="json"),
-            "selection": settings.selection.model_dump(mode="json"),
-        }
-        digest.update(json.dumps(described, sort_keys=True).encode())
-        return Prepared(source, request, name, digest.hexdigest())
-
-    def _folder_images(self, folder: Path) -> dict[str, Any]:
-        files = folder_entries(folder, _original(folder))
-        firsts = [p for p in files if p.stem.lower() == "first"]
-        lasts = [p for p in files if p.stem.lower() == "last"]
-        references = [p for p in files if p.stem.lower().startswith("ref")]
-        others = [p for p in files if p not in firsts + lasts + references]
-        first = firsts[0] if firsts else (others[0] if len(others) == 1 else None)
-        if first is None:
-            raise DropError(
-                f"{_original(folder)}: name the first frame first.png (the folder "
-                "holds no image, or several without a first.*)"
-            )
-        return {
-            "image": str(first),
-            "last_frame": str(lasts[0]) if lasts else None,
-            "references": [str(p) for p in references[:8]],
-        }
-
-    def _claim_sidecar(self, source: Path, stem: str) -> Path:
-        """Where the settings of a taken picture are read from. The sidecar moves into
-        `.processing/` beside its picture (the same prefix), so it ends in done/ or failed/
-        with it and never hands stale settings to a later picture of the same name. While
-        another picture of that name still waits in the inbox (hero.png and hero.jpg), a
-        regular sidecar is copied instead, so that one gets it too; one that is not a
-        regular file is left for it, and refused by each."""
-        claimed = _sidecar_beside(source, stem)
-        waiting: Path = self.inbox / f"{stem}.yaml"
-        if _exists(claimed) or not _exists(waiting):
-            return claimed
-        siblings = [
-            p
-            for p in self.inbox.glob(f"{glob_escape(stem)}.*")
-            if p.suffix.lower() in IMAGE_SUFFIXES and p.stem == stem
-        ]
-        if not siblings:
-            waiting.rename(claimed)  # a folder or a link moves as it is, never followed
-        elif stat.S_ISREG(waiting.lstat().st_mode):
-            claimed.write_bytes(read_regular(waiting, MAX_SIDECAR_BYTES))
-        else:
-            return waiting
-        return claimed
-
-    def _settings(self, sidecar: Path) -> DropSettings:
-        values: dict[str, Any] = json.loads(json.dumps(self.defaults))
-        label = _original(sidecar)
-        text = sidecar_text(sidecar, label)
-        if text is not None:
-            try:
-                loaded = yaml.safe_load(text) or {}
-            except yaml.YAMLError as exc:
-                raise DropError(f"{label} is not valid YAML: {exc}") from exc
-            if not isinstance(loaded, dict):
-                raise DropError(f"{label} must be a mapping (prompt:, export:, ...)")
-            values = _merge(values, loaded)
-        try:
-            settings = DropSettings.model_validate(values)
-        except ValidationError as exc:
-            param, message = first_error(exc)
-            raise DropError(
-                f"{label if text is not None else 'the project defaults'}: {param}: {message}"
-            ) from exc
-        if not settings.prompt.strip():
-            # An empty prompt would still be paid for: refuse before anything is quoted.
-            raise DropError(
-                "no prompt: add one to the project's drop defaults (prompt: under defaults: "
-                "in config.yaml, or companion projects add ROOT --defaults "
-                '\'{"prompt": "idle breathing"}\'), or drop a '
-                f"{label} beside the picture with a prompt: line; nothing was quoted or spent"
-            )
-        return settings
 
     # -- endings ------------------------------------------------------------------------------
 
@@ -471,10 +312,10 @@ class ProjectWatcher:
         notes = [self._notes.pop(source, None) for source in sources]
         for source, note in zip(sources, notes, strict=True):
             if job.state == "done":
-                self._end_soon(self._done, source, note)
+                self._end_soon(self._out.done, source, note)
             else:
                 self._end_soon(
-                    self._fail,
+                    self._out.fail,
                     source,
                     f"the job ended {job.state}: {job.error or 'no reason given'}. "
                     f"Fix the cause and drop the file again; see: companion jobs show {job.id}",
@@ -499,67 +340,6 @@ class ProjectWatcher:
         except OSError:
             log.exception("%s could not be moved out of .processing", source.name)
 
-    def _done(self, source: Path, note: str | None = None) -> None:
-        target = self._move_out(source, "done")
-        if target is not None and note:
-            target.with_name(target.name + ".note.txt").write_text(note + "\n")
-
-    def _fail(self, source: Path, reason: str | None) -> None:
-        target = self._move_out(source, "failed")
-        if target is None:
-            return
-        target.with_name(target.name + ".error.txt").write_text(f"{reason}\n")
-        log.info("%s failed: %s", target.name, reason)
-
-    def _move_out(self, source: Path, folder: str) -> Path | None:
-        """Move a taken source, and the sidecar it took, to done/ or failed/ under names
-        free for both (hero.1.png with hero.1.yaml); None when it is gone already."""
-        with self._moves:
-            if not _exists(source):
-                return None
-            original = _original(source)
-            whole = stat.S_ISDIR(source.lstat().st_mode)  # a folder brings its own
-            sidecar = None if whole else _sidecar_beside(source, Path(original).stem)
-            if sidecar is not None and not _exists(sidecar):
-                sidecar = None
-            target = _free(self.inbox / folder / original, also=".yaml" if sidecar else None)
-            shutil.move(str(source), target)
-            if sidecar is not None:
-                sidecar.rename(target.with_suffix(".yaml"))  # a rename: a folder moves whole
-        return target
-
-    def _orphan_sidecar(self, sidecar: Path) -> None:
-        """A sidecar left in .processing by a stop between its picture's move and its
-        own: it follows the picture into failed/ (nothing is deleted)."""
-        with self._moves:
-            target = _free(self.inbox / "failed" / _original(sidecar))
-            sidecar.rename(target)
-        target.with_name(target.name + ".error.txt").write_text(
-            "left in .processing when the daemon stopped; its picture is already in done/ "
-            "or failed/\n"
-        )
-
-
-def _has_picture(sidecar: Path) -> bool:
-    stem = sidecar.name[: -len(".yaml")]
-    return any(
-        p != sidecar and p.stem == stem for p in sidecar.parent.glob(f"{glob_escape(stem)}.*")
-    )
-
-
-def _sidecar_beside(source: Path, stem: str) -> Path:
-    """The sidecar a taken picture claimed: the same .processing prefix, its stem."""
-    prefix = source.name.split("-", 1)[0] + "-" if source.parent.name == ".processing" else ""
-    return source.with_name(f"{prefix}{stem}.yaml")
-
-
-def _exists(path: Path) -> bool:
-    try:
-        path.lstat()
-    except FileNotFoundError:
-        return False
-    return True
-
 
 def _footprints(paths: list[Path]) -> list[tuple[int, float] | None]:
     marks: list[tuple[int, float] | None] = []
@@ -572,27 +352,3 @@ def _footprints(paths: list[Path]) -> list[tuple[int, float] | None]:
             log.warning("%s cannot be looked at: %s", path.name, exc)
             marks.append(None)
     return marks
-
-
-def _original(taken: Path) -> str:
-    return taken.name.split("-", 1)[-1] if taken.parent.name == ".processing" else taken.name
-
-
-def _free(path: Path, also: str | None = None) -> Path:
-    """path, or path.1, path.2, ... : the first name free (with the `also` suffix free
-    too, for a picture that brings its sidecar)."""
-    candidate, n = path, 1
-    while _exists(candidate) or (also is not None and _exists(candidate.with_suffix(also))):
-        candidate = path.with_name(f"{path.stem}.{n}{path.suffix}")
-        n += 1
-    return candidate
-
-
-def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged

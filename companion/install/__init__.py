@@ -1,2 +1,121 @@
-"""Putting outputs into game projects: safe archive extraction (engine-aware installs
-build on it)."""
+"""Putting outputs into game projects: safe archive extraction, the Godot and Unity
+layouts, merges that keep a user's edits, resumable install trees, the guard for names
+from outside, and the plugins' own install.
+
+Other packages import from here. The error family loads at once; the rest loads on first
+use, so importing this package costs nothing until a name is asked for."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from companion.install.errors import InstallFamilyError
+
+if TYPE_CHECKING:
+    from companion.install.anim_merge import merge_changed as merge_changed_clips
+    from companion.install.downloads import LostError
+    from companion.install.downloads import place as place_download
+    from companion.install.editor_plugins import Change, PluginError
+    from companion.install.editor_plugins import Engine as PluginEngine
+    from companion.install.editor_plugins import install as install_plugin
+    from companion.install.editor_plugins import status as plugin_status
+    from companion.install.editor_plugins import uninstall as uninstall_plugin
+    from companion.install.foresee import conflicts
+    from companion.install.foresee import planned as planned_writes
+    from companion.install.names import free_name, output_names, shown
+    from companion.install.one_set import drop_leftovers
+    from companion.install.ownership import Owner
+    from companion.install.plan import Placement, default_target
+    from companion.install.plan import build as build_tree
+    from companion.install.plugin_pack import godot_zip, unity_tarball
+    from companion.install.scan import MetaLimits, ScanError, scan_zip
+    from companion.install.set_aside import set_aside as set_aside_files
+    from companion.install.sheet_source import SheetSourceError
+    from companion.install.sprite_merge import merge_changed as merge_changed_sprites
+    from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
+    from companion.install.unity import check_target as check_unity_target
+
+# Loaded on first use: name -> (module, the name it has there). No name here is also
+# a module's name: importing such a module would put the module where the name should be.
+_LAZY = {
+    "Change": ("editor_plugins", "Change"),
+    "PluginEngine": ("editor_plugins", "Engine"),
+    "PluginError": ("editor_plugins", "PluginError"),
+    "install_plugin": ("editor_plugins", "install"),
+    "plugin_status": ("editor_plugins", "status"),
+    "uninstall_plugin": ("editor_plugins", "uninstall"),
+    "godot_zip": ("plugin_pack", "godot_zip"),
+    "unity_tarball": ("plugin_pack", "unity_tarball"),
+    "Placement": ("plan", "Placement"),
+    "default_target": ("plan", "default_target"),
+    "build_tree": ("plan", "build"),
+    "planned_writes": ("foresee", "planned"),
+    "conflicts": ("foresee", "conflicts"),
+    "free_name": ("names", "free_name"),
+    "output_names": ("names", "output_names"),
+    "shown": ("names", "shown"),
+    "Owner": ("ownership", "Owner"),
+    "drop_leftovers": ("one_set", "drop_leftovers"),
+    "place_download": ("downloads", "place"),
+    "LostError": ("downloads", "LostError"),
+    "merge_changed_clips": ("anim_merge", "merge_changed"),
+    "merge_changed_sprites": ("sprite_merge", "merge_changed"),
+    "set_aside_files": ("set_aside", "set_aside"),
+    "SheetSourceError": ("sheet_source", "SheetSourceError"),
+    "InstallError": ("tree", "InstallError"),
+    "Staged": ("tree", "Staged"),
+    "load_manifest": ("tree", "load_manifest"),
+    "sha256_of": ("tree", "sha256_of"),
+    "MetaLimits": ("scan", "MetaLimits"),
+    "ScanError": ("scan", "ScanError"),
+    "scan_zip": ("scan", "scan_zip"),
+    "check_unity_target": ("unity", "check_target"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    found = _LAZY.get(name)
+    if found is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attr = found
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+    globals()[name] = value  # once loaded, a plain attribute
+    return value
+
+
+__all__ = [
+    "Change",
+    "InstallError",
+    "InstallFamilyError",
+    "LostError",
+    "MetaLimits",
+    "Owner",
+    "Placement",
+    "PluginEngine",
+    "PluginError",
+    "ScanError",
+    "SheetSourceError",
+    "Staged",
+    "build_tree",
+    "check_unity_target",
+    "conflicts",
+    "default_target",
+    "drop_leftovers",
+    "free_name",
+    "godot_zip",
+    "install_plugin",
+    "load_manifest",
+    "merge_changed_clips",
+    "merge_changed_sprites",
+    "output_names",
+    "place_download",
+    "planned_writes",
+    "plugin_status",
+    "scan_zip",
+    "set_aside_files",
+    "sha256_of",
+    "shown",
+    "uninstall_plugin",
+    "unity_tarball",
+]

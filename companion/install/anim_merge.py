@@ -93,6 +93,7 @@ def _set(lines: list[str], key: str, indent: int, value: str, start: int = 0) ->
 
 @dataclass
 class _Curve:
+    head: int  # the `curve:` line
     keys: tuple[int, int]  # the lines of its keyframes
     item: tuple[int, int]  # the whole curve
 
@@ -112,17 +113,22 @@ def _sprite_curves(lines: list[str]) -> list[_Curve]:
         raise NotMergeable("no m_PPtrCurves")
     found = []
     for first, end in _items(lines, at + 1, _end(lines, at), 2):
-        if lines[first].rstrip() != "  - curve:":
-            raise NotMergeable("a curve is not written as Unity writes it")
-        keys_end = first + 1  # the keyframes: `    - time:` under `  - curve:`
-        while keys_end < len(lines) and (
+        # `  - curve:` first, or (as Unity saves it) `  - serializedVersion: 2` and then
+        # `    curve:`; either way the keyframes follow as `    - time:` items.
+        head = (
+            first if lines[first].startswith("  - curve:") else _find(lines, "curve", 4, first, end)
+        )
+        if head < 0:
+            raise NotMergeable("a PPtr curve without keyframes")
+        keys_end = head + 1
+        while keys_end < end and (
             _indent(lines[keys_end]) > 4 or lines[keys_end].startswith("    - ")
         ):
             keys_end += 1
         sprite = _value(lines, "attribute", 4, keys_end, end) == "m_Sprite"
         renderer = _value(lines, "classID", 4, keys_end, end) == "212"
         if sprite and renderer:
-            found.append(_Curve((first + 1, keys_end), (first, end)))
+            found.append(_Curve(head, (head + 1, keys_end), (first, end)))
     return found
 
 
@@ -155,7 +161,13 @@ def merge_clip(users: str, generated: str) -> str:
     curve = next((c for c in curves if old_guids & new_guids), curves[0] if curves else None)
     if curve is None:
         raise NotMergeable("the clip has no sprite curve")
-    lines = theirs[: curve.keys[0]] + ours[slice(*new[0].keys)] + theirs[curve.keys[1] :]
+    head = theirs[curve.head].removesuffix(" []")  # an empty curve gets keyframes
+    lines = [
+        *theirs[: curve.head],
+        head,
+        *ours[slice(*new[0].keys)],
+        *theirs[curve.keys[1] :],
+    ]
     _set(lines, "m_SampleRate", 2, _value(ours, "m_SampleRate", 2, 0, len(ours)) or "12")
     settings = _find(lines, "m_AnimationClipSettings", 2)
     stop = _value(ours, "m_StopTime", 4, 0, len(ours))
@@ -234,6 +246,13 @@ def merge_texture_meta(users: str, generated: str) -> tuple[str, dict[str, str]]
         rows = [f"      {n}: {renumber.get(ids[0], ids[0])}" for n, ids in made.items()]
         head = "    nameFileIdTable:" + ("" if rows else " {}")
         lines = [*lines[:names], head, *rows, *lines[_end(lines, names) :]]
+    older = _find(lines, "internalIDToNameTable", 2)
+    if older >= 0 and not lines[older].endswith("[]"):
+        # The table older editors keep (213 is Sprite's class): the same sprites, same ids.
+        rows = []
+        for n, ids in made.items():
+            rows += ["  - first:", f"      213: {renumber.get(ids[0], ids[0])}", f"    second: {n}"]
+        lines = [*lines[:older], "  internalIDToNameTable:", *rows, *lines[_end(lines, older) :]]
     return "\n".join(lines), {g: u for g, u in renumber.items() if g != u}
 
 

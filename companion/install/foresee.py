@@ -10,7 +10,7 @@ from pathlib import Path
 from companion.install import anim_merge
 from companion.install.ownership import Owner
 from companion.install.sprite_merge import mergeable
-from companion.media.export import FILE_SUFFIX
+from companion.media import FILE_SUFFIX
 from companion.store import Store
 
 PACKS = {"godot_pack", "unity_pack", "unity_meta"}

@@ -16,7 +16,7 @@ from itertools import count
 from pathlib import Path, PurePosixPath
 
 from companion.install.errors import InstallFamilyError
-from companion.media.export import ENDS, FILE_SUFFIX, MAX_NAME_BYTES, MAX_NAME_CHARS, clean_name
+from companion.media import ENDS, FILE_SUFFIX, MAX_NAME_BYTES, MAX_NAME_CHARS, clean_name
 
 DRIVE = re.compile(r"^[A-Za-z]:")
 SHOWN = 80  # characters of a hostile string quoted in a message

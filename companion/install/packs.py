@@ -10,7 +10,7 @@ from pathlib import Path, PurePosixPath
 from companion.install.archive import ArchiveError, extract
 from companion.install.sheet_source import Defaults, SheetPair, read_animation
 from companion.install.tree import InstallError, Staged, Tree
-from companion.media.formats.common import Animation
+from companion.media import Animation
 
 
 @dataclass(frozen=True)

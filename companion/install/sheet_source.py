@@ -12,7 +12,7 @@ from typing import Any
 from PIL import Image
 
 from companion.install.errors import InstallFamilyError
-from companion.media.formats.common import PIVOTS, Animation, FrameRect, SheetPage, frame_name
+from companion.media import PIVOTS, Animation, FrameRect, SheetPage, frame_name
 
 
 class SheetSourceError(InstallFamilyError):

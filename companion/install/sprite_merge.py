@@ -20,6 +20,9 @@ NAME = re.compile(r'"name":\s*&?"([^"]*)"')
 LOOP = re.compile(r'"loop":\s*(true|false)')
 SPEED = re.compile(r'"speed":\s*([-+0-9.eE]+)')
 PREFIX = "kept_"
+# What the companion generated for its animation, kept in a merged file's metadata (Godot
+# keeps it when the user saves): a loop or speed that differs from it is the user's.
+GENERATED = re.compile(r"^metadata/companion_generated\s*=\s*(\{[^}]*\})", re.M)
 
 
 class NotMergeable(InstallFamilyError):
@@ -90,14 +93,17 @@ def merge(users: str, generated: str) -> str:
         raise NotMergeable("no [resource] section")
     kept: list[str] = []
     animation = mine[0]
+    made = {"loop": LOOP.search(animation), "speed": SPEED.search(animation)}
+    before = GENERATED.search(resource)
     for item in _animations(resource):
         found = NAME.search(item)
         if found and found.group(1) == generated_name:
-            loop, speed = LOOP.search(item), SPEED.search(item)
-            if loop:
-                animation = LOOP.sub(f'"loop": {loop.group(1)}', animation)
-            if speed:
-                animation = SPEED.sub(f'"speed": {speed.group(1)}', animation)
+            for key, pattern in (("loop", LOOP), ("speed", SPEED)):
+                theirs_now = pattern.search(item)
+                was = pattern.search(before.group(1)) if before else None
+                if theirs_now is None or (was and was.group(1) == theirs_now.group(1)):
+                    continue  # as the companion made it: the new value goes in
+                animation = pattern.sub(f'"{key}": {theirs_now.group(1)}', animation)
         else:
             kept.append(_rename(item))
     header = ours[0][1]
@@ -114,8 +120,19 @@ def merge(users: str, generated: str) -> str:
     lines.append("")
     for h, b in sub:
         lines += [h, *([b] if b else []), ""]
-    lines += ["[resource]", "animations = [" + ", ".join([animation, *kept]) + "]", ""]
+    lines += ["[resource]", "animations = [" + ", ".join([animation, *kept]) + "]"]
+    generated_values = ", ".join(f'"{k}": {m.group(1)}' for k, m in made.items() if m)
+    lines += [f"metadata/companion_generated = {{{generated_values}}}", ""]
     return "\n".join(lines)
+
+
+def carries_edits(path: Path) -> bool:
+    """Whether a file the companion wrote is a merge holding the user's edits (so the
+    next install merges into it again instead of replacing it)."""
+    try:
+        return GENERATED.search(path.read_text(encoding="utf-8")) is not None
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def mergeable(path: Path) -> bool:
@@ -152,8 +169,10 @@ def merge_changed(tree: Tree, target: Path, owner: Owner) -> MergingGuard:
     merged: set[Path] = set()
     for relative in tree.order:
         final = target / relative
-        if not relative.endswith(".tres") or owner.refusal(final) is None:
+        if not relative.endswith(".tres"):
             continue
+        if owner.refusal(final) is None and not carries_edits(final):
+            continue  # the companion's own file, with nothing of the user's in it
         if not mergeable(final) or not tree.path(relative).exists():
             continue
         try:

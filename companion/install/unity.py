@@ -22,7 +22,7 @@ from companion.install.archive import ArchiveError, safe_name
 from companion.install.packs import Context, animation_from_sheets, place_outputs, unpack
 from companion.install.sheet_source import Defaults
 from companion.install.tree import InstallError, Staged, Tree, strip_common_top
-from companion.media.formats.common import stable_hex
+from companion.media import stable_hex
 from companion.media.formats.unity import animation_clip, clip_meta, texture_meta
 
 PACK = "unity_pack"

@@ -1,1 +1,76 @@
-"""The job engine: lifecycle, steps, recovery and scheduling under the account's limits."""
+"""The job engine: the typed job request, lifecycle, steps, recovery and scheduling under
+the account's limits, names settled before a quote, finding a command's job again.
+
+Other packages import from here. The error family loads at once; the rest loads on first
+use, so importing this package costs nothing until a name is asked for."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from companion.jobs.errors import JobFailed, JobsError
+
+if TYPE_CHECKING:
+    from companion.jobs.engine import Engine
+    from companion.jobs.inputs import ImageReadError, LocalImage
+    from companion.jobs.lifecycle import FINAL, State
+    from companion.jobs.models_cache import live_models
+    from companion.jobs.naming import names_in, suggestion
+    from companion.jobs.remote_steps import Budget
+    from companion.jobs.request import JobKind, JobRequest, submit
+    from companion.jobs.resume import already_made, made_before, unfinished
+    from companion.jobs.team import open_account
+
+# Loaded on first use: name -> (module, the name it has there). No name here is also
+# a module's name: importing such a module would put the module where the name should be.
+_LAZY = {
+    "Engine": ("engine", "Engine"),
+    "Budget": ("remote_steps", "Budget"),
+    "JobKind": ("request", "JobKind"),
+    "JobRequest": ("request", "JobRequest"),
+    "submit": ("request", "submit"),
+    "FINAL": ("lifecycle", "FINAL"),
+    "State": ("lifecycle", "State"),
+    "ImageReadError": ("inputs", "ImageReadError"),
+    "LocalImage": ("inputs", "LocalImage"),
+    "live_models": ("models_cache", "live_models"),
+    "names_in": ("naming", "names_in"),
+    "suggestion": ("naming", "suggestion"),
+    "already_made": ("resume", "already_made"),
+    "made_before": ("resume", "made_before"),
+    "unfinished": ("resume", "unfinished"),
+    "open_account": ("team", "open_account"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    found = _LAZY.get(name)
+    if found is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attr = found
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+    globals()[name] = value  # once loaded, a plain attribute
+    return value
+
+
+__all__ = [
+    "FINAL",
+    "Budget",
+    "Engine",
+    "ImageReadError",
+    "JobFailed",
+    "JobKind",
+    "JobRequest",
+    "JobsError",
+    "LocalImage",
+    "State",
+    "already_made",
+    "live_models",
+    "made_before",
+    "names_in",
+    "open_account",
+    "submit",
+    "suggestion",
+    "unfinished",
+]

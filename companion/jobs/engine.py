@@ -1,12 +1,11 @@
 """Runs jobs through their lifecycle, resumable at every step from the store alone.
 
-- Inputs: each image is uploaded once per content hash and its file_id reused; small
-  images go inline as Base64 instead (one round trip fewer); an upload cut by a transport
-  error is never replayed: the image goes inline if it fits, or the job fails saying so.
-- Create: the Idempotency-Key and the exact body bytes are persisted first. After an
-  uncertain outcome the original task is looked for by the job's marker in `metadata`
-  among recent tasks; only if it is not there is the create resent, with the same key
-  and bytes.
+- Inputs (request_body.py): each image is uploaded once per content hash and its
+  file_id reused; small images go inline as Base64 instead; an upload cut by a transport
+  error is never replayed.
+- Quote, create and wait (remote_steps.py): the Idempotency-Key and the exact body bytes
+  are persisted before the create is sent; after an uncertain outcome the original task
+  is looked for before any resend, with the same key and bytes.
 - Outputs (outputs.py, the Engine's download, re-cut and install steps): downloaded
   into a hidden staging folder inside the target (same filesystem), then moved into
   place file by file; every pack is one file, so a project never holds a
@@ -21,42 +20,24 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import functools
 import logging
 import shutil
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from companion.api.client import Client
-from companion.api.errors import (
-    ApiStatusError,
-    DeadlineExceededError,
-    RateLimitError,
-    TransportError,
-    UncertainRequestError,
-)
-from companion.api.keys import new_idempotency_key
-from companion.api.schema import (
-    AnimationCreate,
-    FileImageInput,
-    ImageInput,
-    Task,
-)
-from companion.install.names import output_names, shown
-from companion.jobs.crash import crash_point
+from companion.api.errors import RateLimitError
+from companion.api.schema import Task
 from companion.jobs.errors import JobFailed as JobFailed
-from companion.jobs.inputs import ImageReadError, LocalImage
 from companion.jobs.lifecycle import FINAL, State, check
 from companion.jobs.outputs import OutputSteps
+from companion.jobs.remote_steps import Budget as Budget
+from companion.jobs.remote_steps import RemoteSteps
 from companion.jobs.request import JobKind, JobRequest, submit
 from companion.jobs.staging import STAGING as STAGING
 from companion.jobs.staging import release_if_unused
-from companion.jobs.wanted import wanted
 from companion.store import Job, Store
 from companion.store.account import LocalAccount, SharedAccount, TeamUnavailable
 from companion.store.clips import ClipStore
@@ -64,21 +45,10 @@ from companion.store.db import StateChanged
 
 log = logging.getLogger("companion.jobs")
 
-INLINE_LIMIT = 256 * 1024  # below this an image travels inline; above, upload once, reuse
-INLINE_FALLBACK_LIMIT = 10 * 2**20  # the spec's per-image inline limit
-RECENT_TASKS = 100
-CLIP_FORMAT = "clip_video"  # the paid video every one-click task returns
 TEAM_RETRY = 1.0  # seconds between two tries while the team database is away
 
 
-@dataclass(frozen=True)
-class Budget:
-    per_job: int | None = None
-    per_day: int | None = None
-    per_month: int | None = None  # the calendar month (UTC), as `companion credits` counts
-
-
-class Engine(OutputSteps):
+class Engine(RemoteSteps, OutputSteps):
     def __init__(
         self,
         store: Store,
@@ -246,154 +216,6 @@ class Engine(OutputSteps):
             return await self._install_off_loop(job)
         raise AssertionError(state)
 
-    async def _quote(self, job: Job) -> Job:
-        try:
-            body = await self._body(job)
-        except ValidationError as exc:
-            raise JobFailed(f"the request is not valid: {exc.errors()[0]['msg']}") from exc
-        try:
-            quote = await self.client.quote_animation(body)
-        except ApiStatusError as exc:
-            if exc.status in (400, 402, 404, 413, 415, 422):
-                raise JobFailed(f"the service refused the request: {exc}") from exc
-            raise
-        await self.account.record(job.id, "quote", quote.credits)
-        return await self._amove(
-            job,
-            State.QUOTED,
-            quote=quote.credits,
-            resolved=body.model_dump(mode="json"),
-        )
-
-    async def _prepare_create(self, job: Job) -> Job:
-        quote = job.quote or 0
-        if not job.approved and self.over_budget(quote):
-            log.info("job %s waits for approval: %d credits is over the budget", job.id, quote)
-            return await self._amove(job, State.AWAITING_APPROVAL)
-        refused = await self.account.reserve(job.id, quote, approved=job.approved)
-        if refused is not None:
-            log.info("job %s waits for approval: %d credits is over %s", job.id, quote, refused)
-            return await self._amove(job, State.AWAITING_APPROVAL)
-        body = AnimationCreate.model_validate(job.resolved)
-        payload = body.model_dump_json().encode()
-        # Key and bytes are on disk before anything is sent.
-        job = await self._amove(
-            job, State.CREATING, idempotency_key=new_idempotency_key("job"), body=payload
-        )
-        crash_point("after_persist")
-        return job
-
-    def over_budget(self, quote: int) -> bool:
-        if self.budget.per_job is not None and quote > self.budget.per_job:
-            return True
-        today = _today()
-        month = today[:8] + "01T00:00:00Z"
-        for limit, since in ((self.budget.per_day, today), (self.budget.per_month, month)):
-            if limit is not None and self.store.charged(since=since) + quote > limit:
-                return True
-        return False
-
-    async def _create(self, job: Job) -> Job:
-        key, body = job.idempotency_key, job.body
-        assert key and body
-        # Once a send may have happened, the original is looked for before any resend.
-        original = await self._find_original(job) if job.sent else None
-        if original is None:
-            # The reservation made at quote time is renewed (or, if its lease ran out while
-            # this companion was away, made again) before anything is sent.
-            refused = await self.account.reserve(job.id, job.quote or 0, approved=job.approved)
-            if refused is not None:
-                raise JobFailed(f"no room left in {refused}; retry the job when there is")
-            await self.account.acquire_slot(job.id, job.priority)
-            if not job.sent:
-                job = await asyncio.to_thread(self.store.update_job, job.id, sent=True)
-            try:
-                original = await self.client.create_animation(body, idempotency_key=key)
-            except (TransportError, DeadlineExceededError) as exc:
-                # Uncertain: the task may exist. The next pass looks for it, then resends.
-                log.info(
-                    "create of job %s uncertain (%s); will look for it and resend",
-                    job.id,
-                    type(exc).__name__,
-                )
-                await asyncio.sleep(1.0)
-                return job
-            except RateLimitError:
-                await self.client.refresh_limits()
-                return job
-            except ApiStatusError as exc:
-                if exc.status in (400, 402, 403, 404, 409, 413, 415, 422):
-                    raise JobFailed(f"the service refused the create: {exc}") from exc
-                raise
-        else:
-            await self.account.acquire_slot(job.id, job.priority, present=True)
-        crash_point("after_send")
-        if not any(e["entry"] == "hold" for e in self.store.ledger(job.id)):
-            held = original.credits.held or original.credits.quoted
-            await self.account.record(job.id, "hold", held)
-        return await self._amove(job, State.RUNNING, remote_id=str(original.id))
-
-    async def _find_original(self, job: Job) -> Task | None:
-        """The task this job already created, found by the marker in its metadata."""
-        seen = 0
-        async for task in self.client.iter_tasks("animation", page_size=50):
-            if task.metadata.get("companion_job") == job.id:
-                return task
-            seen += 1
-            if seen >= RECENT_TASKS:
-                break
-        return None
-
-    async def _wait(self, job: Job) -> Job:
-        assert job.remote_id
-        await self.account.acquire_slot(job.id, job.priority, present=True)
-        task = await self.client.get_animation(job.remote_id)
-        crash_point("mid_poll")
-
-        loop = asyncio.get_running_loop()
-
-        def progressed(current: Task) -> None:
-            # Progress is written on a worker thread, not waited for: it is only a display.
-            progress = float(current.progress)
-            loop.run_in_executor(
-                None, functools.partial(self.store.update_job, job.id, progress=progress)
-            )
-            if self.on_progress is not None:
-                self.on_progress(dataclasses.replace(job, progress=progress), current)
-
-        progressed(task)  # the first read may already be the last
-        task = await self.client.wait_for_task(task, timeout=self.timeout, on_progress=progressed)
-        outputs = wanted(
-            task.outputs, JobRequest.of(job.request).install_formats, task.status == "succeeded"
-        )
-        names = output_names([a.format for a in outputs], job.name)
-        known = [(a, n) for a, n in zip(outputs, names, strict=True) if n is not None]
-        # A format our table does not know never becomes a path: it is left at the
-        # service, and the job fails naming it once the known outputs are in.
-        unknown = [
-            f"{shown(a.format)} (asset {a.id})"
-            for a, n in zip(outputs, names, strict=True)
-            if n is None
-        ]
-        await asyncio.to_thread(
-            self.store.add_assets,
-            job.id,
-            [(str(a.id), a.format, n, a.byte_size) for a, n in known],
-        )
-        credits = task.credits
-        await self.account.settle(job.id, credits.charged, credits.refunded, credits.released)
-        await self.account.release_slot(job.id)
-        error = f"{task.error.code}: {task.error.message}" if task.error else None
-        clip = next((a for a in task.outputs if a.format == CLIP_FORMAT), None)
-        return await self._amove(
-            job,
-            State.DOWNLOADING,
-            error=error,
-            remote_status=str(task.status),
-            clip_asset=str(clip.id) if clip is not None else None,
-            unknown_outputs=unknown or None,
-        )
-
     async def reconcile(self) -> dict[str, int | None]:
         """Compare the books with GET /credits/balance. While only this companion spends,
         available + committed stays constant between snapshots; any change is drift
@@ -429,72 +251,3 @@ class Engine(OutputSteps):
             if isinstance(outcome, BaseException):
                 raise outcome
         return [outcome for outcome in ran if isinstance(outcome, Job)]
-
-    # -- inputs -------------------------------------------------------------------------
-
-    async def _body(self, job: Job) -> AnimationCreate:
-        return await self.body_for(job.request, name=job.name, job_id=job.id)
-
-    async def quote(self, request: JobRequest | Mapping[str, Any], name: str) -> int:
-        """What a request would cost, without creating anything."""
-        body = await self.body_for(request, name=name, job_id=None)
-        return (await self.client.quote_animation(body)).credits
-
-    async def body_for(
-        self, request: JobRequest | Mapping[str, Any], *, name: str, job_id: str | None
-    ) -> AnimationCreate:
-        asked = JobRequest.of(request)
-        first = await self._image(Path(asked.image))
-        last = await self._image(Path(asked.last_frame)) if asked.last_frame else None
-        references = [await self._image(Path(p)) for p in asked.references]
-        metadata: dict[str, str] = {"name": name}
-        if job_id is not None:
-            metadata["companion_job"] = job_id  # how an uncertain create is found again
-        return AnimationCreate.model_validate(
-            {
-                "input": {
-                    "first_frame": first.model_dump(mode="json"),
-                    "last_frame": last.model_dump(mode="json") if last else None,
-                    "reference_images": [r.model_dump(mode="json") for r in references],
-                },
-                "prompt": asked.prompt,
-                **({"negative_prompt": asked.negative_prompt} if asked.negative_prompt else {}),
-                "video": asked.video,
-                "export": asked.export,
-                "selection": asked.selection,
-                "metadata": metadata,
-            }
-        )
-
-    async def _image(self, path: Path) -> ImageInput:
-        try:
-            image = await asyncio.to_thread(LocalImage.read, path)  # off the event loop
-        except ImageReadError as exc:
-            raise JobFailed(str(exc)) from exc
-        small = image.size <= INLINE_LIMIT
-        known = await self.account.upload_for(image.sha256, claim=not small)
-        if known is not None:
-            return FileImageInput(file_id=known)
-        if small:
-            return image.inline()
-        try:
-            uploaded = await image.upload(self.client)
-        except Exception as exc:
-            await self.account.drop_claim(image.sha256)  # another member may try it
-            if not isinstance(exc, UncertainRequestError):
-                raise
-            if image.size <= INLINE_FALLBACK_LIMIT:
-                log.info("upload of %s was cut off; sending it inline instead", path.name)
-                return image.inline()
-            raise JobFailed(
-                f"{path}: the upload was cut off and the image is too large to "
-                "send inline; try again"
-            ) from exc
-        await self.account.remember_upload(image.sha256, str(uploaded.file_id))
-        return uploaded
-
-
-def _today() -> str:
-    from datetime import UTC, datetime
-
-    return datetime.now(UTC).strftime("%Y-%m-%dT00:00:00Z")

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from companion.install import foresee
-from companion.install.names import free_name
+from companion.install import free_name, planned_writes
 from companion.jobs.lifecycle import State
 from companion.store import Store
 
@@ -31,5 +30,5 @@ def suggestion(store: Store, engine: str, target: Path, name: str, formats: list
         name,
         names_in(store, str(target.resolve())) | {name},
         target,
-        lambda candidate: foresee.planned(engine, target, candidate, formats),
+        lambda candidate: planned_writes(engine, target, candidate, formats),
     )

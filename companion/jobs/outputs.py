@@ -14,23 +14,30 @@ from companion.api.client import Client
 from companion.api.schema import (
     Asset,
 )
-from companion.install import anim_merge, downloads
-from companion.install import plan as install_plan
-from companion.install.errors import InstallFamilyError
-from companion.install.one_set import drop_leftovers
-from companion.install.ownership import Owner
-from companion.install.plan import Placement
-from companion.install.set_aside import set_aside
-from companion.install.sheet_source import SheetSourceError
-from companion.install.sprite_merge import merge_changed
-from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
+from companion.install import (
+    InstallError,
+    InstallFamilyError,
+    LostError,
+    Owner,
+    Placement,
+    SheetSourceError,
+    Staged,
+    build_tree,
+    drop_leftovers,
+    load_manifest,
+    merge_changed_clips,
+    merge_changed_sprites,
+    place_download,
+    set_aside_files,
+    sha256_of,
+)
 from companion.jobs import recut
 from companion.jobs.crash import crash_point
 from companion.jobs.errors import JobFailed
 from companion.jobs.lifecycle import State
 from companion.jobs.request import JobRequest
 from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
-from companion.media.errors import MediaError
+from companion.media import MediaError
 from companion.store import Job, Store
 from companion.store.clips import ClipGone, ClipStore
 
@@ -159,7 +166,7 @@ class OutputSteps:
         assert job.target_dir
         asked = JobRequest.of(job.request)
         placement = asked.placement(Path(job.target_dir))
-        for kept in set_aside(Path(job.target_dir), job.id, asked.replace or {}):
+        for kept in set_aside_files(Path(job.target_dir), job.id, asked.replace or {}):
             log.info("job %s: the user's %s was kept at %s", job.id, kept.name, kept)
         succeeded = job.remote_status == "succeeded"
         if placement is not None and placement.engine_aware and succeeded:
@@ -195,7 +202,7 @@ class OutputSteps:
                     "download them with companion assets download"
                 )
             export = (job.resolved or {}).get("export") or {}
-            tree = install_plan.build(
+            tree = build_tree(
                 placement,
                 [Staged(r.format, r.file_name, Path(str(r.staged_path))) for r in rows],
                 staging,
@@ -207,8 +214,8 @@ class OutputSteps:
         # speed kept), not refused; so are a Unity clip and its metas (settings, events
         # and every guid and sprite id kept).
         owner = Owner(self.store, job.id, job.name)
-        guard = merge_changed(tree, target, owner)
-        guard.merged |= anim_merge.merge_changed(tree, target, owner)
+        guard = merge_changed_sprites(tree, target, owner)
+        guard.merged |= merge_changed_clips(tree, target, owner)
         refused = tree.clashes(target, guard)
         if refused:
             more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
@@ -244,8 +251,8 @@ class OutputSteps:
                 continue  # never installed twice
             staged = Path(row.staged_path) if row.staged_path else None
             try:
-                placed = downloads.place(target, row.file_name, staged, row.sha256, guard)
-            except downloads.LostError as exc:
+                placed = place_download(target, row.file_name, staged, row.sha256, guard)
+            except LostError as exc:
                 raise JobFailed(
                     f"output {row.file_name} was lost before it was installed; "
                     "run: companion jobs retry is not possible, download it with "

@@ -8,10 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from companion.api.schema import ExportOptions, Selection
-from companion.install.tree import sha256_of
-from companion.media import export_video
-from companion.media.formats.sheet import Spacing
-from companion.media.from_schema import export_spec
+from companion.install import sha256_of
+from companion.media import Spacing, export_spec, export_video
 
 
 def staged_rows(

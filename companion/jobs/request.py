@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from companion.api.schema import ExportOptions, Selection, VideoOptions
-from companion.install.plan import Placement
+from companion.install import Placement
 from companion.jobs import defaults
 from companion.store import Job, Store
 

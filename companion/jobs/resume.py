@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from companion.install.tree import sha256_of
+from companion.install import sha256_of
 from companion.jobs.lifecycle import FINAL, State
 from companion.jobs.request import JobRequest
 from companion.store import Job, Store

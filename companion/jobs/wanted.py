@@ -9,7 +9,7 @@ failed later on installs whatever it left: the video was paid for, and
 from __future__ import annotations
 
 from companion.api.schema import Asset
-from companion.media.export import FILE_SUFFIX
+from companion.media import FILE_SUFFIX
 
 
 def wanted(assets: list[Asset], formats: list[str] | None, succeeded: bool) -> list[Asset]:

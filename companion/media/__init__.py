@@ -1,29 +1,132 @@
 """The media engine: decode and sample videos, write every export format, synthesize
 sandbox videos, build preview contact sheets. Pure functions on files: no HTTP, no
-database."""
+database.
 
+Other packages import from here. Names, format tables and the error load at once (no
+numpy, PyAV or Pillow); the rest loads on first use, so a command that only checks a
+name pays nothing for the codecs."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from companion.media.catalog import FILE_SUFFIX, FORMATS, MIME_TYPES, SHEET_FORMATS
 from companion.media.errors import MediaError
-from companion.media.export import (
-    FORMATS,
-    MIME_TYPES,
-    ExportOutput,
-    ExportResult,
-    ExportSpec,
-    export_video,
+from companion.media.names import (
+    ENDS,
+    MAX_NAME_BYTES,
+    MAX_NAME_CHARS,
+    clean_name,
+    is_clean_name,
+    safe_name,
 )
-from companion.media.probe import VideoInfo, probe
-from companion.media.sampling import SamplePlan, plan_samples
+
+if TYPE_CHECKING:
+    from companion.media.chroma import ChromaKeyer, parse_hex_colour
+    from companion.media.demo_art import SAMPLE_ART, draw_character
+    from companion.media.export import export_video
+    from companion.media.formats.common import (
+        PIVOTS,
+        Animation,
+        FrameRect,
+        SheetPage,
+        frame_name,
+        stable_hex,
+    )
+    from companion.media.formats.sheet import (
+        DEFAULT_SPACING,
+        MAX_SHEET_SIDE,
+        MAX_SPACING,
+        NO_SPACING,
+        Spacing,
+    )
+    from companion.media.from_schema import export_spec
+    from companion.media.preview import build_contact_sheet
+    from companion.media.sampling import SamplePlan, plan_samples
+    from companion.media.spec import ExportOutput, ExportResult, ExportSpec
+    from companion.media.synth import SynthSpec, synthesize
+    from companion.media.video_info import VideoInfo, probe
+
+# Loaded on first use: name -> module that defines it. No name here is also a module's
+# name: importing such a module would put the module where the name should be.
+_LAZY = {
+    "ChromaKeyer": "chroma",
+    "parse_hex_colour": "chroma",
+    "SAMPLE_ART": "demo_art",
+    "draw_character": "demo_art",
+    "export_video": "export",
+    "PIVOTS": "formats.common",
+    "Animation": "formats.common",
+    "FrameRect": "formats.common",
+    "SheetPage": "formats.common",
+    "frame_name": "formats.common",
+    "stable_hex": "formats.common",
+    "DEFAULT_SPACING": "formats.sheet",
+    "MAX_SHEET_SIDE": "formats.sheet",
+    "MAX_SPACING": "formats.sheet",
+    "NO_SPACING": "formats.sheet",
+    "Spacing": "formats.sheet",
+    "export_spec": "from_schema",
+    "build_contact_sheet": "preview",
+    "VideoInfo": "video_info",
+    "probe": "video_info",
+    "SamplePlan": "sampling",
+    "plan_samples": "sampling",
+    "ExportOutput": "spec",
+    "ExportResult": "spec",
+    "ExportSpec": "spec",
+    "SynthSpec": "synth",
+    "synthesize": "synth",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # once loaded, a plain attribute
+    return value
+
 
 __all__ = [
+    "DEFAULT_SPACING",
+    "ENDS",
+    "FILE_SUFFIX",
     "FORMATS",
+    "MAX_NAME_BYTES",
+    "MAX_NAME_CHARS",
+    "MAX_SHEET_SIDE",
+    "MAX_SPACING",
     "MIME_TYPES",
+    "NO_SPACING",
+    "PIVOTS",
+    "SAMPLE_ART",
+    "SHEET_FORMATS",
+    "Animation",
+    "ChromaKeyer",
     "ExportOutput",
     "ExportResult",
     "ExportSpec",
+    "FrameRect",
     "MediaError",
     "SamplePlan",
+    "SheetPage",
+    "Spacing",
+    "SynthSpec",
     "VideoInfo",
+    "build_contact_sheet",
+    "clean_name",
+    "draw_character",
+    "export_spec",
     "export_video",
+    "frame_name",
+    "is_clean_name",
+    "parse_hex_colour",
     "plan_samples",
     "probe",
+    "safe_name",
+    "stable_hex",
+    "synthesize",
 ]

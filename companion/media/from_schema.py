@@ -6,8 +6,8 @@ place that translates, for the local `companion export` and for the sandbox alik
 from __future__ import annotations
 
 from companion.api.schema import ExportOptions, Selection
-from companion.media.export import ExportSpec
 from companion.media.formats.sheet import NO_SPACING, Spacing
+from companion.media.spec import ExportSpec
 
 
 def export_spec(

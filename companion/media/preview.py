@@ -13,8 +13,8 @@ from PIL import Image, ImageDraw, ImageFont
 from companion.media.decode import SamplePicker, SourceFrame, iter_source_frames
 from companion.media.errors import MediaError
 from companion.media.frames import Fit
-from companion.media.probe import probe
 from companion.media.sampling import EPSILON
+from companion.media.video_info import probe
 
 LABEL_HEIGHT = 18
 GAP = 4

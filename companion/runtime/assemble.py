@@ -15,8 +15,7 @@ from contextlib import asynccontextmanager
 from companion.api.client import Client
 from companion.api.pacing import Pacer
 from companion.api.schema import Task
-from companion.jobs.engine import Budget, Engine
-from companion.jobs.team import open_account
+from companion.jobs import Budget, Engine, open_account
 from companion.settings.config import ConfigError, Settings
 from companion.settings.endpoint import EMBEDDED_KEY, Endpoint, address_mistake
 from companion.store import Job, Store

@@ -22,10 +22,16 @@ import numpy as np
 from PIL import Image
 
 from companion.api.schema import ALPHA_REQUIRED_FORMATS, ExportFormat, ExportOptions, Selection
-from companion.media import MediaError, export_video, probe
-from companion.media.export import MIME_TYPES, is_clean_name
-from companion.media.from_schema import export_spec
-from companion.media.synth import SynthSpec, synthesize
+from companion.media import (
+    MIME_TYPES,
+    MediaError,
+    SynthSpec,
+    export_spec,
+    export_video,
+    is_clean_name,
+    probe,
+    synthesize,
+)
 from companion.sandbox.models import size_of
 from companion.sandbox.pricing import DEFAULT_VIDEO_SECONDS
 from companion.sandbox.state import AssetRecord, State, TaskRecord, iso, now, stable_id

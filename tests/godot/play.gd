@@ -28,6 +28,14 @@ func _run() -> void:
 				dep_path = dependency.get_slice("::", 0)
 			deps.append([dep_path, ResourceLoader.exists(dep_path)])
 		found["dependencies"] = deps
+		# Every animation with its own settings (a user's added ones too).
+		found["animations"] = {}
+		for animation in frames.get_animation_names():
+			found["animations"][animation] = {
+				"count": frames.get_frame_count(animation),
+				"loop": frames.get_animation_loop(animation),
+				"speed": frames.get_animation_speed(animation),
+			}
 		found["count"] = frames.get_frame_count("default")
 		found["speed"] = frames.get_animation_speed("default")
 		found["loop"] = frames.get_animation_loop("default")

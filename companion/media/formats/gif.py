@@ -1,11 +1,15 @@
-"""Animated GIF: per-frame optimal palette, exact frame delays, infinite loop, 1-bit alpha.
+"""Animated GIF: 255-colour palettes, exact frame delays, infinite loop, 1-bit alpha.
 
-Each frame gets its own 255-colour palette (median cut, error-diffusion dithering unless
-the export is pixel art; see _quantize) and index 255 is the transparent colour; FFmpeg's
-GIF encoder writes the LZW stream and the per-frame delays while frames stream past."""
+Each frame is mapped onto a 255-colour median-cut palette with error-diffusion
+dithering; a palette is kept from frame to frame while it serves them (see _palette_for).
+Pixel art gets its own palette per frame from every pixel and no dithering. Index 255
+is the transparent colour; FFmpeg's GIF encoder writes the LZW stream and the per-frame
+delays while frames stream past."""
 
 from __future__ import annotations
 
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -20,6 +24,13 @@ CENTIS = Fraction(1, 100)
 TRANSPARENT = 255
 # Browsers play delays under 2 cs as 10 cs; never write one.
 MIN_DELAY = 2
+# A palette is kept for the next frame while its mean error there (per channel, before
+# dithering) is at most this factor of its error on the frame it was built from, plus
+# the slack (which lets a nearly exact palette stay).
+REUSE_ERROR = 1.1
+REUSE_SLACK = 0.25
+# Frames mapped onto their palettes side by side; this many at most are in hand.
+MAPPERS = 2
 
 
 class GifWriter:
@@ -40,43 +51,50 @@ class GifWriter:
         self._stream.pix_fmt = "pal8"
         self._stream.time_base = CENTIS
         self._stream.codec_context.time_base = CENTIS
-
-    def _quantize(self, frame: RGBA) -> tuple[np.ndarray, np.ndarray]:
-        visible = frame[..., 3] >= 128
-        hidden = ~visible
-        rgb = frame[..., :3]
-        first = int(np.argmax(visible))  # first visible pixel in scan order
-        if visible.reshape(-1)[first] and hidden.any():
-            # Hidden pixels take a visible colour so they cost no palette entry.
-            rgb = np.ascontiguousarray(rgb)
-            np.copyto(rgb, rgb.reshape(-1, 3)[first], where=hidden[..., None])
-        image = Image.fromarray(np.ascontiguousarray(rgb), "RGB")
-        if self.pixel_art:
-            # Exact colours matter more than speed: the palette sees every pixel and
-            # nothing is dithered.
-            paletted = image.quantize(TRANSPARENT, method=Image.Quantize.MEDIANCUT)
-        else:
-            # The palette is built from a regular subsample of about 64k pixels (as good
-            # as the whole frame for median cut, at a fraction of the time), then the
-            # full frame is mapped onto it with error diffusion.
-            stride = max(1, int((rgb.shape[0] * rgb.shape[1] / 65536) ** 0.5))
-            sample = Image.fromarray(np.ascontiguousarray(rgb[::stride, ::stride]), "RGB")
-            reference = sample.quantize(TRANSPARENT, method=Image.Quantize.MEDIANCUT)
-            paletted = image.quantize(palette=reference, dither=Image.Dither.FLOYDSTEINBERG)
-        indices = np.asarray(paletted, dtype=np.uint8).copy()
-        np.copyto(indices, TRANSPARENT, where=hidden)
-        colours = np.asarray(paletted.getpalette() or [], dtype=np.uint8).reshape(-1, 3)
-        colours = colours[:TRANSPARENT]
-        palette = np.zeros((256, 4), dtype=np.uint8)  # ARGB rows
-        # FFmpeg takes the first entry with the lowest alpha as the transparent one, so
-        # every other entry, used or not, must be opaque.
-        palette[:TRANSPARENT, 0] = 255
-        palette[: len(colours), 1:] = colours
-        return indices, palette
+        self._palette: tuple[Image.Image, float] | None = None  # and its error when built
+        self._pool = ThreadPoolExecutor(MAPPERS, thread_name_prefix="gif-map")
+        self._mapping: deque[tuple[int, Future[tuple[np.ndarray, np.ndarray]]]] = deque()
 
     def add(self, index: int, frame: RGBA) -> None:
-        indices, palette = self._quantize(frame)
-        pair: Any = (indices, palette)  # pal8 takes (indices, ARGB palette)
+        # The palette is chosen here, in frame order; mapping the frame onto it (the
+        # costly part) runs on the pool, and frames are encoded in order.
+        # Only the box around the shown pixels is mapped: outside it every pixel is the
+        # transparent index, and a keyed sprite leaves much of its frame outside.
+        shown = frame[..., 3] >= 128
+        rows, columns = np.flatnonzero(shown.any(axis=1)), np.flatnonzero(shown.any(axis=0))
+        if rows.size:
+            box = (slice(rows[0], rows[-1] + 1), slice(columns[0], columns[-1] + 1))
+        else:
+            box = (slice(0, 1), slice(0, 1))
+        image, hidden = _opaque(frame[box], shown[box])
+        palette = None if self.pixel_art else self._palette_for(np.asarray(image), ~hidden)
+        job = self._pool.submit(_quantize, image, hidden, palette, frame.shape[:2], box)
+        self._mapping.append((index, job))
+        while len(self._mapping) > MAPPERS:
+            self._encode(*self._mapping.popleft())
+
+    def _palette_for(self, rgb: np.ndarray, visible: np.ndarray) -> Image.Image:
+        """A palette for a frame that is then mapped onto it with error diffusion.
+
+        It is built by median cut from a regular subsample of about 64k pixels (as good
+        as the whole frame for median cut, at a fraction of the time). The previous
+        frame's palette is kept while it serves this frame about as well as it served
+        the frame it was built for, on the pixels that show (an animation's frames
+        share their colours), which saves the median cut on most frames. Each frame
+        gets a copy, so the pool's threads never share one image."""
+        stride = max(1, int((rgb.shape[0] * rgb.shape[1] / 65536) ** 0.5))
+        sample = Image.fromarray(np.ascontiguousarray(rgb[::stride, ::stride]), "RGB")
+        shown = visible[::stride, ::stride]
+        if self._palette is not None:
+            palette, built_error = self._palette
+            if _error(sample, shown, palette) <= built_error * REUSE_ERROR + REUSE_SLACK:
+                return palette.copy()
+        palette = sample.quantize(TRANSPARENT, method=Image.Quantize.MEDIANCUT)
+        self._palette = palette, _error(sample, shown, palette)
+        return palette.copy()
+
+    def _encode(self, index: int, job: Future[tuple[np.ndarray, np.ndarray]]) -> None:
+        pair: Any = job.result()  # pal8 takes (indices, ARGB palette)
         video = av.VideoFrame.from_ndarray(pair, format="pal8")
         video.pts = self._pts[index]
         video.time_base = CENTIS
@@ -91,8 +109,64 @@ class GifWriter:
         return self._delay_of.get(pts, MIN_DELAY) if pts is not None else MIN_DELAY
 
     def close(self) -> Path:
+        try:
+            while self._mapping:
+                self._encode(*self._mapping.popleft())
+        finally:
+            self._pool.shutdown()
         for packet in self._stream.encode(None):
             packet.duration = self._duration_at(packet.pts)
             self._container.mux(packet)
         self._container.close()
         return self.path
+
+
+def _error(sample: Image.Image, shown: np.ndarray, palette: Image.Image) -> float:
+    """Mean absolute difference per channel between the shown pixels and their nearest
+    palette colours."""
+    if not shown.any():
+        return 0.0
+    mapped = np.asarray(sample.quantize(palette=palette, dither=Image.Dither.NONE))[shown]
+    colours = np.asarray(palette.getpalette() or [], dtype=np.uint8).reshape(-1, 3)
+    nearest = colours[mapped].astype(np.int16)
+    return float(np.abs(nearest - np.asarray(sample, dtype=np.int16)[shown]).mean())
+
+
+def _opaque(frame: RGBA, visible: np.ndarray) -> tuple[Image.Image, np.ndarray]:
+    """The frame's colours as RGB, and which pixels are hidden (alpha under half)."""
+    hidden = ~visible
+    first = int(np.argmax(visible))  # first visible pixel in scan order
+    pixels = np.ascontiguousarray(frame).view(np.uint32)[..., 0]  # one word per pixel
+    if visible.reshape(-1)[first] and hidden.any():
+        # Hidden pixels take a visible colour so they cost no palette entry.
+        pixels = np.where(hidden, pixels.reshape(-1)[first], pixels)
+    rgba = Image.fromarray(pixels.view(np.uint8).reshape(frame.shape), "RGBA")
+    return rgba.convert("RGB"), hidden
+
+
+def _quantize(
+    image: Image.Image,
+    hidden: np.ndarray,
+    palette: Image.Image | None,
+    size: tuple[int, ...],
+    box: tuple[slice, slice],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Palette indices of a frame of `size` whose `box` is `image` (255 where hidden and
+    outside the box) and the ARGB palette. Without a palette (pixel art) the frame gets
+    its own from every pixel and nothing is dithered: exact colours matter more than
+    speed."""
+    if palette is None:
+        paletted = image.quantize(TRANSPARENT, method=Image.Quantize.MEDIANCUT)
+    else:
+        paletted = image.quantize(palette=palette, dither=Image.Dither.FLOYDSTEINBERG)
+    indices = np.full(size, TRANSPARENT, dtype=np.uint8)
+    indices[box] = np.asarray(paletted, dtype=np.uint8)
+    np.copyto(indices[box], TRANSPARENT, where=hidden)
+    colours = np.asarray(paletted.getpalette() or [], dtype=np.uint8).reshape(-1, 3)
+    colours = colours[:TRANSPARENT]
+    argb = np.zeros((256, 4), dtype=np.uint8)
+    # FFmpeg takes the first entry with the lowest alpha as the transparent one, so
+    # every other entry, used or not, must be opaque.
+    argb[:TRANSPARENT, 0] = 255
+    argb[: len(colours), 1:] = colours
+    return indices, argb

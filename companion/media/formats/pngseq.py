@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from PIL import Image
@@ -17,6 +19,9 @@ from PIL import Image
 from companion.media.formats.common import ARCHIVE_TIME, RGBA, frame_name
 
 PNG_LEVEL = 3
+# Frames are encoded side by side (Pillow releases the GIL) and stored in order; this
+# many at most are in hand at once.
+ENCODERS = 2
 
 
 def construct3_comment(fps: float, durations: tuple[float, ...]) -> bytes:
@@ -46,11 +51,16 @@ class PngSequenceWriter:
         self._zips = [zipfile.ZipFile(path, "w") for path in archives]
         for archive, comment in zip(self._zips, comments or [], strict=False):
             archive.comment = comment
+        self._pool = ThreadPoolExecutor(ENCODERS, thread_name_prefix="frame-png")
+        self._encoding: deque[tuple[int, Future[bytes]]] = deque()
 
     def add(self, index: int, frame: RGBA) -> None:
-        buffer = io.BytesIO()
-        Image.fromarray(frame, "RGBA").save(buffer, "PNG", compress_level=PNG_LEVEL)
-        data = buffer.getvalue()
+        self._encoding.append((index, self._pool.submit(_encode, frame)))
+        while len(self._encoding) > ENCODERS:
+            self._store(*self._encoding.popleft())
+
+    def _store(self, index: int, encoded: Future[bytes]) -> None:
+        data = encoded.result()
         for archive in self._zips:
             info = zipfile.ZipInfo(f"{frame_name(self.name, index, self.count)}.png", ARCHIVE_TIME)
             info.external_attr = 0o644 << 16
@@ -58,6 +68,17 @@ class PngSequenceWriter:
             archive.writestr(info, data)
 
     def close(self) -> list[Path]:
+        try:
+            while self._encoding:
+                self._store(*self._encoding.popleft())
+        finally:
+            self._pool.shutdown()
         for archive in self._zips:
             archive.close()
         return self.paths
+
+
+def _encode(frame: RGBA) -> bytes:
+    buffer = io.BytesIO()
+    Image.fromarray(frame, "RGBA").save(buffer, "PNG", compress_level=PNG_LEVEL)
+    return buffer.getvalue()

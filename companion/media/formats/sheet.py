@@ -1,7 +1,9 @@
 """Spritesheets: a grid of frames in RGBA PNG pages no larger than 8192 px a side.
 
-Frames are pasted into the current page as they arrive and a page is encoded and
-dropped as soon as it is full, so at most one page is held in memory.
+Frames arrive in order. A page is encoded as it fills, one row of frames at a time:
+only the frames of the row being filled are held (and a few rows of pixels while they
+are compressed), never the page, and compression runs while later frames are still being
+decoded. The bytes are those of the whole page saved by Pillow (see png_stream).
 
 Optional spacing keeps neighbours apart: each frame's edge pixels can be repeated
 outwards (`extrude`), and `padding` transparent pixels separate the extruded slots from
@@ -11,17 +13,20 @@ layout records, so the JSON, Unity slices, Godot regions, Paper2D and Cocos all 
 from __future__ import annotations
 
 import math
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from PIL import Image
 
 from companion.media.formats.common import RGBA, FrameRect, SheetPage, frame_name, page_stem
+from companion.media.formats.png_stream import PngStream
 
 MAX_SHEET_SIDE = 8192
 # zlib level 3 is within a few percent of level 6 on frames like these, at a third the time.
 PNG_LEVEL = 3
+# Rows of a page filtered and compressed at a time: about 2 MB of pixels.
+BLOCK_BYTES = 1 << 21
 
 
 @dataclass(frozen=True)
@@ -90,9 +95,13 @@ class SheetWriter:
         self.pitch_x, self.pitch_y = cell_w + 2 * ext + pad, cell_h + 2 * ext + pad
         self.grids = plan_pages(len(durations), self.pitch_x, self.pitch_y, max_side - pad)
         self.pages: list[SheetPage] = []
-        self._canvas: RGBA | None = None
-        self._page = -1
-        self._filled = 0
+        self._png: PngStream | None = None
+        self._row: list[RGBA] = []  # the frames of the row of slots being filled
+        self._next = 0
+        # A full row of slots is encoded on its own thread while the next one fills, so
+        # frames keep flowing in; at most one row waits to be encoded.
+        self._encoder = ThreadPoolExecutor(1, thread_name_prefix="sheet-png")
+        self._encoding: Future[None] | None = None
 
     def _open_page(self, page: int) -> None:
         grid = self.grids[page]
@@ -100,44 +109,76 @@ class SheetWriter:
         pad = self.spacing.padding
         width, height = pad + grid.columns * self.pitch_x, pad + grid.rows * self.pitch_y
         self.pages.append(SheetPage(page, self.folder / f"{stem}.png", width, height))
-        self._canvas = np.zeros((height, width, 4), dtype=np.uint8)
-        self._page = page
-        self._filled = 0
+        self._png = PngStream(self.pages[-1].path, width, height, PNG_LEVEL)
+        self._png.write(self._png.rows(pad))  # the transparent border above the first row
 
     def add(self, index: int, frame: RGBA) -> None:
-        page = next(i for i, g in enumerate(self.grids) if g.first <= index < g.first + g.count)
-        if page != self._page:
+        if index != self._next:
+            raise RuntimeError("frames must arrive in order")
+        self._next += 1
+        page = len(self.pages) - 1
+        grid = self.grids[page] if page >= 0 else None
+        if grid is None or index >= grid.first + grid.count:
+            page += 1
+            grid = self.grids[page]
             self._open_page(page)
-        grid = self.grids[page]
         slot = index - grid.first
         pad, ext = self.spacing.padding, self.spacing.extrude
         x = pad + (slot % grid.columns) * self.pitch_x + ext
         y = pad + (slot // grid.columns) * self.pitch_y + ext
-        assert self._canvas is not None
-        if ext:
-            # The frame's border pixels repeated outwards, so linear filtering at the
-            # frame's edge samples its own colour rather than a neighbour's.
-            self._canvas[y - ext : y + self.cell_h + ext, x - ext : x + self.cell_w + ext] = np.pad(
-                frame, ((ext, ext), (ext, ext), (0, 0)), mode="edge"
-            )
-        else:
-            self._canvas[y : y + self.cell_h, x : x + self.cell_w] = frame
         name = frame_name(self.name, index, len(self.durations))
         self.pages[-1].frames.append(
             FrameRect(index, name, page, x, y, self.cell_w, self.cell_h, self.durations[index])
         )
-        self._filled += 1
-        if self._filled == grid.count:
-            self._flush()
+        self._row.append(frame)
+        last = slot == grid.count - 1
+        if len(self._row) == grid.columns or last:
+            assert self._png is not None
+            self._wait()
+            self._encoding = self._encoder.submit(self._write_row, self._png, self._row, last)
+            self._row = []
+            if last:
+                self._png = None
 
-    def _flush(self) -> None:
-        assert self._canvas is not None
-        Image.fromarray(self._canvas, "RGBA").save(
-            self.pages[-1].path, "PNG", compress_level=PNG_LEVEL
-        )
-        self._canvas = None
+    def _wait(self) -> None:
+        if self._encoding is not None:
+            self._encoding.result()  # raises the encoder's error here
+            self._encoding = None
+
+    def _write_row(self, png: PngStream, frames: list[RGBA], last_row: bool) -> None:
+        """The pixel rows of one row of slots: each frame with its extruded border, then
+        the gap below, written a block of rows at a time; the page is closed after its
+        last row."""
+        pad, ext = self.spacing.padding, self.spacing.extrude
+        slot_w = self.cell_w + 2 * ext
+        per_block = max(1, BLOCK_BYTES // (4 * png.width))
+        for top in range(0, self.pitch_y, per_block):
+            count = min(per_block, self.pitch_y - top)
+            block = png.rows(count)
+            # Band rows top..top+count; those within the frames' height map to frame
+            # rows, the edge rows repeated into the extrusion.
+            shown = range(top, min(top + count, self.cell_h + 2 * ext))
+            if shown:
+                begin, end = shown.start - ext, shown.stop - ext
+                source: slice | RGBA = slice(begin, end)
+                if begin < 0 or end > self.cell_h:
+                    source = np.clip(np.arange(begin, end), 0, self.cell_h - 1)
+                rows = slice(1, 1 + len(shown))
+                for column, frame in enumerate(frames):
+                    part = frame[source]
+                    if ext:
+                        part = np.pad(part, ((0, 0), (ext, ext), (0, 0)), mode="edge")
+                    left = pad + column * self.pitch_x
+                    block[rows, left : left + slot_w] = part
+            png.write(block)
+        if last_row:
+            png.close()
 
     def close(self) -> list[SheetPage]:
-        if self._canvas is not None:
+        try:
+            self._wait()
+        finally:
+            self._encoder.shutdown()
+        if self._next != len(self.durations):
             raise RuntimeError("spritesheet closed before every frame arrived")
         return self.pages

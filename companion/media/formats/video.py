@@ -19,6 +19,7 @@ from companion.media.frames import Fit, even
 
 MILLIS = Fraction(1, 1000)
 CLIP_TIME_BASE = Fraction(1, 90000)
+PRORES_THREADS = 6
 
 
 def _nominal_rate(fps: float) -> Fraction:
@@ -40,6 +41,7 @@ class SampledVideoWriter:
         durations: tuple[float, ...],
         options: dict[str, str],
         container_options: dict[str, str] | None = None,
+        threads: int = 0,
     ) -> None:
         self.path = path
         self._container = av.open(str(path), "w", options=container_options or {})
@@ -50,6 +52,7 @@ class SampledVideoWriter:
         self._stream.codec_context.time_base = MILLIS
         self._stream.options = dict[str, object](options)
         self._stream.codec_context.thread_type = "AUTO"
+        self._stream.codec_context.thread_count = threads  # 0: one per core
         starts = [0.0]
         for duration in durations:
             starts.append(starts[-1] + duration)
@@ -94,12 +97,15 @@ def webm_alpha_writer(
             "b": "0",
             "deadline": "realtime",
             "cpu-used": "8",
-            "row-mt": "1",
             "auto-alt-ref": "0",
             # No look-ahead: with the realtime deadline it buys nothing, and it would hold
             # 25 frames (and their alpha twins) in the encoder.
             "lag-in-frames": "0",
         },
+        # One thread: the other writers keep the cores busy, and libvpx's row threads
+        # wait on each other row by row, which stalls the whole export whenever the
+        # machine is busy with other work.
+        threads=1,
     )
 
 
@@ -115,6 +121,10 @@ def prores_writer(
         fps=fps,
         durations=durations,
         options={"profile": "4444", "alpha_bits": "16", "vendor": "apl0"},
+        # ProRes is the costliest writer and its slices are independent (the bytes do
+        # not depend on how many encode at once): more workers than cores keep it from
+        # falling behind the other writers on a machine busy with other work.
+        threads=PRORES_THREADS,
     )
 
 

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
+using System.Linq;
 using System.Threading.Tasks;
 using UnityEditor;
 using UnityEngine;
@@ -46,6 +47,19 @@ namespace Companion.Animate
         double nextReconnect;
         double startDeadline;
         readonly ResultPlayer player = new ResultPlayer();
+        readonly AdvancedOptions advanced = new AdvancedOptions();
+        // A frame count set by hand instead of fps x seconds.
+        bool setFrames;
+        int frameCount = 12;
+        // The animation's name (empty: the picture's), and a free one the daemon offered.
+        string animationName = "";
+        string suggestion = "";
+        // The user agreed, for this quote, that their changed files are moved aside.
+        bool replaceAgreed;
+        // Pixel art: once the job is done its kept video is cut again (free) with
+        // nearest-neighbour scaling into the same name. The export it uses, while it waits.
+        bool pixelArt;
+        Json pixelExport;
         const float PreviewSize = 128f;
 
         [MenuItem("Window/Companion/Animate")]
@@ -62,6 +76,34 @@ namespace Companion.Animate
 
         protected override void Say(string failure) => message = failure;
 
+        /// <summary>Fills the form with a generation's settings (Generations > Use these settings).</summary>
+        public static void UseSettings(GenerationReply row)
+        {
+            var window = GetWindow<AnimateWindow>("Animate");
+            var settings = row.settings;
+            // The daemon keeps the picture's full path; the project's pictures load by theirs.
+            var full = settings.image == "" ? "" : Path.GetFullPath(settings.image).Replace('\\', '/');
+            var root = Path.GetFullPath(ProjectRoot()).Replace('\\', '/').TrimEnd('/') + "/";
+            var picture = full.StartsWith(root, StringComparison.OrdinalIgnoreCase)
+                ? AssetDatabase.LoadAssetAtPath<Texture2D>(full.Substring(root.Length))
+                : null;
+            if (picture != null)
+                window.source = picture;
+            window.prompt = settings.prompt;
+            window.width = settings.export.output_width;
+            window.height = settings.export.output_height;
+            window.seconds = settings.video.duration_seconds;
+            window.setFrames = settings.export.frame_count > 0;
+            window.frameCount = Mathf.Max(1, settings.export.frame_count);
+            window.advanced.Use(row.model, row.seed, settings.negative_prompt);
+            window.DropQuote();
+            window.message = picture == null
+                ? "Settings used; the picture is not in this project: choose one, then Quote."
+                : "Settings used. Press Quote to see the price.";
+            window.Show();
+            window.Run(window.Refresh);
+        }
+
         void Choose(Texture2D texture)
         {
             source = texture;
@@ -75,6 +117,7 @@ namespace Companion.Animate
             quotedCredits = -1;
             quoteId = "";
             quotedBody = "";
+            replaceAgreed = false;
         }
 
         /// <summary>The job's end in words; a null or empty error adds nothing.</summary>
@@ -85,27 +128,45 @@ namespace Companion.Animate
 
         void OnDisable() => EditorApplication.update -= Tick;
 
-        AnimateBody Body() => Fill(new AnimateBody());
+        /// <summary>
+        /// The request as it will be sent (with the quote id when one is given): only what
+        /// the user set goes, so an option left alone is the daemon's default.
+        /// </summary>
+        Json Body(string quote = "")
+        {
+            var body = new Json()
+                .Add("project_root", ProjectRoot())
+                .Add("image_path", AssetDatabase.GetAssetPath(source))
+                .Add("prompt", prompt.Trim());
+            // A one-click animation takes a frame count over the video's duration.
+            var video = new Json().Add("duration_seconds", (double)seconds);
+            advanced.AddTo(body, video);
+            body.Add("video", video).Add("export", Export());
+            if (animationName.Trim() != "")
+                body.Add("name", animationName.Trim());
+            if (quote != "")
+                body.Add("quote_id", quote);
+            return body;
+        }
 
-        T Fill<T>(T body) where T : AnimateBody
+        Json Export()
         {
             var chosen = new List<string> { "spritesheet", "spritesheet_json" };
             foreach (var format in OptionalFormats)
                 if (formats.TryGetValue(format, out var on) && on)
                     chosen.Add(format);
-            body.project_root = ProjectRoot();
-            body.image_path = AssetDatabase.GetAssetPath(source);
-            body.prompt = prompt.Trim();
-            // A one-click animation takes a frame count over the video's duration.
-            body.video = new VideoBody { duration_seconds = seconds };
-            body.export = new ExportBody
-            {
-                frame_count = Frames(fps, seconds, limits, out _),
-                output_width = width,
-                output_height = height,
-                output_formats = chosen.ToArray(),
-            };
-            return body;
+            return new Json()
+                .Add("frame_count", setFrames ? frameCount : Frames(fps, seconds, limits, out _))
+                .Add("output_width", width)
+                .Add("output_height", height)
+                .Add("output_formats", chosen);
+        }
+
+        /// <summary>What Frames says about the form's fps and seconds ("" when nothing is cut).</summary>
+        string CutNote()
+        {
+            Frames(fps, seconds, limits, out var note);
+            return note;
         }
 
         /// <summary>
@@ -160,11 +221,29 @@ namespace Companion.Animate
             width = Mathf.RoundToInt(limits.size.Clamp(Mathf.Max(1, EditorGUILayout.IntField("Width", width))));
             height = Mathf.RoundToInt(limits.size.Clamp(Mathf.Max(1, EditorGUILayout.IntField("Height", height))));
             fps = limits.fps.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField("FPS", fps)));
-            seconds = limits.seconds.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField("Seconds", seconds)));
+            // The service's bounds, then the chosen model's durations.
+            var durations = advanced.Seconds();
+            var secondsLabel = durations.HasMax ? $"Seconds ({durations.min:0.##} to {durations.max:0.##})" : "Seconds";
+            seconds = durations.Clamp(
+                limits.seconds.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField(secondsLabel, seconds))));
+            setFrames = EditorGUILayout.Toggle("Set frame count", setFrames);
+            if (setFrames)
+                frameCount = Mathf.RoundToInt(limits.frame_count.Clamp(
+                    Mathf.Max(1, EditorGUILayout.IntField("Frames", frameCount))));
+            animationName = EditorGUILayout.TextField("Name (empty: the picture's)", animationName);
+            if (suggestion != "" && suggestion != animationName &&
+                GUILayout.Button($"Use the free name {suggestion}"))
+            {
+                animationName = suggestion;
+                DropQuote();
+            }
+            advanced.Draw();
             if (EditorGUI.EndChangeCheck())
                 DropQuote();
+            // Not part of what is priced: the cut after the job is local and free.
+            pixelArt = EditorGUILayout.Toggle("Pixel art (a free re-cut once done)", pixelArt);
             Frames(fps, seconds, limits, out var cut);
-            if (cut != "")
+            if (cut != "" && !setFrames)
                 EditorGUILayout.HelpBox(cut, MessageType.Warning);
             if (!limitsReported)
                 EditorGUILayout.HelpBox(
@@ -217,6 +296,8 @@ namespace Companion.Animate
                         + $"run  companion plugin install unity \"{ProjectRoot()}\"";
                 limits = parsed.limits ?? new Limits();
                 limitsReported = limits.Known;
+                if (await advanced.Refresh())
+                    DropQuote(); // the chosen model's options changed under the quote
                 if (down && (starting || message == DaemonClient.NotRunning))
                     message = "";
                 down = false;
@@ -256,19 +337,41 @@ namespace Companion.Animate
             {
                 if (!await EnsureProject())
                     return;
-                var reply = await DaemonClient.Post("/api/v1/quote", Body());
+                var body = Body(); // what is priced is what was on screen when Quote was pressed
+                var reply = await DaemonClient.Post("/api/v1/quote", body);
                 if (!reply.Ok)
                 {
                     message = reply.Message;
                     return;
                 }
-                var quoted = JsonUtility.FromJson<QuoteReply>(reply.Body);
+                var quoted = JsonUtility.FromJson<QuoteReply>(
+                    Json.Unset(reply.Body, "balance", "per_job", "per_day"));
+                suggestion = quoted.name_suggestion ?? "";
+                if (quoted.conflicts.Length > 0 && !AgreeToReplace(quoted.conflicts))
+                {
+                    // Nothing is replaced unasked: say why and offer the free name.
+                    message = "Nothing replaced, nothing spent:\n" +
+                        string.Join("\n", quoted.conflicts.Select(c => c.reason)) +
+                        (suggestion == "" ? "" : $"\nUse the free name {suggestion} to keep them.");
+                    return;
+                }
+                replaceAgreed = quoted.conflicts.Length > 0;
                 quotedCredits = quoted.credits;
                 quoteId = quoted.quote_id ?? "";
-                quotedBody = JsonUtility.ToJson(Body());
-                Frames(fps, seconds, limits, out var cut);
+                quotedBody = body.ToString();
+                var cut = CutNote();
                 message = $"This will cost {quotedCredits} credits. Press Animate to go ahead.";
-                if (cut != "")
+                if (quoted.balance >= 0)
+                    message += $"\nBalance {quoted.balance} credits";
+                if (quoted.budget.per_job >= 0)
+                    message += $"; budget {quoted.budget.per_job} a job";
+                if (quoted.budget.per_day >= 0)
+                    message += $", {quoted.budget.per_day} a day ({quoted.budget.spent_today} spent today)";
+                if (replaceAgreed)
+                    message += "\nYour changed files will be moved aside (.companion-replaced~), not deleted.";
+                if (quoted.budget.over)
+                    message += "\nThis is over your budget: the job will wait for your approval.";
+                if (!setFrames && cut != "")
                     message += "\n" + cut;
             }
             finally
@@ -278,13 +381,19 @@ namespace Companion.Animate
             }
         }
 
+        /// <summary>The install would replace files the user changed: ask, never replace unasked.</summary>
+        static bool AgreeToReplace(KeptFile[] conflicts) =>
+            EditorUtility.DisplayDialog("Replace your changed files?",
+                string.Join("\n", conflicts.Select(c => c.reason)) +
+                "\n\nReplace them? Yours are moved to .companion-replaced~ beside them, not deleted.",
+                "Replace", "Keep mine");
+
         async Task Animate()
         {
             busy = true;
             try
             {
-                var body = Body();
-                if (quotedCredits < 0 || JsonUtility.ToJson(body) != quotedBody)
+                if (quotedCredits < 0 || Body().ToString() != quotedBody)
                 {
                     DropQuote();
                     busy = false;
@@ -292,8 +401,11 @@ namespace Companion.Animate
                     return;
                 }
                 // The quote id goes with the body only when the daemon gave one.
-                object sent = quoteId == "" ? body : Fill(new QuotedAnimateBody { quote_id = quoteId });
+                var sent = Body(quoteId);
+                if (replaceAgreed)
+                    sent.Add("replace", true); // not priced: the quote id still holds
                 DropQuote(); // one quote, one job
+                pixelExport = pixelArt ? Export() : null;
                 var reply = await DaemonClient.Post("/api/v1/animate", sent);
                 if (!reply.Ok)
                 {
@@ -394,6 +506,14 @@ namespace Companion.Animate
             if (job.state != "done")
             {
                 message = Ended(job.state, job.error);
+                pixelExport = null;
+                return;
+            }
+            if (pixelExport != null && !string.IsNullOrEmpty(job.resource))
+            {
+                var export = pixelExport;
+                pixelExport = null;
+                Run(() => CutAsPixelArt(job, export));
                 return;
             }
             // The daemon wrote each .meta with its asset; one refresh imports them together.
@@ -416,6 +536,24 @@ namespace Companion.Animate
             }
             message = $"Done: {job.resource}. Drag the clip onto a SpriteRenderer to play it.";
             Run(Refresh);
+        }
+
+        /// <summary>The done job's kept video cut again as pixel art; polled like any job.</summary>
+        async Task CutAsPixelArt(JobReply job, Json export)
+        {
+            var id = job.id;
+            message = "Done; cutting it as pixel art from the kept video (free)...";
+            var reply = await DaemonClient.Post($"/api/v1/generations/{id}/recut",
+                new Json().Add("export", export).Add("pixel_art", true));
+            if (!reply.Ok)
+            {
+                // The animation itself is there: show it, and say the cut did not start.
+                Finish(job);
+                message += $"\nThe pixel-art cut did not start: {reply.Message}";
+                return;
+            }
+            jobId = JsonUtility.FromJson<JobReply>(reply.Body).id;
+            nextPoll = EditorApplication.timeSinceStartup + PollSeconds;
         }
     }
 }

@@ -13,6 +13,7 @@ namespace Companion.Animate
         public bool Ok;
         public int Status;
         public string Body = "";
+        public byte[] Data = new byte[0];
         public string Message = "";
     }
 
@@ -106,8 +107,10 @@ namespace Companion.Animate
 
         public static Task<DaemonReply> Get(string path) => Send(UnityWebRequest.kHttpVerbGET, path, null);
 
+        /// <summary>POSTs a Json body as built, any other object as JsonUtility writes it.</summary>
         public static Task<DaemonReply> Post(string path, object body) =>
-            Send(UnityWebRequest.kHttpVerbPOST, path, body == null ? "{}" : JsonUtility.ToJson(body));
+            Send(UnityWebRequest.kHttpVerbPOST, path,
+                body == null ? "{}" : body is Json json ? json.ToString() : JsonUtility.ToJson(body));
 
         static Task Completion(UnityWebRequestAsyncOperation operation)
         {
@@ -154,7 +157,13 @@ namespace Companion.Animate
                     };
                 }
                 var body = request.downloadHandler.text ?? "";
-                var reply = new DaemonReply { Ok = status < 400, Status = status, Body = body };
+                var reply = new DaemonReply
+                {
+                    Ok = status < 400,
+                    Status = status,
+                    Body = body,
+                    Data = request.downloadHandler.data ?? new byte[0],
+                };
                 if (!reply.Ok)
                     reply.Message = Describe(body, status);
                 return reply;

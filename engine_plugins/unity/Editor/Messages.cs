@@ -84,30 +84,10 @@ namespace Companion.Animate
     [Serializable]
     public sealed class ExportBody
     {
-        public int frame_count = 24;
+        public int frame_count = -1; // -1: not given (the request gave fps instead)
         public int output_width = 256;
         public int output_height = 256;
         public string[] output_formats = new string[0];
-    }
-
-    [Serializable]
-    public class AnimateBody
-    {
-        public string project_root = "";
-        public string image_path = "";
-        public string prompt = "";
-        public VideoBody video = new VideoBody();
-        public ExportBody export = new ExportBody();
-    }
-
-    /// <summary>
-    /// The body Animate sends when the daemon gave a quote id: the daemon refuses it
-    /// (409 STALE_QUOTE) unless the body is exactly what that quote priced.
-    /// </summary>
-    [Serializable]
-    public sealed class QuotedAnimateBody : AnimateBody
-    {
-        public string quote_id = "";
     }
 
     [Serializable]
@@ -115,6 +95,20 @@ namespace Companion.Animate
     {
         public int credits;
         public string quote_id = "";
+        public int balance = -1; // -1: the service did not say (see Json.Unset)
+        public BudgetReply budget = new BudgetReply();
+        public KeptFile[] conflicts = new KeptFile[0];
+        public string name_suggestion = "";
+    }
+
+    /// <summary>The budgets a quote is held to; per_job and per_day are -1 for none.</summary>
+    [Serializable]
+    public sealed class BudgetReply
+    {
+        public int per_job = -1;
+        public int per_day = -1;
+        public int spent_today;
+        public bool over;
     }
 
     [Serializable]
@@ -158,6 +152,11 @@ namespace Companion.Animate
         public long seed = -1;
         public int quote = -1;
         public int cost_credits = -1;
+        public string kind = "";
+        public ClipReply clip = new ClipReply();
+        public GenerationSettings settings = new GenerationSettings();
+
+        public bool Finished => state == "done" || state == "failed" || state == "cancelled";
     }
 
     [Serializable]

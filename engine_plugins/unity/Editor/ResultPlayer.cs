@@ -17,9 +17,13 @@ namespace Companion.Animate
 
         public int FrameCount => sprites.Count;
 
+        public void Stop() => sprites.Clear();
+
         public void Play(string clipPath)
         {
             sprites.Clear();
+            if (string.IsNullOrEmpty(clipPath))
+                return;
             var clip = AssetDatabase.LoadAssetAtPath<AnimationClip>(clipPath);
             if (clip == null)
                 return;

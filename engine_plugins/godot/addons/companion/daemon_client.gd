@@ -111,6 +111,40 @@ func call_api(method: int, path: String, body: Variant = null) -> Dictionary:
 	return _reply(reply[0], reply[1], reply[3])
 
 
+## Fetches a file the daemon serves (a contact sheet): {ok, status, body, message}.
+func fetch_bytes(path: String) -> Dictionary:
+	var daemon := read_daemon_file()
+	if daemon.is_empty():
+		return {"ok": false, "status": 0, "body": PackedByteArray(), "message": NOT_RUNNING}
+	var request := HTTPRequest.new()
+	request.timeout = TIMEOUT_SECONDS
+	add_child(request)
+	var headers := PackedStringArray(["Authorization: Bearer %s" % daemon["token"]])
+	var url := "http://127.0.0.1:%d%s" % [int(daemon["port"]), path]
+	if request.request(url, headers, HTTPClient.METHOD_GET) != OK:
+		request.queue_free()
+		return {"ok": false, "status": 0, "body": PackedByteArray(), "message": NOT_RUNNING}
+	var reply: Array = await request.request_completed
+	request.queue_free()
+	var ok: bool = reply[0] == HTTPRequest.RESULT_SUCCESS and reply[1] < 400
+	return {"ok": ok, "status": reply[1], "body": reply[3],
+		"message": "" if ok else "the daemon did not send it (%s)" % reply[1]}
+
+
+## Follows a job until it ends (done, failed or cancelled); its last state, or the
+## reply that said why it could not be read.
+func wait_job(job_id: String, seconds := 120.0) -> Dictionary:
+	var deadline := Time.get_ticks_msec() + int(seconds * 1000)
+	while Time.get_ticks_msec() < deadline:
+		var reply: Dictionary = await call_api(HTTPClient.METHOD_GET, "/api/v1/jobs/%s" % job_id)
+		if not reply["ok"]:
+			return {"id": job_id, "state": "unknown", "error": reply["message"]}
+		if String(reply["data"].get("state", "")) in ["done", "failed", "cancelled"]:
+			return reply["data"]
+		await get_tree().create_timer(0.25).timeout
+	return {"id": job_id, "state": "unknown", "error": "still running after %d s" % int(seconds)}
+
+
 func _reply(result: int, status: int, raw: PackedByteArray) -> Dictionary:
 	if result != HTTPRequest.RESULT_SUCCESS:
 		return {"ok": false, "status": 0, "data": {}, "message": NOT_RUNNING}

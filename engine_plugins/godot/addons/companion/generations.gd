@@ -8,8 +8,14 @@ extends HBoxContainer
 signal use_settings(settings: Dictionary)
 ## The user asked for the same settings with a new seed.
 signal again(settings: Dictionary)
+## Files of the project changed (a re-cut, an import, files removed): the editor rescans.
+signal files_changed
 
 const COLUMNS := ["When", "State", "Name", "Credits", "Model / seed", "Prompt"]
+const COLUMN_WIDTHS := [124, 64, 72, 56, 120, 80]
+## Shown while the daemon does not answer; the list comes back by itself when it does.
+const OFFLINE := "Offline: the companion daemon is not running (see the Animate tab). " \
+	+ "This list shows again once it runs."
 
 var client: Node
 var project_root := ""
@@ -21,6 +27,10 @@ var listings := 0
 ## what the last action said.
 var variations_quote := {}
 var said := ""
+## What Show in file browser opens a folder with (the system's file manager).
+var open_folder := func(path: String) -> void: OS.shell_show_in_file_manager(path)
+## The folder the daemon last named for Show in file browser.
+var revealed := ""
 
 @onready var _list: Tree = %List
 @onready var _summary: Label = %Summary
@@ -30,12 +40,21 @@ var said := ""
 @onready var _again_button: Button = %AgainButton
 @onready var _variation_count: SpinBox = %VariationCount
 @onready var _variations_button: Button = %VariationsButton
+@onready var _recut_button: Button = %RecutButton
+@onready var _recut_panel: Control = %RecutPanel
+@onready var _recut: VBoxContainer = %RecutForm
+@onready var _import_button: Button = %ImportButton
+@onready var _import_folder: LineEdit = %ImportFolder
+@onready var _remove_button: Button = %RemoveButton
+@onready var _confirm_remove: ConfirmationDialog = %ConfirmRemove
 
 
 func _ready() -> void:
 	for column in COLUMNS.size():
 		_list.set_column_title(column, COLUMNS[column])
 		_list.set_column_expand(column, column == COLUMNS.size() - 1)
+		_list.set_column_custom_minimum_width(column, COLUMN_WIDTHS[column])
+		_list.set_column_clip_content(column, true)
 	_list.item_selected.connect(_show_selected)
 	%RefreshButton.pressed.connect(refresh)
 	_use_button.pressed.connect(func() -> void: use_settings.emit(selected().get("settings", {})))
@@ -43,6 +62,13 @@ func _ready() -> void:
 	_again_button.pressed.connect(func() -> void: again.emit(selected().get("settings", {})))
 	_variations_button.pressed.connect(variations)
 	_variation_count.value_changed.connect(func(_v: float) -> void: _drop_variations())
+	_recut_button.pressed.connect(open_recut)
+	_recut.finished.connect(func(_job: Dictionary) -> void:
+		files_changed.emit()
+		refresh())
+	_import_button.pressed.connect(import_files)
+	_remove_button.pressed.connect(ask_remove)
+	_confirm_remove.confirmed.connect(remove_files)
 
 
 ## Asks the daemon for this project's generations (GET /api/v1/generations); a daemon
@@ -50,6 +76,7 @@ func _ready() -> void:
 func refresh() -> void:
 	if client == null:
 		return
+	_recut.client = client
 	if _variation_count.max_value <= _variation_count.min_value:
 		await _variation_bounds()  # once: the daemon's bounds before the user picks a count
 	var query := "/api/v1/generations?project=%s" % project_root.uri_encode()
@@ -66,6 +93,9 @@ func refresh() -> void:
 		for job in jobs["data"].get("data", []):
 			if String(job.get("target_dir", "")).simplify_path().begins_with(inside):
 				found.append(job)
+	elif reply["status"] == 0:
+		show_offline()
+		return
 	else:
 		_summary.text = reply["message"]
 		return
@@ -75,6 +105,11 @@ func refresh() -> void:
 	rows.sort_custom(func(a: Dictionary, b: Dictionary) -> bool:
 		return String(a.get("created_at", "")) > String(b.get("created_at", "")))
 	_fill()
+
+
+## The daemon is away: the panel says so (the list stays as it was until it is back).
+func show_offline() -> void:
+	_summary.text = OFFLINE
 
 
 func _fill() -> void:
@@ -88,7 +123,7 @@ func _fill() -> void:
 		var seed: Variant = row.get("seed")
 		var model := String(row.get("model", "")) if row.get("model") != null else ""
 		var texts := [
-			String(row.get("created_at", "")).replace("T", " ").left(19),
+			String(row.get("created_at", "")).replace("T", " ").substr(5, 11),  # 11-25 12:13
 			String(row.get("state", "")),
 			String(row.get("name", "")),
 			"" if cost == null else str(int(cost)),
@@ -97,13 +132,15 @@ func _fill() -> void:
 		]
 		for column in texts.size():
 			item.set_text(column, texts[column])
+		item.set_tooltip_text(0, String(row.get("created_at", "")))
+		item.set_tooltip_text(COLUMNS.size() - 1, texts[-1])
 		var error: Variant = row.get("error")
 		if error != null and String(error) != "":
 			item.set_tooltip_text(1, String(error))
-	_summary.text = "%d generations of this project, newest first" % rows.size()
-	_use_button.disabled = true
-	_again_button.disabled = true
-	_reveal_button.disabled = true
+	_summary.text = "%d generation%s of this project, newest first" % [
+		rows.size(), "" if rows.size() == 1 else "s"]
+	for button in _row_buttons():
+		button.disabled = true
 	_drop_variations()
 	_variations_button.disabled = true
 	for index in rows.size():  # the row the user had selected stays selected
@@ -138,7 +175,22 @@ func _show_selected() -> void:
 	_again_button.disabled = _use_button.disabled
 	_variations_button.disabled = _use_button.disabled
 	_drop_variations()
-	_reveal_button.disabled = String(row.get("target_dir", "")) == ""
+	var placed := String(row.get("target_dir", "")) != "" if row.get("target_dir") != null else false
+	_reveal_button.disabled = not placed
+	_remove_button.disabled = not placed
+	var clip: Variant = row.get("clip")
+	var kept := typeof(clip) == TYPE_DICTIONARY and bool(clip.get("kept", false))
+	_recut_button.disabled = not (kept and placed)
+	_import_button.disabled = not (kept and placed)
+	if _recut_panel.visible and not _recut_button.disabled:
+		_recut.open(row)
+	elif _recut_button.disabled:
+		_recut_panel.visible = false
+
+
+func _row_buttons() -> Array[Button]:
+	return [_use_button, _again_button, _reveal_button, _recut_button, _import_button,
+		_remove_button]
 
 
 ## How many variations the daemon takes at once, from its own API description.
@@ -201,8 +253,85 @@ func _say(text: String) -> void:
 	_summary.text = text
 
 
-## Opens the generation's folder in the system's file browser.
+## Opens the generation's folder, as the daemon names it, in the system's file browser.
 func reveal() -> void:
-	var folder := String(selected().get("target_dir", ""))
+	var row := selected()
+	if row.is_empty():
+		return
+	var path := "/api/v1/generations/%s/reveal" % String(row["id"])
+	var reply: Dictionary = await client.call_api(HTTPClient.METHOD_GET, path)
+	if not reply["ok"]:
+		_say(reply["message"])
+		return
+	revealed = String(reply["data"].get("path", ""))
+	open_folder.call(revealed)
+	_say("Shown in the file browser: %s" % revealed)
+
+
+## The re-cut form beside the list, for the selected generation.
+func open_recut() -> void:
+	var row := selected()
+	if row.is_empty():
+		return
+	_recut_panel.visible = true
+	await _recut.open(row)
+
+
+## Its files made again from the kept video (free): into its own folder, or the one typed.
+func import_files() -> void:
+	var row := selected()
+	if row.is_empty():
+		return
+	var body := {}
+	var folder := _import_folder.text.strip_edges()
 	if folder != "":
-		OS.shell_show_in_file_manager(folder)
+		var local := ProjectSettings.localize_path(folder)
+		body["target_folder"] = local.trim_prefix("res://")
+	var path := "/api/v1/generations/%s/import" % String(row["id"])
+	var reply: Dictionary = await client.call_api(HTTPClient.METHOD_POST, path, body)
+	if not reply["ok"]:
+		_say(reply["message"])
+		return
+	_say("Importing (free)...")
+	var job: Dictionary = await client.wait_job(String(reply["data"]["id"]))
+	if job.get("state") == "done":
+		_say("Imported, nothing spent: %s" % String(job.get("resource", job.get("target_dir", ""))))
+	else:
+		_say("The import %s: %s" % [job.get("state", ""), String(job.get("error", ""))])
+	files_changed.emit()
+	refresh()
+
+
+## Asks before removing: only the companion's own files of this generation go.
+func ask_remove() -> void:
+	var row := selected()
+	if row.is_empty():
+		return
+	var files: Array = row.get("outputs", []).filter(
+		func(o: Dictionary) -> bool: return o.get("installed_path") != null
+	)
+	_confirm_remove.dialog_text = (
+		"Remove the files of %s (%d) from the project?\n" % [row.get("name", ""), files.size()]
+		+ "Only the companion's own files go; any you changed are kept."
+	)
+	_confirm_remove.popup_centered()
+
+
+func remove_files() -> void:
+	var row := selected()
+	if row.is_empty():
+		return
+	var path := "/api/v1/generations/%s/remove_files" % String(row["id"])
+	var reply: Dictionary = await client.call_api(HTTPClient.METHOD_POST, path, {})
+	if not reply["ok"]:
+		_say(reply["message"])
+		return
+	var removed: Array = reply["data"].get("removed", [])
+	var kept: Array = reply["data"].get("kept", [])
+	var text := "Removed %d files." % removed.size()
+	if not kept.is_empty():
+		text += " Kept %d you changed: %s" % [kept.size(), ", ".join(
+			kept.map(func(k: Dictionary) -> String: return String(k["path"]).get_file()))]
+	files_changed.emit()
+	await refresh()
+	_say(text)

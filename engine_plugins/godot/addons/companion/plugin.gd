@@ -27,9 +27,12 @@ func _enter_tree() -> void:
 	generations.project_root = ProjectSettings.globalize_path("res://")
 	add_control_to_bottom_panel(generations, "Generations")
 	dock.connected.connect(generations.refresh)
+	dock.disconnected.connect(generations.show_offline)
 	dock.finished.connect(func(_job: Dictionary) -> void: generations.refresh())
 	generations.use_settings.connect(dock.apply_settings)
 	generations.again.connect(dock.generate_again)
+	generations.files_changed.connect(_rescan)
+	generations.refresh.call_deferred()  # says so at once when the daemon is away
 	# Before 4.4 there is no context-menu API; the dock's "Use selected" serves instead.
 	if ClassDB.class_exists("EditorContextMenuPlugin"):
 		context_menu = load(CONTEXT_MENU_SCRIPT).new(dock)
@@ -48,6 +51,13 @@ func _exit_tree() -> void:
 		remove_control_from_bottom_panel(dock)
 		dock.queue_free()
 		dock = null
+
+
+## Files the Generations panel changed (a re-cut, an import, a removal) show at once.
+func _rescan() -> void:
+	var filesystem := EditorInterface.get_resource_filesystem()
+	if not filesystem.is_scanning():
+		filesystem.scan()
 
 
 ## Editor Settings > companion/daemon/command: what Start daemon runs (with "serve").

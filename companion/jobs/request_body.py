@@ -1,0 +1,94 @@
+"""A job's request as the service's create body: each image uploaded once per content
+hash and its file_id reused, small ones inline as Base64 (one round trip fewer), an
+upload cut by a transport error never replayed (the image goes inline if it fits, or the
+job fails saying so). Part of the Engine (see engine.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from companion.api.client import Client
+from companion.api.errors import UncertainRequestError
+from companion.api.schema import AnimationCreate, FileImageInput, ImageInput
+from companion.jobs.errors import JobFailed
+from companion.jobs.inputs import ImageReadError, LocalImage
+from companion.jobs.request import JobRequest
+from companion.store import Job
+from companion.store.account import SharedAccount
+
+log = logging.getLogger("companion.jobs")
+
+INLINE_LIMIT = 256 * 1024  # below this an image travels inline; above, upload once, reuse
+INLINE_FALLBACK_LIMIT = 10 * 2**20  # the spec's per-image inline limit
+
+
+class BodySteps:
+    """The Engine's making of create bodies."""
+
+    client: Client
+    account: SharedAccount
+
+    async def _body(self, job: Job) -> AnimationCreate:
+        return await self.body_for(job.request, name=job.name, job_id=job.id)
+
+    async def quote(self, request: JobRequest | Mapping[str, Any], name: str) -> int:
+        """What a request would cost, without creating anything."""
+        body = await self.body_for(request, name=name, job_id=None)
+        return (await self.client.quote_animation(body)).credits
+
+    async def body_for(
+        self, request: JobRequest | Mapping[str, Any], *, name: str, job_id: str | None
+    ) -> AnimationCreate:
+        asked = JobRequest.of(request)
+        first = await self._image(Path(asked.image))
+        last = await self._image(Path(asked.last_frame)) if asked.last_frame else None
+        references = [await self._image(Path(p)) for p in asked.references]
+        metadata: dict[str, str] = {"name": name}
+        if job_id is not None:
+            metadata["companion_job"] = job_id  # how an uncertain create is found again
+        return AnimationCreate.model_validate(
+            {
+                "input": {
+                    "first_frame": first.model_dump(mode="json"),
+                    "last_frame": last.model_dump(mode="json") if last else None,
+                    "reference_images": [r.model_dump(mode="json") for r in references],
+                },
+                "prompt": asked.prompt,
+                **({"negative_prompt": asked.negative_prompt} if asked.negative_prompt else {}),
+                "video": asked.video,
+                "export": asked.export,
+                "selection": asked.selection,
+                "metadata": metadata,
+            }
+        )
+
+    async def _image(self, path: Path) -> ImageInput:
+        try:
+            image = await asyncio.to_thread(LocalImage.read, path)  # off the event loop
+        except ImageReadError as exc:
+            raise JobFailed(str(exc)) from exc
+        small = image.size <= INLINE_LIMIT
+        known = await self.account.upload_for(image.sha256, claim=not small)
+        if known is not None:
+            return FileImageInput(file_id=known)
+        if small:
+            return image.inline()
+        try:
+            uploaded = await image.upload(self.client)
+        except Exception as exc:
+            await self.account.drop_claim(image.sha256)  # another member may try it
+            if not isinstance(exc, UncertainRequestError):
+                raise
+            if image.size <= INLINE_FALLBACK_LIMIT:
+                log.info("upload of %s was cut off; sending it inline instead", path.name)
+                return image.inline()
+            raise JobFailed(
+                f"{path}: the upload was cut off and the image is too large to "
+                "send inline; try again"
+            ) from exc
+        await self.account.remember_upload(image.sha256, str(uploaded.file_id))
+        return uploaded

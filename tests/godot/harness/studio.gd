@@ -1,0 +1,267 @@
+@tool
+extends RefCounted
+## The studio's controls driven as a user clicks them in a real editor (see harness.gd):
+## a job with a last frame and a reference picked in the FileSystem, its quote with the
+## balance and budget; in Generations a free re-cut with its range picked on the contact
+## sheet, an import elsewhere, Remove files (confirmed), Show in file browser; then
+## re-animating into a SpriteFrames the user extended, and replacing a file the user
+## changed only after the dock asked. A second editor start (plan "restart") finds the
+## daemon away, says so, and lists the earlier jobs once it runs.
+
+var h: EditorPlugin
+var dock: Node
+var out: Dictionary
+var plan: Dictionary
+var generations: Node
+
+
+func run(harness: EditorPlugin) -> void:
+	h = harness
+	dock = h.dock
+	out = h.out
+	plan = h.plan
+	generations = h._find("Generations", "select_row")
+	if plan.has("restart"):
+		await _restart()
+		return
+	await h._until(func() -> bool: return dock._width.editable, 20)
+	await h._until(func() -> bool: return not dock._advanced.models.is_empty(), 10)
+	await _first_job()
+	await _recut()
+	await _import_remove_reveal()
+	await _extended()
+	await _replace()
+	h._done("")
+
+
+## Pickers used as a user does: select a file in the FileSystem, press the row's button.
+func _first_job() -> void:
+	var toggle: CheckButton = dock.find_child("AdvancedToggle", true, false)
+	toggle.button_pressed = true
+	dock.set_image(plan["image"])
+	dock._prompt.text = "idle breathing"
+	dock._width.value = 128
+	dock._height.value = 128
+	dock._fps.value = 8
+	dock._seconds.value = 2
+	var advanced: Node = dock._advanced
+	EditorInterface.select_file(plan["last_frame"])
+	await h._settle()
+	h._press(advanced.find_child("LastFrameButton", true, false))
+	EditorInterface.select_file(plan["reference"])
+	await h._settle()
+	h._press(advanced.find_child("ReferenceAdd", true, false))
+	out["pickers"] = {
+		"last_frame": advanced._last_frame_label.text,
+		"references": advanced._references_label.text,
+		"sent": dock.request_body(),
+	}
+	await h._quote()
+	out["first_quote"] = {"message": dock._message.text, "button": dock._animate_button.text}
+	var job: Dictionary = await h._job(false, false)
+	out["first"] = job["job"]
+	await h._until(func() -> bool: return _row_of(job["job"].get("id", "")) >= 0, 20)
+
+
+func _row_of(id: String) -> int:
+	for index in generations.rows.size():
+		if generations.rows[index].get("id") == id:
+			return index
+	return -1
+
+
+func _select(id: String) -> void:
+	generations.select_row(_row_of(id))
+	await h._settle()
+
+
+## Re-cut: the form opened from the panel, the range picked on the contact sheet.
+func _recut() -> void:
+	var plugin: EditorPlugin = h._companion_plugin()
+	plugin.make_bottom_panel_item_visible(generations)
+	await _select(out["first"]["id"])
+	h._press(generations._recut_button)
+	var form: Node = generations._recut
+	await h._until(func() -> bool: return form.generation.get("id") == out["first"]["id"], 10)
+	await h._until(func() -> bool: return not form._recut_button.disabled, 10)
+	out["recut_opened"] = {"visible": generations._recut_panel.visible, "title": form._title.text,
+		"frames": form._frames.value, "clip_seconds": form.clip_seconds}
+	h._press(form._sheet_button)
+	await h._until(func() -> bool: return form._sheet.texture != null, 20)
+	for frame in 5:
+		await h.get_tree().process_frame  # laid out, so the cells have their place
+	var sheet: Dictionary = form.sheet
+	out["sheet"] = {"cells": sheet.get("cells", []).size(), "said": form.said,
+		"texture": [form._sheet.texture.get_width(), form._sheet.texture.get_height()]
+		if form._sheet.texture != null else []}
+	_click(form, 1, false)
+	_click(form, 6, true)
+	var cells: Array = sheet.get("cells", [])
+	out["picked"] = {
+		"start": form._start.value,
+		"end": form._end.value,
+		"cell_1": cells[1]["source_time_seconds"] if cells.size() > 6 else -1,
+		"cell_6": cells[6]["source_time_seconds"] if cells.size() > 6 else -1,
+		"said": form.said,
+	}
+	form._frames.value = 6
+	form._width.value = 96
+	form._height.value = 96
+	form._padding.value = 2
+	form._pixel_art.button_pressed = true
+	form._name.text = "hero_cut"
+	out["recut_body"] = form.request_body()
+	var before: int = generations.listings
+	h._press(form._recut_button)
+	await h._until(func() -> bool: return form.said.begins_with("Re-cut done") \
+		or form.said.begins_with("The re-cut"), 60)
+	out["recut"] = {"said": form.said}
+	await h._until(func() -> bool: return generations.listings > before, 20)
+	out["recut"]["listed"] = generations.rows[0].duplicate()
+	# The user paints on the re-cut's sheet; the same re-cut again is refused, saying so,
+	# and pressed once more it replaces it, theirs moved aside.
+	var painted := Image.create(8, 8, false, Image.FORMAT_RGBA8)
+	painted.fill(Color.BLUE)
+	painted.save_png(ProjectSettings.globalize_path("res://animations/hero_cut.png"))
+	await _select(out["first"]["id"])
+	await h._until(func() -> bool: return not form._recut_button.disabled, 10)
+	form._frames.value = 6
+	form._width.value = 96
+	form._height.value = 96
+	form._padding.value = 2
+	form._pixel_art.button_pressed = true
+	form._name.text = "hero_cut"  # the whole clip this time: the form opened afresh
+	h._press(form._recut_button)
+	await h._until(func() -> bool: return form.refused_body != "", 20)
+	out["recut_refused"] = form.said
+	before = generations.listings
+	h._press(form._recut_button)
+	await h._until(func() -> bool: return form.said.begins_with("Re-cut done") \
+		or form.said.begins_with("The re-cut"), 60)
+	await h._until(func() -> bool: return generations.listings > before, 20)
+	out["recut_replaced"] = {"said": form.said, "id": generations.rows[0].get("id")}
+
+
+## A click on a cell of the contact sheet where it is drawn (Shift for the end).
+func _click(form: Node, index: int, as_end: bool) -> void:
+	var click := InputEventMouseButton.new()
+	click.button_index = MOUSE_BUTTON_LEFT
+	click.pressed = true
+	click.shift_pressed = as_end
+	click.position = form.cell_center(index)
+	form._sheet.gui_input.emit(click)
+
+
+func _import(folder: String) -> Dictionary:
+	await _select(out["first"]["id"])
+	generations._import_folder.text = folder
+	generations.said = ""
+	var before: int = generations.listings
+	h._press(generations._import_button)
+	await h._until(func() -> bool: return generations.said.begins_with("Imported") \
+		or generations.said.begins_with("The import"), 60)
+	await h._until(func() -> bool: return generations.listings > before, 20)
+	return {"said": generations.said, "row": generations.rows[0].duplicate()}
+
+
+func _import_remove_reveal() -> void:
+	# Import again: into its own folder (the field left empty), then elsewhere.
+	out["imported_home"] = await _import("")
+	out["imported"] = await _import("res://elsewhere")
+	var imported: Dictionary = out["imported"]["row"]
+	# Remove files: asked first, then only the companion's own files go.
+	await _select(imported["id"])
+	h._press(generations._remove_button)
+	await h.get_tree().process_frame
+	var confirm: ConfirmationDialog = generations._confirm_remove
+	out["remove_asked"] = {"visible": confirm.visible, "text": confirm.dialog_text}
+	h._press(confirm.get_ok_button())
+	await h._until(func() -> bool: return generations.said.begins_with("Removed"), 20)
+	out["removed"] = {"said": generations.said,
+		"tres_left": FileAccess.file_exists(ProjectSettings.globalize_path("res://elsewhere/hero.tres"))}
+	# Show in file browser: the daemon names the folder; what opens it is recorded here,
+	# so no file manager starts on a test machine.
+	var opened: Array = []
+	generations.open_folder = func(path: String) -> void: opened.append(path)
+	await _select(out["first"]["id"])
+	h._press(generations._reveal_button)
+	await h._until(func() -> bool: return not opened.is_empty(), 20)
+	out["revealed"] = {"opened": opened, "said": generations.said}
+
+
+## The user extends the SpriteFrames with Godot's own API and saves it; animating the
+## same name again keeps their animation and the loop and speed they set.
+func _extended() -> void:
+	var path := "res://animations/hero.tres"
+	var frames: SpriteFrames = ResourceLoader.load(path, "", ResourceLoader.CACHE_MODE_IGNORE)
+	frames.add_animation("wave")
+	frames.add_frame("wave", load(plan["image"]))
+	frames.add_frame("wave", load(plan["last_frame"]))
+	frames.set_animation_speed("wave", 3.0)
+	frames.set_animation_loop("default", false)
+	frames.set_animation_speed("default", 5.0)
+	frames.take_over_path(path)
+	out["user_saved"] = ResourceSaver.save(frames, path)
+	dock._seconds.value = 1  # other frames: 8
+	await h._quote()
+	out["extended_quote"] = {"message": dock._message.text, "conflicts": dock.conflicts.size()}
+	# As pixel art: once done, the dock has the kept video cut again (free) into it.
+	var pixel: CheckBox = dock.find_child("PixelArt", true, false)
+	pixel.button_pressed = true
+	out["pixel_quote_kept"] = dock.quote_id != ""  # the price does not change with it
+	var messages: Array = []
+	var watch := func() -> void:
+		if messages.is_empty() or messages[-1] != dock._message.text:
+			messages.append(dock._message.text)
+	h.get_tree().process_frame.connect(watch)
+	var job: Dictionary = await h._job(false, false)
+	h.get_tree().process_frame.disconnect(watch)
+	pixel.button_pressed = false
+	out["extended"] = job["job"]
+	out["extended_messages"] = messages
+	out["extended_read"] = _animations(path)
+
+
+func _animations(path: String) -> Dictionary:
+	var frames := ResourceLoader.load(path, "", ResourceLoader.CACHE_MODE_IGNORE) as SpriteFrames
+	if frames == null:
+		return {}
+	var found := {}
+	for animation in frames.get_animation_names():
+		found[animation] = {"count": frames.get_frame_count(animation),
+			"loop": frames.get_animation_loop(animation),
+			"speed": frames.get_animation_speed(animation)}
+	return found
+
+
+## The user paints on the sheet: the quote names it and the dock asks before replacing.
+func _replace() -> void:
+	var painted := Image.create(8, 8, false, Image.FORMAT_RGBA8)
+	painted.fill(Color.RED)
+	painted.save_png(ProjectSettings.globalize_path("res://animations/hero.png"))
+	dock._prompt.text = "idle breathing, again"
+	await h._quote()
+	var confirm: ConfirmationDialog = dock._confirm_replace
+	out["replace_asked"] = {"visible": confirm.visible, "text": confirm.dialog_text,
+		"message": dock._message.text, "conflicts": dock.conflicts.size()}
+	h._press(confirm.get_ok_button())
+	out["replace_agreed"] = {"agreed": dock.replace_agreed, "message": dock._message.text}
+	var job: Dictionary = await h._job(false, false)
+	out["replaced"] = job["job"]
+	out["replaced_read"] = _animations("res://animations/hero.tres")
+
+
+## A second editor start with the daemon away: the panel says so, then lists the jobs of
+## the first start once the daemon runs again (the test starts it on the handshake).
+func _restart() -> void:
+	await h._until(func() -> bool: return dock._status_label.text.contains("not running"), 20)
+	await h._until(func() -> bool: return generations._summary.text.begins_with("Offline"), 20)
+	out["offline"] = {"status": dock._status_label.text, "generations": generations._summary.text,
+		"start_visible": dock._start_button.visible}
+	FileAccess.open(plan["down_ready"], FileAccess.WRITE).store_string("ready")
+	await h._until(func() -> bool: return not generations.rows.is_empty(), 60)
+	out["listed"] = generations.rows.map(func(row: Dictionary) -> Dictionary:
+		return {"id": row.get("id"), "state": row.get("state"), "kind": row.get("kind")})
+	out["listed_summary"] = generations._summary.text
+	out["status_back"] = dock._status_label.text
+	h._done("")
