@@ -100,6 +100,12 @@ def test_the_studio_in_a_real_editor(
     assert settings["last_frame"] == str(project / "art" / "coin.png"), settings
     assert settings["references"] == [str(project / "art" / "slime.png")], settings
 
+    # Use these settings: the whole request back in the form, the picked files too.
+    used = seen["used"]
+    assert used["last_frame"] == "Last frame: coin.png" and used["fps"] == 8, used
+    assert used["references"] == pickers["references"], used
+    for key in ("last_frame_path", "reference_paths", "export", "prompt", "image_path"):
+        assert used["sent"][key] == pickers["sent"][key], key
     # The re-cut form, its range picked on the contact sheet, spending nothing.
     opened = seen["recut_opened"]
     assert opened["visible"] and opened["frames"] == 16 and opened["clip_seconds"] > 0, opened

@@ -80,6 +80,13 @@ func _recut() -> void:
 	var plugin: EditorPlugin = h._companion_plugin()
 	plugin.make_bottom_panel_item_visible(generations)
 	await _select(out["first"]["id"])
+	# Use these settings brings the picked files back with the rest.
+	dock._advanced.set_last_frame("")
+	dock._advanced.clear_references()
+	h._press(generations._use_button)
+	out["used"] = {"last_frame": dock._advanced._last_frame_label.text,
+		"references": dock._advanced._references_label.text, "fps": dock._fps.value,
+		"sent": dock.request_body()}
 	h._press(generations._recut_button)
 	var form: Node = generations._recut
 	await h._until(func() -> bool: return form.generation.get("id") == out["first"]["id"], 10)

@@ -205,6 +205,13 @@ func apply_settings(settings: Dictionary) -> void:
 		_advanced.select_model(String(video["model"]))
 	if video.get("seed") != null:
 		_advanced.set_seed(int(video["seed"]))
+	if export.get("frame_count") != null and _seconds.value > 0:
+		_fps.value = float(export["frame_count"]) / _seconds.value
+	var formats: Variant = export.get("output_formats")
+	if typeof(formats) == TYPE_ARRAY:
+		for format_name in _format_boxes:
+			_format_boxes[format_name].button_pressed = format_name in formats
+	_advanced.restore(settings)
 	var image: Variant = settings.get("image", settings.get("image_path"))
 	if image != null:
 		var local := ProjectSettings.localize_path(String(image))
