@@ -46,7 +46,8 @@ def cluster(pgbouncer: bool) -> Iterator[tuple[RealPostgres, RealPgBouncer | Non
         stack.callback(shutil.rmtree, root, ignore_errors=True)
         server = RealPostgres(bindir, root).init()
         stack.callback(_stop, server)  # before start: a start cut short is stopped too
-        server.start("log_lock_waits=on", "deadlock_timeout=1ms")
+        # Every function counted (the SQL ones too, as `answered`), every lock wait logged.
+        server.start("log_lock_waits=on", "deadlock_timeout=1ms", "track_functions=all")
         bouncer = None
         if pgbouncer:
             bouncer = RealPgBouncer(server, root / "pgbouncer")

@@ -229,6 +229,7 @@ def test_the_dock_does_its_job_in_a_real_editor(
     assert seen["finishes"] == ["done", "cancelled", "failed"]
     # The daemon stopped: the dock says so, offers to start it, and connects by itself.
     assert seen["down_status"] == "Daemon: not running"
+    assert seen["down_generations"].startswith("Offline"), seen  # the Generations tab too
     assert "companion serve" in seen["down_message"] and seen["start_visible"], seen
     assert seen["starting_message"].startswith("Starting the daemon"), seen
     assert seen["restarted_status"].startswith("Live · balance"), seen
@@ -366,13 +367,16 @@ def test_the_dock_is_seen_in_a_real_editor_window(
     tmp_path: Path,
 ) -> None:
     """The real editor under Xvfb, 1600x1000, OpenGL: the Animate tab of the bottom panel
-    open with the picture and the latest result playing. The screenshot is kept in the
-    docs (docs/images/godot-dock.png) when COMPANION_KEEP_SCREENSHOT names a path."""
+    open with the picture and the latest result playing, then the Generations tab with
+    its re-cut form and contact sheet. The screenshots are kept in the docs
+    (docs/images/godot-dock.png, godot-generations.png beside it) when
+    COMPANION_KEEP_SCREENSHOT names the first."""
     daemon = over_budget_daemon()
     project = game(tmp_path / "game", harness=True)
     shot = tmp_path / "dock.png"
     plan = {"results": str(tmp_path / "editor.json"), "image": "res://art/hero.png"}
     plan["screenshot"] = str(shot)
+    plan["screenshot_generations"] = str(tmp_path / "generations.png")
     (tmp_path / "plan.json").write_text(json.dumps(plan))
     env = real_godot.env(
         tmp_path / "godot-home",
@@ -408,6 +412,16 @@ def test_the_dock_is_seen_in_a_real_editor_window(
         x, y, width, height = (int(v) for v in seen[name])
         colours = image.crop((x, y, x + width, y + height)).getcolors(maxcolors=100000)
         assert colours is not None and len(colours) > 20, name
+    # The Generations tab: the list, the result playing and the contact sheet of its
+    # kept video in the re-cut form, each on screen and drawn.
+    listed = Image.open(plan["screenshot_generations"]).convert("RGB")
+    for name in ("list_rect", "preview_rect", "sheet_rect"):
+        x, y, width, height = (int(v) for v in seen[name])
+        assert x >= 0 and y >= 0 and x + width <= 1600 and y + height <= 1000, (name, seen)
+        assert width >= 100 and height >= 100, (name, seen)
+        colours = listed.crop((x, y, x + width, y + height)).getcolors(maxcolors=100000)
+        assert colours is not None and len(colours) > 20, name
     keep = os.environ.get("COMPANION_KEEP_SCREENSHOT")
     if keep:
         shutil.copy(shot, keep)
+        shutil.copy(plan["screenshot_generations"], Path(keep).with_name("godot-generations.png"))

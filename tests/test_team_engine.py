@@ -150,7 +150,9 @@ def test_the_database_stopping_mid_run_pauses_creates_and_then_resumes(
             while creates(sandbox) < 2:  # mid-run: some tasks created, more to come
                 await asyncio.sleep(0.05)
             await asyncio.to_thread(real_postgres.stop)
-            await asyncio.sleep(0.5)  # a create already on the wire may still land
+            # A create on the wire, or given its room in the window before, may still land
+            # (room is booked at most a window and its margin ahead).
+            await asyncio.sleep(WINDOW + 0.5)
             seen["down"] = creates(sandbox)
             await asyncio.sleep(3.0)
             seen["before_restart"] = creates(sandbox)

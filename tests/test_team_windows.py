@@ -98,3 +98,39 @@ def test_a_member_that_has_not_read_the_limits_yet_waits_for_the_teams_window(
             return wait
 
     assert asyncio.run(scenario()) > 50
+
+
+def test_a_full_window_books_the_next_window_in_turn_instead_of_telling_all_one_moment(
+    team_db: str, tmp_path: Path
+):
+    async def scenario() -> list[tuple[float, object | None]]:
+        async with AsyncExitStack() as stack:
+            store = Store(tmp_path / "m" / "companion.db")
+            stack.callback(store.close)
+            member = await stack.enter_async_context(
+                PostgresAccount(team_db, store=store, service="http://x/v1", member="m")
+            )
+            taken = []
+            for _ in range(6):
+                wait, ticket = await member.take_room("create", 2, 60.0)
+                if ticket is not None and wait == 0:
+                    member.answered(ticket)  # sent at once and answered
+                    await asyncio.wait_for(told(team_db), 30)  # a hang guard, no timing
+                taken.append((wait, ticket))
+            return taken
+
+    taken = asyncio.run(scenario())
+    # Two a window: the next two are booked for the next window; the two after them wait
+    # behind bookings not answered yet, so they are told when to ask again.
+    assert [round(wait / 60) for wait, _ in taken] == [0, 0, 1, 1, 2, 2]
+    assert [ticket is not None for _, ticket in taken] == [True] * 4 + [False] * 2
+
+
+async def told(dsn: str) -> None:
+    """Until every answer reported so far has reached the team (they go in the background)."""
+    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+        while True:
+            cursor = await conn.execute(b"SELECT bool_and(answered) FROM companion.window_hits")
+            if (await cursor.fetchone()) == (True,):
+                return
+            await asyncio.sleep(0.05)

@@ -35,7 +35,11 @@ class SharedWindows(Protocol):
     def configure(self, limits: AccountLimits, window: float) -> None: ...
     async def take_room(
         self, kind: str, limit: int | None, window: float
-    ) -> tuple[float, object | None]: ...
+    ) -> tuple[float, object | None]:
+        """(seconds to wait, then send; a ticket for `answered`), or while a 429's hold
+        lasts (seconds to wait, then ask again; None)."""
+        ...
+
     def answered(self, ticket: object) -> None: ...
     async def hold(self, seconds: float) -> None: ...
 
@@ -142,8 +146,10 @@ class Pacer:
             wait = max(0.0, self._not_before - time.monotonic())
             if wait <= 0:
                 wait, ticket = await shared.take_room(kind, self._window(kind).limit, self.window)
-                if wait <= 0:
-                    return Room(waited, ticket, shared)
+                if ticket is not None or wait <= 0:  # room now, or booked for then
+                    if wait > 0:
+                        await asyncio.sleep(wait)
+                    return Room(waited + max(0.0, wait), ticket, shared)
             await asyncio.sleep(wait)
             waited += wait
 

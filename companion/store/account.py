@@ -37,8 +37,9 @@ class SharedAccount(Protocol):
     async def take_room(
         self, kind: str, limit: int | None, window: float
     ) -> tuple[float, object | None]:
-        """Take room for one request of this kind: (0, a ticket for `answered`), or
-        (seconds to wait before asking again, None)."""
+        """Take room for one request of this kind: (seconds to wait before sending it,
+        a ticket for `answered`), the room being booked for then; or, while a 429's hold
+        lasts, (seconds to wait before asking again, None)."""
         ...
 
     def answered(self, ticket: object) -> None:

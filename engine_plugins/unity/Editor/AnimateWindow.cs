@@ -162,6 +162,13 @@ namespace Companion.Animate
                 .Add("output_formats", chosen);
         }
 
+        /// <summary>What Frames says about the form's fps and seconds ("" when nothing is cut).</summary>
+        string CutNote()
+        {
+            Frames(fps, seconds, limits, out var note);
+            return note;
+        }
+
         /// <summary>
         /// fps x seconds frames, cut to the daemon's maximum; `note` says so when it is cut
         /// (60 fps for 10 s would otherwise play at a quarter of the speed asked for, silently).
@@ -215,8 +222,10 @@ namespace Companion.Animate
             height = Mathf.RoundToInt(limits.size.Clamp(Mathf.Max(1, EditorGUILayout.IntField("Height", height))));
             fps = limits.fps.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField("FPS", fps)));
             // The service's bounds, then the chosen model's durations.
-            seconds = advanced.Seconds().Clamp(
-                limits.seconds.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField("Seconds", seconds))));
+            var durations = advanced.Seconds();
+            var secondsLabel = durations.HasMax ? $"Seconds ({durations.min:0.##} to {durations.max:0.##})" : "Seconds";
+            seconds = durations.Clamp(
+                limits.seconds.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField(secondsLabel, seconds))));
             setFrames = EditorGUILayout.Toggle("Set frame count", setFrames);
             if (setFrames)
                 frameCount = Mathf.RoundToInt(limits.frame_count.Clamp(
@@ -350,7 +359,7 @@ namespace Companion.Animate
                 quotedCredits = quoted.credits;
                 quoteId = quoted.quote_id ?? "";
                 quotedBody = body.ToString();
-                Frames(fps, seconds, limits, out var cut);
+                var cut = CutNote();
                 message = $"This will cost {quotedCredits} credits. Press Animate to go ahead.";
                 if (quoted.balance >= 0)
                     message += $"\nBalance {quoted.balance} credits";

@@ -237,6 +237,7 @@ namespace Companion.Animate
                             var folder = ChooseFolder();
                             if (folder != "")
                                 Run(() => Import(row, folder));
+                            GUIUtility.ExitGUI(); // a modal panel opened mid-layout: start this pass over
                         }
                     }
                     using (new EditorGUILayout.HorizontalScope())
@@ -245,7 +246,11 @@ namespace Companion.Animate
                             if (GUILayout.Button("Show in file browser"))
                                 Reveal(row);
                         if (GUILayout.Button("Remove files..."))
-                            Run(() => RemoveFiles(row));
+                        {
+                            if (AgreeToRemove(row))
+                                Run(() => RemoveFiles(row));
+                            GUIUtility.ExitGUI();
+                        }
                     }
                 }
             }
@@ -355,14 +360,16 @@ namespace Companion.Animate
             EditorUtility.RevealInFinder(clip != "" && File.Exists(clip) ? clip : row.target_dir);
         }
 
+        static bool AgreeToRemove(GenerationReply row) =>
+            EditorUtility.DisplayDialog("Remove files",
+                $"Remove the files {row.name} put in {row.target_dir}? Only the companion's own " +
+                "files, unchanged since it wrote them, are removed; the generation stays listed.",
+                "Remove", "Cancel");
+
+        /// <summary>Removes the generation's files, once the user agreed.</summary>
         async Task RemoveFiles(GenerationReply row)
         {
             var id = row.id;
-            if (!EditorUtility.DisplayDialog("Remove files",
-                $"Remove the files {row.name} put in {row.target_dir}? Only the companion's own " +
-                "files, unchanged since it wrote them, are removed; the generation stays listed.",
-                "Remove", "Cancel"))
-                return;
             var reply = await DaemonClient.Post($"/api/v1/generations/{id}/remove_files", null);
             if (!reply.Ok)
             {

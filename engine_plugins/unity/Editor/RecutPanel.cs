@@ -181,10 +181,9 @@ namespace Companion.Animate
             return "Click the first and the last cell of the range to re-cut.";
         }
 
-        /// <summary>Re-cuts into the generation's folder; nothing is spent.</summary>
-        public async Task<string> Recut(GenerationReply row)
+        /// <summary>The re-cut as the form says: the generation's formats, the range picked.</summary>
+        public Json Body(GenerationReply row)
         {
-            var id = row.id;
             var export = new Json()
                 .Add("frame_count", frames)
                 .Add("output_width", width)
@@ -202,6 +201,14 @@ namespace Companion.Animate
                     .Add("mode", "range")
                     .Add("start_seconds", range[0])
                     .Add("duration_seconds", range[1]));
+            return body;
+        }
+
+        /// <summary>Re-cuts into the generation's folder; nothing is spent.</summary>
+        public async Task<string> Recut(GenerationReply row)
+        {
+            var id = row.id;
+            var body = Body(row);
             var reply = await DaemonClient.Post($"/api/v1/generations/{id}/recut", body);
             return reply.Ok
                 ? "Re-cut started: the kept video is exported again here, nothing is spent."

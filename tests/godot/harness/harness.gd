@@ -179,6 +179,7 @@ func _run() -> void:
 			_press(button)
 	await _until(func() -> bool: return dock._status_label.text.contains("not running"), 20)
 	out["down_status"] = dock._status_label.text
+	out["down_generations"] = _find("Generations", "select_row")._summary.text
 	out["down_message"] = dock._message.text
 	out["start_visible"] = dock._start_button.visible
 	var generations := _find("Generations", "select_row")
@@ -286,6 +287,24 @@ func _screenshot() -> void:
 	var shot := get_tree().root.get_texture().get_image()
 	shot.save_png(plan["screenshot"])
 	out["window"] = [shot.get_width(), shot.get_height()]
+	# The Generations tab beside it: the job listed and playing, its re-cut form open
+	# with the contact sheet of the kept video.
+	var generations := _find("Generations", "select_row")
+	plugin.make_bottom_panel_item_visible(generations)
+	await _until(func() -> bool: return not generations.rows.is_empty(), 20)
+	generations.select_row(0)
+	_press(generations._recut_button)
+	var form: Node = generations._recut
+	await _until(func() -> bool: return not form._sheet_button.disabled, 20)
+	_press(form._sheet_button)
+	await _until(func() -> bool: return form._sheet.texture != null, 20)
+	await _until(func() -> bool: return generations._preview.shown >= 3, 20)
+	for frame in 10:
+		await get_tree().process_frame
+	get_tree().root.get_texture().get_image().save_png(plan["screenshot_generations"])
+	out["list_rect"] = _rect(generations._list)
+	out["preview_rect"] = _rect(generations._preview)
+	out["sheet_rect"] = _rect(form._sheet)
 	_done("")
 
 

@@ -12,6 +12,7 @@ signal again(settings: Dictionary)
 signal files_changed
 
 const COLUMNS := ["When", "State", "Name", "Credits", "Model / seed", "Prompt"]
+const COLUMN_WIDTHS := [124, 64, 72, 56, 120, 80]
 ## Shown while the daemon does not answer; the list comes back by itself when it does.
 const OFFLINE := "Offline: the companion daemon is not running (see the Animate tab). " \
 	+ "This list shows again once it runs."
@@ -52,6 +53,8 @@ func _ready() -> void:
 	for column in COLUMNS.size():
 		_list.set_column_title(column, COLUMNS[column])
 		_list.set_column_expand(column, column == COLUMNS.size() - 1)
+		_list.set_column_custom_minimum_width(column, COLUMN_WIDTHS[column])
+		_list.set_column_clip_content(column, true)
 	_list.item_selected.connect(_show_selected)
 	%RefreshButton.pressed.connect(refresh)
 	_use_button.pressed.connect(func() -> void: use_settings.emit(selected().get("settings", {})))
@@ -91,7 +94,7 @@ func refresh() -> void:
 			if String(job.get("target_dir", "")).simplify_path().begins_with(inside):
 				found.append(job)
 	elif reply["status"] == 0:
-		_summary.text = OFFLINE
+		show_offline()
 		return
 	else:
 		_summary.text = reply["message"]
@@ -102,6 +105,11 @@ func refresh() -> void:
 	rows.sort_custom(func(a: Dictionary, b: Dictionary) -> bool:
 		return String(a.get("created_at", "")) > String(b.get("created_at", "")))
 	_fill()
+
+
+## The daemon is away: the panel says so (the list stays as it was until it is back).
+func show_offline() -> void:
+	_summary.text = OFFLINE
 
 
 func _fill() -> void:
@@ -115,7 +123,7 @@ func _fill() -> void:
 		var seed: Variant = row.get("seed")
 		var model := String(row.get("model", "")) if row.get("model") != null else ""
 		var texts := [
-			String(row.get("created_at", "")).replace("T", " ").left(19),
+			String(row.get("created_at", "")).replace("T", " ").substr(5, 11),  # 11-25 12:13
 			String(row.get("state", "")),
 			String(row.get("name", "")),
 			"" if cost == null else str(int(cost)),
@@ -124,10 +132,13 @@ func _fill() -> void:
 		]
 		for column in texts.size():
 			item.set_text(column, texts[column])
+		item.set_tooltip_text(0, String(row.get("created_at", "")))
+		item.set_tooltip_text(COLUMNS.size() - 1, texts[-1])
 		var error: Variant = row.get("error")
 		if error != null and String(error) != "":
 			item.set_tooltip_text(1, String(error))
-	_summary.text = "%d generations of this project, newest first" % rows.size()
+	_summary.text = "%d generation%s of this project, newest first" % [
+		rows.size(), "" if rows.size() == 1 else "s"]
 	for button in _row_buttons():
 		button.disabled = true
 	_drop_variations()
