@@ -1,7 +1,9 @@
-"""The books machine (tests/books_machine.py) for long: many random sequences of animate,
-reject at the service and cancel at each cancellable state against a real sandbox, the
-local books compared with the sandbox's account after every step. Prints how many
-sequences and steps it tried.
+"""The books machine (tests/books_machine.py) for long: many random sequences against a
+real sandbox (the engine's animate, reject and cancel at each cancellable state,
+`companion animate`, the daemon's API and inbox, SIGKILL of the daemon mid-job, fault
+profiles, expiring download URLs, budgets a day and a month), the local books compared
+with the sandbox's account after every step. Prints how many sequences and steps it
+tried, and the rules run.
 
     .venv/bin/python bench/books_machine_bench.py --examples 200 --steps 12
 """
@@ -52,6 +54,7 @@ def main() -> int:
         f"sequences: {sequences}, steps: {BooksMachine.steps_total}, invariant checks "
         f"passed: {BooksMachine.checked}, in {time.monotonic() - started:.0f} s; nothing found"
     )
+    print("rules run:", dict(sorted(BooksMachine.rules_run.items())))
     return 0
 
 

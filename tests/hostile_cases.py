@@ -262,14 +262,16 @@ def prepare(case: Case, root: Path) -> Path:
     return project
 
 
-def submit(daemon: Daemon, hostile: HostileService, case: Case, project: Path) -> str:
-    accepted = offer(daemon, hostile, case, project)
+def submit(
+    daemon: Daemon, hostile: HostileService, case: Case, project: Path, again: bool = False
+) -> str:
+    accepted = offer(daemon, hostile, case, project, again)
     assert isinstance(accepted, str), accepted
     return accepted
 
 
 def offer(
-    daemon: Daemon, hostile: HostileService, case: Case, project: Path
+    daemon: Daemon, hostile: HostileService, case: Case, project: Path, again: bool = False
 ) -> str | dict[str, Any]:
     """The job's id, or, when the daemon refuses the request before anything is paid
     (409 CONFLICT: a file in the way is the user's), that refusal as a failed job."""
@@ -292,6 +294,7 @@ def offer(
             "output_height": 64,
             "output_formats": case.formats,
         },
+        "again": again,  # the same request made again, paid again
     }
     accepted = daemon.call("POST", "/api/v1/animate", body)
     if accepted.status == 409 and accepted.json["error"]["code"] == "CONFLICT":

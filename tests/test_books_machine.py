@@ -1,5 +1,7 @@
 """The books machine (tests/books_machine.py) with a fixed seed: random sequences of
-animate, reject and cancel against the real sandbox, books checked after every step."""
+animate, reject and cancel on the engine, `companion animate`, the daemon's API and
+inbox, SIGKILL of the daemon mid-job, fault profiles, expiring download URLs and
+budgets against the real sandbox, the books checked after every step."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ def test_books_equal_the_account_after_any_sequence(
     run_state_machine_as_test(
         machine,
         settings=settings(
-            max_examples=8,
+            max_examples=6,
             stateful_step_count=6,
             deadline=None,
             derandomize=True,

@@ -127,6 +127,12 @@ def test_quote_extras_replace_and_a_pixel_recut(make_sandbox, tmp_path: Path) ->
         rows = call(daemon, "GET", f"/api/v1/generations?project={project}").json["data"]
         assert rows[0]["id"] == recut.json["id"] and rows[0]["clip"] == rows[1]["clip"]
         assert rows[0]["clip"]["kept"] and rows[0]["cost_credits"] == 0
+        # Imported again elsewhere, a pixel-art re-cut stays pixel art.
+        again = call(daemon, "POST", f"/api/v1/generations/{recut.json['id']}/import",
+                     {"target_folder": "elsewhere"})  # fmt: skip
+        assert again.status == 202, again.body
+        assert wait_final(daemon, again.json["id"])["state"] == "done"
+        assert (project / "elsewhere" / "hero_px.png").read_bytes() == made["hero_px.png"]
         bad = call(daemon, "POST", f"/api/v1/generations/{done['id']}/recut", {"padding": 99})
         assert bad.status == 400 and "padding" in bad.error["message"]
     finally:

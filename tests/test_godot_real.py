@@ -229,6 +229,7 @@ def test_the_dock_does_its_job_in_a_real_editor(
     assert seen["finishes"] == ["done", "cancelled", "failed"]
     # The daemon stopped: the dock says so, offers to start it, and connects by itself.
     assert seen["down_status"] == "Daemon: not running"
+    assert seen["down_generations"].startswith("Offline"), seen  # the Generations tab too
     assert "companion serve" in seen["down_message"] and seen["start_visible"], seen
     assert seen["starting_message"].startswith("Starting the daemon"), seen
     assert seen["restarted_status"].startswith("Live · balance"), seen

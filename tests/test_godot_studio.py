@@ -100,6 +100,12 @@ def test_the_studio_in_a_real_editor(
     assert settings["last_frame"] == str(project / "art" / "coin.png"), settings
     assert settings["references"] == [str(project / "art" / "slime.png")], settings
 
+    # Use these settings: the whole request back in the form, the picked files too.
+    used = seen["used"]
+    assert used["last_frame"] == "Last frame: coin.png" and used["fps"] == 8, used
+    assert used["references"] == pickers["references"], used
+    for key in ("last_frame_path", "reference_paths", "export", "prompt", "image_path"):
+        assert used["sent"][key] == pickers["sent"][key], key
     # The re-cut form, its range picked on the contact sheet, spending nothing.
     opened = seen["recut_opened"]
     assert opened["visible"] and opened["frames"] == 16 and opened["clip_seconds"] > 0, opened
@@ -113,6 +119,13 @@ def test_the_studio_in_a_real_editor(
     assert seen["recut"]["said"].startswith("Re-cut done, nothing spent"), seen["recut"]
     recut = seen["recut"]["listed"]
     assert (recut["kind"], recut["name"], recut["cost_credits"]) == ("recut", "hero_cut", 0)
+    # The same re-cut over a sheet the user painted: refused saying so, then on the second
+    # press made, their sheet moved aside.
+    assert "was changed since" in seen["recut_refused"], seen["recut_refused"]
+    assert "Press Re-cut again to replace it" in seen["recut_refused"]
+    assert seen["recut_replaced"]["said"].startswith("Re-cut done"), seen["recut_replaced"]
+    painted = project / "animations" / ASIDE / seen["recut_replaced"]["id"] / "hero_cut.png"
+    assert Image.open(painted).size == (8, 8)
 
     # Import into its own folder, and elsewhere; then those files removed after asking.
     home_import = seen["imported_home"]

@@ -174,7 +174,7 @@ def test_pack_with_only_allowed_files_still_installs(
             "hero.tres",
         ]
         # The same animation made again replaces its own files.
-        job = wait_all(daemon, [submit(daemon, hostile, case, project)])
+        job = wait_all(daemon, [submit(daemon, hostile, case, project, again=True)])
         (again,) = job.values()
         assert again["state"] == "done", again
         # Another animation whose pack holds the same paths never replaces them.

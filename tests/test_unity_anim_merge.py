@@ -186,6 +186,13 @@ def test_reanimating_into_a_changed_clip_keeps_the_users_edits_and_references(
     assert len(clip.m_PPtrCurves[0]["curve"]) == 5
     assert clip.m_AnimationClipSettings["m_LoopTime"] == "0" and clip.m_Events
     assert _sprite_ids(meta)[first_name] == unity_id
+    # A free re-cut into the same name keeps them too.
+    recut = plugin.recut(done["id"], {"export": {**again["export"], "frame_count": 3}})
+    assert plugin.poll(recut["id"])["state"] == "done"
+    clip = UnityDocument.load_yaml(str(anim)).entry
+    assert len(clip.m_PPtrCurves[0]["curve"]) == 3
+    assert clip.m_AnimationClipSettings["m_LoopTime"] == "0" and clip.m_Events
+    assert _sprite_ids(meta)[first_name] == unity_id
 
 
 def test_a_clip_the_companion_never_wrote_stays_a_conflict(

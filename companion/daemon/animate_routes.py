@@ -21,7 +21,7 @@ from companion.daemon.quotes import quote_id
 from companion.daemon.schema import AnimateIn, QuoteOut
 from companion.daemon.security import error
 from companion.install import Placement, conflicts, default_target, planned_writes
-from companion.jobs import JobRequest, suggestion
+from companion.jobs import JobRequest, made_before, suggestion
 from companion.media import safe_name
 
 if TYPE_CHECKING:
@@ -114,6 +114,14 @@ class AnimateRoutes:
             refused = {"code": "CONFLICT", "message": message, "name_suggestion": str(free)}
             return web.json_response({"error": refused}, status=409)
         daemon = self.daemon
+        if not lineage:  # the same request again is not paid again (unless again: true)
+            job_request, earlier = await asyncio.to_thread(
+                made_before, daemon.store, job_request, name, target
+            )
+            if earlier is not None and not body.again:
+                return web.json_response(
+                    daemon.job_out(earlier).model_dump(mode="json"), status=200
+                )
         job = daemon.engine.submit(job_request, name=name, target_dir=target, priority=0)
         daemon.enqueue(job)
         daemon.changed(job)

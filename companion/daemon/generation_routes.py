@@ -204,7 +204,8 @@ class GenerationRoutes:
             return body
         return await self._local(job, job.request.get("export") or {},
                                  job.request.get("selection") or {}, body.name,
-                                 body.target_folder)  # fmt: skip
+                                 body.target_folder,
+                                 job.request.get("local_export"))  # fmt: skip
 
     async def _local(
         self,

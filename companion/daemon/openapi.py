@@ -103,6 +103,11 @@ def daemon_openapi() -> dict[str, Any]:
             else {"application/json": {"schema": {"type": "object"}}}
         )
         responses: dict[str, Any] = {str(status): {"description": "Success", "content": content}}
+        if name == "animate":  # made once: the same request again answers the job that made it
+            responses["200"] = {
+                "description": "Exactly this was made (or is being made): that job, nothing spent",
+                "content": content,
+            }
         for code, text in ERRORS.items():
             responses[code] = {
                 "description": text,

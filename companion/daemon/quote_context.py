@@ -33,6 +33,7 @@ def budget_for(engine: Engine, credits: int) -> BudgetOut:
     return BudgetOut(
         per_job=engine.budget.per_job,
         per_day=engine.budget.per_day,
+        per_month=engine.budget.per_month,
         spent_today=engine.store.charged(since=today),
         over=engine.over_budget(credits),
     )

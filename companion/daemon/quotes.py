@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 # Replacing a file the quote listed changes what is kept aside, not the price.
-FIELDS_NOT_PRICED = {"quote_id", "approve", "replace"}
+FIELDS_NOT_PRICED = {"quote_id", "approve", "replace", "again"}
 
 
 def quote_id(body: BaseModel, image: Path) -> str:

@@ -116,6 +116,13 @@ class AnimateIn(Request):
         "only if it is still as it was when quoted; without it such a request is refused "
         "(409 CONFLICT) before anything is spent",
     )
+    again: bool = Field(
+        default=False,
+        description="make it again, paid again, even when exactly this (the picture's "
+        "bytes, every setting, the name and the folder) was made and its files are still "
+        "as written; without it such a request answers that job (200, nothing spent), "
+        "and one still under way is joined",
+    )
 
     _one_click = field_validator("export")(one_click_export)
 
@@ -129,6 +136,9 @@ class AnimateIn(Request):
 class BudgetOut(Reply):
     per_job: int | None = Field(description="credits one job may cost unasked (null: no limit)")
     per_day: int | None = Field(description="credits a day may cost unasked (null: no limit)")
+    per_month: int | None = Field(
+        default=None, description="credits a month may cost unasked (null: no limit)"
+    )
     spent_today: int = Field(description="credits charged today")
     over: bool = Field(description="this quote is over a budget: the job waits for approval")
 

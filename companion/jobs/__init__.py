@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from companion.jobs.naming import names_in, suggestion
     from companion.jobs.remote_steps import Budget
     from companion.jobs.request import JobKind, JobRequest, submit
-    from companion.jobs.resume import already_made, unfinished
+    from companion.jobs.resume import already_made, made_before, unfinished
     from companion.jobs.team import open_account
 
 # Loaded on first use: name -> (module, the name it has there). No name here is also
@@ -38,6 +38,7 @@ _LAZY = {
     "names_in": ("naming", "names_in"),
     "suggestion": ("naming", "suggestion"),
     "already_made": ("resume", "already_made"),
+    "made_before": ("resume", "made_before"),
     "unfinished": ("resume", "unfinished"),
     "open_account": ("team", "open_account"),
 }
@@ -66,6 +67,7 @@ __all__ = [
     "State",
     "already_made",
     "live_models",
+    "made_before",
     "names_in",
     "open_account",
     "submit",

@@ -45,6 +45,7 @@ CLIP_FORMAT = "clip_video"  # the paid video every one-click task returns
 class Budget:
     per_job: int | None = None
     per_day: int | None = None
+    per_month: int | None = None  # the calendar month (UTC), as `companion credits` counts
 
 
 class RemoteSteps(BodySteps):
@@ -98,9 +99,11 @@ class RemoteSteps(BodySteps):
     def over_budget(self, quote: int) -> bool:
         if self.budget.per_job is not None and quote > self.budget.per_job:
             return True
-        if self.budget.per_day is not None:
-            today = _today()
-            return self.store.charged(since=today) + quote > self.budget.per_day
+        today = _today()
+        month = today[:8] + "01T00:00:00Z"
+        for limit, since in ((self.budget.per_day, today), (self.budget.per_month, month)):
+            if limit is not None and self.store.charged(since=since) + quote > limit:
+                return True
         return False
 
     async def _create(self, job: Job) -> Job:

@@ -183,7 +183,16 @@ class JobRequest(BaseModel):
         described: dict[str, Any] = {
             k: v
             for k, v in self.stored().items()
-            if k in ("origin", "prompt", "video", "export", "selection", "install_formats")
+            if k
+            in (
+                "origin",
+                "prompt",
+                "negative_prompt",
+                "video",
+                "export",
+                "selection",
+                "install_formats",
+            )
         }
         text = json.dumps(
             {"request": described, "images": image_hashes, "name": name, "target": target},

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from companion.install import sha256_of
 from companion.jobs.lifecycle import FINAL, State
+from companion.jobs.request import JobRequest
 from companion.store import Job, Store
 
 FINGERPRINT = "fingerprint"
@@ -24,8 +25,8 @@ def unfinished(store: Store, digest: str) -> Job | None:
 
 def already_made(store: Store, digest: str, target: Path) -> Job | None:
     """The latest done job with this fingerprint, if every output it installed is still
-    in target as the companion wrote it (a file moved, removed or changed since means
-    the outputs are not there any more, and the job is made again)."""
+    in target as it wrote it (a file moved, removed, changed or written over by a later
+    job since means the outputs are not there any more, and the job is made again)."""
     done = [j for j in store.jobs_with(FINGERPRINT, digest) if j.state == State.DONE]
     if not done:
         return None
@@ -36,7 +37,19 @@ def already_made(store: Store, digest: str, target: Path) -> Job | None:
     for path in installed:
         if not path.is_relative_to(target) or path.is_symlink() or not path.is_file():
             return None
-        known = store.written_file(str(path))
-        if known is None or known.sha256 != sha256_of(path):
+        known = store.written_file(str(path))  # written last by this job, unchanged since
+        if known is None or known.job_id != job.id or known.sha256 != sha256_of(path):
             return None
     return job
+
+
+def made_before(
+    store: Store, request: JobRequest, name: str, target: Path
+) -> tuple[JobRequest, Job | None]:
+    """request marked with its fingerprint, and the job that already made exactly it (done
+    with its outputs in place) or is making it now, if there is one."""
+    images = [request.image, request.last_frame, *request.references]
+    hashes = [sha256_of(Path(p)) for p in images if p]
+    marked = request.with_fingerprint(hashes, name, str(target))
+    digest = str(marked.fingerprint)
+    return marked, already_made(store, digest, target) or unfinished(store, digest)

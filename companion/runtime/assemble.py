@@ -63,7 +63,9 @@ async def open_engine(
             store,
             client,
             endpoint.base_url,
-            budget=Budget(settings.budget_per_job, settings.budget_per_day),
+            budget=Budget(
+                settings.budget_per_job, settings.budget_per_day, settings.budget_per_month
+            ),
             timeout=timeout or settings.timeout_seconds,
             on_change=on_change,
             on_progress=on_progress,

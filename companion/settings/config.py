@@ -42,6 +42,7 @@ class Settings(BaseModel):
     projects: list[dict[str, Any]] = Field(default_factory=list)
     budget_per_job: int | None = Field(default=None, ge=0)
     budget_per_day: int | None = Field(default=None, ge=0)
+    budget_per_month: int | None = Field(default=None, ge=0)
     team_database: SecretStr | None = Field(
         default=None, description="PostgreSQL connection string of the team (team mode)"
     )
@@ -114,9 +115,12 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         values["projects"] = projects
         budgets = loaded.get("budgets") or {}
         if not isinstance(budgets, dict):
-            raise ConfigError(f"{path}: budgets must be a mapping with per_job and per_day")
+            raise ConfigError(
+                f"{path}: budgets must be a mapping with per_job, per_day and per_month"
+            )
         values["budget_per_job"] = budgets.get("per_job")
         values["budget_per_day"] = budgets.get("per_day")
+        values["budget_per_month"] = budgets.get("per_month")
         values.update(_team(path, loaded.get("team")))
         unknown = set(loaded) - {
             "base_url",

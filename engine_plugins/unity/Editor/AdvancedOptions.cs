@@ -99,7 +99,7 @@ namespace Companion.Animate
                 var chosen = Chosen;
                 fixedSeed = EditorGUILayout.Toggle("Fixed seed", fixedSeed);
                 using (new EditorGUI.DisabledScope(!fixedSeed))
-                    {
+                {
                     seed = EditorGUILayout.LongField("Seed", seed);
                     seed = seed < 0 ? 0 : seed;
                 }

@@ -222,8 +222,10 @@ namespace Companion.Animate
             height = Mathf.RoundToInt(limits.size.Clamp(Mathf.Max(1, EditorGUILayout.IntField("Height", height))));
             fps = limits.fps.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField("FPS", fps)));
             // The service's bounds, then the chosen model's durations.
-            seconds = advanced.Seconds().Clamp(
-                limits.seconds.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField("Seconds", seconds))));
+            var durations = advanced.Seconds();
+            var secondsLabel = durations.HasMax ? $"Seconds ({durations.min:0.##} to {durations.max:0.##})" : "Seconds";
+            seconds = durations.Clamp(
+                limits.seconds.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField(secondsLabel, seconds))));
             setFrames = EditorGUILayout.Toggle("Set frame count", setFrames);
             if (setFrames)
                 frameCount = Mathf.RoundToInt(limits.frame_count.Clamp(

@@ -179,6 +179,7 @@ func _run() -> void:
 			_press(button)
 	await _until(func() -> bool: return dock._status_label.text.contains("not running"), 20)
 	out["down_status"] = dock._status_label.text
+	out["down_generations"] = _find("Generations", "select_row")._summary.text
 	out["down_message"] = dock._message.text
 	out["start_visible"] = dock._start_button.visible
 	var generations := _find("Generations", "select_row")

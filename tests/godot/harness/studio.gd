@@ -80,6 +80,13 @@ func _recut() -> void:
 	var plugin: EditorPlugin = h._companion_plugin()
 	plugin.make_bottom_panel_item_visible(generations)
 	await _select(out["first"]["id"])
+	# Use these settings brings the picked files back with the rest.
+	dock._advanced.set_last_frame("")
+	dock._advanced.clear_references()
+	h._press(generations._use_button)
+	out["used"] = {"last_frame": dock._advanced._last_frame_label.text,
+		"references": dock._advanced._references_label.text, "fps": dock._fps.value,
+		"sent": dock.request_body()}
 	h._press(generations._recut_button)
 	var form: Node = generations._recut
 	await h._until(func() -> bool: return form.generation.get("id") == out["first"]["id"], 10)
@@ -118,6 +125,28 @@ func _recut() -> void:
 	out["recut"] = {"said": form.said}
 	await h._until(func() -> bool: return generations.listings > before, 20)
 	out["recut"]["listed"] = generations.rows[0].duplicate()
+	# The user paints on the re-cut's sheet; the same re-cut again is refused, saying so,
+	# and pressed once more it replaces it, theirs moved aside.
+	var painted := Image.create(8, 8, false, Image.FORMAT_RGBA8)
+	painted.fill(Color.BLUE)
+	painted.save_png(ProjectSettings.globalize_path("res://animations/hero_cut.png"))
+	await _select(out["first"]["id"])
+	await h._until(func() -> bool: return not form._recut_button.disabled, 10)
+	form._frames.value = 6
+	form._width.value = 96
+	form._height.value = 96
+	form._padding.value = 2
+	form._pixel_art.button_pressed = true
+	form._name.text = "hero_cut"  # the whole clip this time: the form opened afresh
+	h._press(form._recut_button)
+	await h._until(func() -> bool: return form.refused_body != "", 20)
+	out["recut_refused"] = form.said
+	before = generations.listings
+	h._press(form._recut_button)
+	await h._until(func() -> bool: return form.said.begins_with("Re-cut done") \
+		or form.said.begins_with("The re-cut"), 60)
+	await h._until(func() -> bool: return generations.listings > before, 20)
+	out["recut_replaced"] = {"said": form.said, "id": generations.rows[0].get("id")}
 
 
 ## A click on a cell of the contact sheet where it is drawn (Shift for the end).

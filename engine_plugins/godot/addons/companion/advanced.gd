@@ -170,6 +170,31 @@ func set_seed(value: int) -> void:
 	changed.emit()
 
 
+## The options of a generation's request (its settings, as the daemon kept them): choices,
+## files (as res:// paths) and the negative prompt.
+func restore(settings: Dictionary) -> void:
+	var video: Dictionary = settings.get("video", {})
+	_choose_text(_resolution, video.get("resolution"))
+	_choose_text(_style, video.get("style_preset"))
+	var last: Variant = settings.get("last_frame")
+	last_frame_path = "" if last == null else ProjectSettings.localize_path(String(last))
+	reference_paths.clear()
+	for path in settings.get("references", []):
+		reference_paths.append(ProjectSettings.localize_path(String(path)))
+	var negative: Variant = settings.get("negative_prompt")
+	_negative_prompt.text = "" if negative == null else String(negative)
+	_show_files()
+	changed.emit()
+
+
+## Selects the item of that text (the first, "model default" or "none", for null).
+static func _choose_text(options: OptionButton, value: Variant) -> void:
+	options.select(0)
+	for index in options.item_count:
+		if value != null and options.get_item_text(index) == String(value):
+			options.select(index)
+
+
 func set_last_frame(path: String) -> void:
 	last_frame_path = path
 	_show_files()

@@ -8,6 +8,8 @@ extends HBoxContainer
 signal finished(job: Dictionary)
 ## Emitted each time the daemon answers after it did not (and on the first answer).
 signal connected
+## Emitted when the daemon stops answering after it did.
+signal disconnected
 
 const DaemonClient := preload("res://addons/companion/daemon_client.gd")
 const PixelArt := preload("res://addons/companion/pixel_art.gd")
@@ -173,6 +175,8 @@ func refresh() -> void:
 	var was_down := _start_button.visible or not _seconds.editable
 	var status: Dictionary = await _link.status()
 	if status.is_empty():
+		if not was_down:
+			disconnected.emit()
 		return
 	if typeof(status.get("limits")) == TYPE_DICTIONARY:
 		apply_limits(status["limits"])
@@ -201,6 +205,13 @@ func apply_settings(settings: Dictionary) -> void:
 		_advanced.select_model(String(video["model"]))
 	if video.get("seed") != null:
 		_advanced.set_seed(int(video["seed"]))
+	if export.get("frame_count") != null and _seconds.value > 0:
+		_fps.value = float(export["frame_count"]) / _seconds.value
+	var formats: Variant = export.get("output_formats")
+	if typeof(formats) == TYPE_ARRAY:
+		for format_name in _format_boxes:
+			_format_boxes[format_name].button_pressed = format_name in formats
+	_advanced.restore(settings)
 	var image: Variant = settings.get("image", settings.get("image_path"))
 	if image != null:
 		var local := ProjectSettings.localize_path(String(image))

@@ -94,7 +94,7 @@ func refresh() -> void:
 			if String(job.get("target_dir", "")).simplify_path().begins_with(inside):
 				found.append(job)
 	elif reply["status"] == 0:
-		_summary.text = OFFLINE
+		show_offline()
 		return
 	else:
 		_summary.text = reply["message"]
@@ -105,6 +105,11 @@ func refresh() -> void:
 	rows.sort_custom(func(a: Dictionary, b: Dictionary) -> bool:
 		return String(a.get("created_at", "")) > String(b.get("created_at", "")))
 	_fill()
+
+
+## The daemon is away: the panel says so (the list stays as it was until it is back).
+func show_offline() -> void:
+	_summary.text = OFFLINE
 
 
 func _fill() -> void:

@@ -27,6 +27,7 @@ func _enter_tree() -> void:
 	generations.project_root = ProjectSettings.globalize_path("res://")
 	add_control_to_bottom_panel(generations, "Generations")
 	dock.connected.connect(generations.refresh)
+	dock.disconnected.connect(generations.show_offline)
 	dock.finished.connect(func(_job: Dictionary) -> void: generations.refresh())
 	generations.use_settings.connect(dock.apply_settings)
 	generations.again.connect(dock.generate_again)

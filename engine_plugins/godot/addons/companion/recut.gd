@@ -19,6 +19,9 @@ var clip_seconds := 0.0
 ## The daemon's contact sheet reply ({} until shown): the image and its labelled cells.
 var sheet := {}
 var said := ""
+## The re-cut the daemon refused for a file the user changed (409 CONFLICT): pressed
+## again unchanged, it is sent with "replace": true (their file is moved aside).
+var refused_body := ""
 var _format_boxes := {}
 
 @onready var _title: Label = %Title
@@ -211,10 +214,21 @@ func recut() -> void:
 		_say("The range ends before it starts: pick a later end.")
 		return
 	var path := "/api/v1/generations/%s/recut" % generation["id"]
+	var body := request_body()
+	var asked := JSON.stringify(body)
+	if asked == refused_body:
+		body["replace"] = true  # the user read what it replaces and pressed again
+	refused_body = ""
 	_recut_button.disabled = true
-	var reply: Dictionary = await client.call_api(HTTPClient.METHOD_POST, path, request_body())
+	var reply: Dictionary = await client.call_api(HTTPClient.METHOD_POST, path, body)
 	if not reply["ok"]:
 		_recut_button.disabled = false
+		var problem: Variant = reply["data"].get("error")
+		if typeof(problem) == TYPE_DICTIONARY and problem.get("code") == "CONFLICT":
+			refused_body = asked
+			_say("%s\nPress Re-cut again to replace it: yours is moved aside, not deleted."
+				% reply["message"])
+			return
 		_say(reply["message"])
 		return
 	_say("Re-cutting (free)...")
