@@ -42,6 +42,7 @@ class SampledVideoWriter:
         options: dict[str, str],
         container_options: dict[str, str] | None = None,
         threads: int = 0,
+        thread_type: str = "AUTO",
     ) -> None:
         self.path = path
         self._container = av.open(str(path), "w", options=container_options or {})
@@ -51,7 +52,7 @@ class SampledVideoWriter:
         self._stream.time_base = MILLIS
         self._stream.codec_context.time_base = MILLIS
         self._stream.options = dict[str, object](options)
-        self._stream.codec_context.thread_type = "AUTO"
+        self._stream.codec_context.thread_type = thread_type
         self._stream.codec_context.thread_count = threads  # 0: one per core
         starts = [0.0]
         for duration in durations:
@@ -123,8 +124,10 @@ def prores_writer(
         options={"profile": "4444", "alpha_bits": "16", "vendor": "apl0"},
         # ProRes is the costliest writer and its slices are independent (the bytes do
         # not depend on how many encode at once): more workers than cores keep it from
-        # falling behind the other writers on a machine busy with other work.
+        # falling behind the other writers on a machine busy with other work. Slice
+        # threads only: frame threads would each hold a frame and its packet buffer.
         threads=PRORES_THREADS,
+        thread_type="SLICE",
     )
 
 
