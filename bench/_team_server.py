@@ -1,6 +1,7 @@
 """The team bench's database side: a throwaway PostgreSQL cluster (and PgBouncer) that
 is stopped and removed however the bench ends, Ctrl-C and SIGTERM included, and what is
-measured on it (connections, pools, transactions, advisory lock waits)."""
+measured on it (connections, pools, transactions, advisory lock waits); and the memory
+the member processes use."""
 
 from __future__ import annotations
 
@@ -143,3 +144,29 @@ def percentile(values: list[float], share: float) -> float:
         return 0.0
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+class Memory:
+    """Samples, twice a second, the resident memory of the member processes together."""
+
+    def __init__(self, pids: list[int]) -> None:
+        self.pids = pids
+        self.most_mb = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.5):
+            total = 0
+            for pid in self.pids:
+                with contextlib.suppress(OSError):
+                    status = Path(f"/proc/{pid}/status").read_text()
+                    found = re.search(r"^VmRSS:\s+(\d+) kB", status, re.MULTILINE)
+                    total += int(found.group(1)) if found else 0
+            self.most_mb = max(self.most_mb, total / 1024)
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        return self.most_mb

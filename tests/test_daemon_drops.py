@@ -340,3 +340,18 @@ def test_a_drop_installs_only_the_formats_asked_for(
     # The video every one-click task also returns was not asked for: it stays there.
     assert installed(inbox.parent / "animations") == ["plain.json", "plain.png"]
     assert installed(game / "animations") == ["knight.json", "knight.png", "knight.tres"]
+
+
+def test_the_same_files_dropped_in_an_inbox_go_to_failed(
+    watched: tuple[DaemonThread, Path],
+) -> None:
+    running, inbox = watched
+    (inbox / "project.godot.png").write_text("config_version=5\n")
+    (inbox / "empty.png").write_bytes(b"")
+    (inbox / "notes.txt").write_text("walk\n")
+    names = ("project.godot.png", "empty.png", "notes.txt")
+    wait_until(lambda: all((inbox / "failed" / n).exists() for n in names), running)
+    assert "is empty" in reason(inbox, "empty.png")
+    for name in ("project.godot.png", "notes.txt"):
+        assert "PNG, JPEG or WebP" in reason(inbox, name), reason(inbox, name)
+    assert call(running, "GET", "/api/v1/jobs").json["data"] == []

@@ -46,6 +46,7 @@ def test_quote_extras_replace_and_a_pixel_recut(make_sandbox, tmp_path: Path) ->
         assert plain["budget"] == {
             "per_job": 1000,
             "per_day": 5000,
+            "per_month": None,
             "spent_today": 0,
             "over": plain["credits"] > 1000,
         }

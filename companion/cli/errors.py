@@ -9,6 +9,8 @@
     4  waiting for your approval: a budget in config.yaml holds the job (nothing was
        spent); the message names the command that approves it
   130  interrupted (Ctrl-C); the same command again resumes where it stopped
+  141  the reader of stdout went away (`companion jobs list | head -1`); the rest of
+       the output is dropped, quietly, as for any command killed by SIGPIPE
 
 This module is imported on every start, so it imports nothing heavy."""
 
@@ -23,6 +25,7 @@ EXIT_USAGE = 2
 EXIT_REFUSED = 3
 EXIT_WAITING = 4
 EXIT_INTERRUPTED = 130
+EXIT_CLOSED_PIPE = 141
 
 
 class CliError(CompanionError):

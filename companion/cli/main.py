@@ -3,16 +3,19 @@
 Exit codes: 0 done; 1 the work failed (an input file, a video, a task, the daemon or
 the network); 2 the command line is wrong (nothing was spent); 3 the service refused
 (key, credits, limits, or the request); 4 waiting for approval (a budget holds the
-job; nothing was spent); 130 interrupted (run the same command again to resume)."""
+job; nothing was spent); 130 interrupted (run the same command again to resume); 141 the
+reader of the output went away (`companion jobs list | head -1`): the rest is not printed."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import sys
 from collections.abc import Callable, Sequence
 
 from companion import CompanionError, __version__
-from companion.cli.errors import EXIT_INTERRUPTED, as_cli_error, fail, say
+from companion.cli.errors import EXIT_CLOSED_PIPE, EXIT_INTERRUPTED, as_cli_error, fail, say
 from companion.cli.parsers import local, making, service
 from companion.cli.parsers.base import OneLineParser
 
@@ -49,9 +52,22 @@ def resolve(handler: Handler) -> Callable[[argparse.Namespace], int]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return int(resolve(args.handler)(args))
+        code = int(resolve(args.handler)(args))
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
     except CompanionError as exc:
         return fail(as_cli_error(exc))
     except KeyboardInterrupt:
         say("companion: interrupted; run the same command again to go on (nothing is paid twice)")
         return EXIT_INTERRUPTED
+
+
+def _reader_gone() -> int:
+    """The reader closed our stdout (`| head -1`): stop quietly, as a process killed by
+    SIGPIPE would, and point stdout at devnull so the interpreter's last flush is silent."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_CLOSED_PIPE

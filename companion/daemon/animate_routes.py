@@ -141,9 +141,10 @@ class AnimateRoutes:
             )
         root = Path(project["root"])
         if body.image_path is not None:
-            image = registry.inside(root, body.image_path)
-            if image is None or not image.is_file():
-                raise Bad(400, "INVALID", "image_path: must be a file inside the project")
+            try:
+                image = quote_context.picture(root, "image_path", body.image_path)
+            except quote_context.BadInput as exc:
+                raise Bad(400, "INVALID", str(exc)) from exc
         else:
             # Base64 decoding, hashing and writing up to 16 MiB: off the event loop
             image = await asyncio.to_thread(self._store_inline, body.image_base64 or "")

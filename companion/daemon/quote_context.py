@@ -1,6 +1,6 @@
 """What a quote is shown with, so a price is never read alone: the balance now and the
 budgets it is held to (a job over one waits for approval). And the files a request
-names besides its picture (a last frame, references), each checked to be inside the
+names (its picture, a last frame, references), each checked to be a picture inside the
 project before anything is priced."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from companion.api.errors import CompanionApiError
+from companion.api.schema.images import sniff_image_type
 from companion.api.transport import RetryPolicy
 from companion.daemon import registry
 from companion.daemon.errors import DaemonError
@@ -48,14 +49,28 @@ class BadInput(DaemonError, ValueError):
     """A named field of the request is wrong; the message starts with its name."""
 
 
+def picture(root: Path, field: str, relative: str) -> Path:
+    """The file a field names: inside the project and, by its first bytes, a picture the
+    service takes (project.godot or an empty .png is refused here, not by a failed job)."""
+    path = registry.inside(root, relative)
+    if path is None or not path.is_file():
+        raise BadInput(f"{field}: must be a file inside the project")
+    with path.open("rb") as file:
+        head = file.read(16)
+    if sniff_image_type(head) is None:
+        what = "is empty" if not head else "is not a PNG, JPEG or WebP image"
+        raise BadInput(
+            f"{field}: {relative} {what}; name a PNG, JPEG or WebP picture inside the project"
+            " (nothing was spent)"
+        )
+    return path
+
+
 def extra_images(root: Path, body: AnimateIn) -> tuple[Path | None, list[Path]]:
-    """The last frame and the references the request names, each a file in the project."""
+    """The last frame and the references the request names, each a picture in the project."""
 
     def one(field: str, relative: str) -> Path:
-        path = registry.inside(root, relative)
-        if path is None or not path.is_file():
-            raise BadInput(f"{field}: must be a file inside the project")
-        return path
+        return picture(root, field, relative)
 
     last = one("last_frame_path", body.last_frame_path) if body.last_frame_path else None
     references = [one(f"reference_paths[{n}]", p) for n, p in enumerate(body.reference_paths)]

@@ -1,0 +1,49 @@
+"""A file that is not a picture (project.godot, notes.txt, an empty .png) named as the
+image of a quote or an animation is a JSON 400 naming the field, before anything is
+priced or spent; never a 500, never a job that fails later. (Dropped in an inbox, the
+same files go to failed/: tests/test_daemon_drops.py.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion.media.demo_art import draw_character
+from tests.daemon_helpers import DaemonThread
+from tests.test_daemon import call
+
+
+@pytest.fixture
+def project(daemon: DaemonThread, tmp_path: Path) -> Path:
+    root = tmp_path / "game"
+    (root / "art").mkdir(parents=True)
+    draw_character(64).save(root / "art" / "hero.png")
+    (root / "project.godot").write_text("config_version=5\n")
+    (root / "notes.txt").write_text("walk cycle, 8 frames\n")
+    (root / "empty.png").write_bytes(b"")
+    reply = call(daemon, "POST", "/api/v1/projects", {"root": str(root), "engine": "godot"})
+    assert reply.status == 201, reply.json
+    return root
+
+
+@pytest.mark.parametrize("route", ["/api/v1/quote", "/api/v1/animate"])
+def test_not_a_picture_is_a_400_naming_the_field(
+    daemon: DaemonThread, project: Path, route: str
+) -> None:
+    base = {"project_root": str(project), "prompt": "walk"}
+    for name in ("project.godot", "notes.txt", "empty.png"):
+        reply = call(daemon, "POST", route, {**base, "image_path": name})
+        assert reply.status == 400, (name, reply.status, reply.json)
+        message = reply.error["message"]
+        assert message.startswith("image_path: ") and name in message, message
+        assert "PNG, JPEG or WebP" in message, message
+    for field, value in (("last_frame_path", "notes.txt"), ("reference_paths", ["empty.png"])):
+        body = {**base, "image_path": "art/hero.png", field: value}
+        reply = call(daemon, "POST", route, body)
+        assert reply.status == 400 and reply.error["message"].startswith(field), reply.json
+    assert call(daemon, "GET", "/api/v1/jobs").json["data"] == []
+    # The same project's real picture is still quoted.
+    assert (
+        call(daemon, "POST", "/api/v1/quote", {**base, "image_path": "art/hero.png"}).status == 200
+    )
