@@ -16,13 +16,13 @@ from pathlib import Path
 
 from companion.api.client import Client
 from companion.api.schema import ExportOptions, Selection, Task, VideoOptions
-from companion.cli import checks
+from companion.cli import checks, into_project
 from companion.cli.errors import AwaitingApproval, InputFailure, ServiceRefused, UsageError, say
 from companion.cli.options import FORMAT_NAMES
 from companion.cli.progress import Reporter, reporter
 from companion.cli.session import settings as current_settings
 from companion.cli.session import with_service
-from companion.install import Owner
+from companion.install import Owner, Placement
 from companion.jobs import (
     ImageReadError,
     JobRequest,
@@ -97,7 +97,7 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
     )
 
 
-def _request(plan: Plan, hashes: list[str]) -> JobRequest:
+def _request(plan: Plan, hashes: list[str], where: Placement | None) -> JobRequest:
     asked = JobRequest.animation(
         image=plan.image,
         prompt=plan.prompt,
@@ -106,6 +106,7 @@ def _request(plan: Plan, hashes: list[str]) -> JobRequest:
         selection=plan.selection,
         last_frame=plan.last_frame,
         references=plan.references,
+        placement=where,
         origin="cli",
     )
     return asked.with_fingerprint(hashes, plan.name, str(plan.out))
@@ -132,10 +133,17 @@ def run_plan(plan: Plan) -> int:
     if plan.last_frame:
         images.append(_read_image(plan.last_frame, "--last-frame"))
     images += [_read_image(p, "--ref") for p in plan.references]
-    planned = checks.output_paths(plan.out, plan.name, plan.formats)
+    # Into a Godot or Unity project: the daemon's install (pack unpacked, merged).
+    where = into_project.placement(current_settings().database, plan.out)
+    request = _request(plan, [i.sha256 for i in images], where)
+    formats = request.install_formats or plan.formats
+    planned = (
+        checks.output_paths(plan.out, plan.name, formats)
+        if where is None
+        else into_project.planned(where, plan.name, formats)
+    )
     checks.never_over_a_source(planned, plan.inputs())
     replaced = checks.existing_outputs(planned)
-    request = _request(plan, [i.sha256 for i in images])
     if not plan.again:
         made = _made_before(str(request.fingerprint), plan.out)
         if made is not None:
@@ -160,7 +168,9 @@ def run_plan(plan: Plan) -> int:
                 references=len(plan.references),
                 prompt=plan.prompt,
             )
-            for path in replaced:  # only the companion's own files of this animation
+            if where is not None:
+                into_project.refuse_conflicts(store, where, plan.name, formats)
+            for path in replaced if where is None else ():  # only the companion's own files
                 refusal = Owner(store, "", plan.name).refusal(path)
                 if refusal is not None:
                     free = suggestion(store, "other", plan.out, plan.name, plan.formats)
@@ -189,7 +199,8 @@ def run_plan(plan: Plan) -> int:
                     current = earlier
                 else:
                     for path in replaced:
-                        say(f"companion: will replace {path}")
+                        verb = "update" if where is not None else "replace"
+                        say(f"companion: will {verb} {path}")
                     current = engine.submit(request, name=plan.name, target_dir=plan.out)
                 started.append(current.id)
                 charged_before.append(store.charged(current.id))

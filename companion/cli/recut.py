@@ -1,12 +1,25 @@
 """`companion recut JOB`: a finished job's kept video exported again, locally, for free:
-other frames, fps, size, range, padding or formats. It is `companion export` run on the
-clip the companion kept, so its files are exactly what export makes from that video."""
+other frames, fps, size, range, padding or formats. Into a plain folder it is
+`companion export` run on the clip the companion kept, so its files are exactly what
+export makes from that video. Into a Godot or Unity project it is the daemon's re-cut
+job, installed the engine's way (the SpriteFrames or clip updated in place, the user's
+edits kept), never a pack archive beside a resource that still shows the old frames."""
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from companion.cli.errors import InputFailure, UsageError
+from companion.cli import checks, into_project
+from companion.cli.errors import InputFailure, UsageError, say
+from companion.install import Placement
+from companion.media import MAX_SHEET_SIDE
+from companion.settings.config import Settings
+from companion.settings.endpoint import Endpoint
+from companion.store import Job
+
+if TYPE_CHECKING:
+    from companion.api.client import Client
 
 
 def cmd_recut(args: argparse.Namespace) -> int:
@@ -23,13 +36,89 @@ def cmd_recut(args: argparse.Namespace) -> int:
     store = Store(current.database)
     try:
         job = _find(store, args.job)
+        # A re-cut's clip is its source's: re-cutting a re-cut starts from the same video.
+        source = store.job(str(job.request.get("parent"))) if job.kind == "recut" else job
     finally:
         store.close()
     clips = ClipStore(current.clip_folder, current.clip_store_mb * 2**20)
     try:
-        args.video = clips.require(job.id)
+        args.video = clips.require(source.id)
     except ClipGone as exc:
         raise InputFailure(str(exc)) from exc
     if args.name is None:
         args.name = job.name  # the same animation, re-cut (its files are replaced whole)
-    return cmd_export(args)
+    where = into_project.placement(current.database, checks.output_folder(args.out))
+    if where is None:
+        return cmd_export(args)
+    return _into_project(args, current, source, where)
+
+
+def _into_project(
+    args: argparse.Namespace, current: Settings, source: Job, where: Placement
+) -> int:
+    """The daemon's re-cut job, run here: every check before anything is written."""
+    from companion.cli.animate import _report
+    from companion.cli.session import with_service
+    from companion.jobs import JobFailed, JobRequest
+    from companion.runtime import open_engine
+    from companion.store import Store
+
+    if args.godot_res_dir is not None:
+        raise UsageError(
+            f"--godot-res-dir: {where.target} is in the {where.engine} project "
+            f"{where.project_root}, whose own paths the install uses; leave it out"
+        )
+    options, selection = checks.export_options(args)
+    key = checks.key_colour(args)
+    layout = checks.spacing(args)
+    name = checks.base_name(args.name, args.video)
+    if args.duration is not None or args.start is not None:
+        from companion.media import MediaError, probe
+
+        try:
+            info = probe(args.video)
+        except MediaError as exc:
+            raise InputFailure(str(exc)) from exc
+        if info.duration:
+            checks.selection_fits(args, info.duration, args.video.name)
+    local: dict[str, object] = {
+        "pixel_art": args.pixel_art,
+        "padding": layout.padding,
+        "extrude": layout.extrude,
+        **({"key_color": list(key)} if key else {}),
+        **(
+            {"max_sheet_side": args.max_sheet_side} if args.max_sheet_side != MAX_SHEET_SIDE else {}
+        ),
+    }
+    request = JobRequest.recut(
+        JobRequest.of(source.request),
+        parent=source.id,
+        export=options,
+        selection=selection,
+        placement=where,
+        local_export=local,
+    )
+    formats = request.install_formats or []
+    planned = into_project.planned(where, name, formats)
+    checks.never_over_a_source(planned, [args.video])
+    replaced = checks.existing_outputs(planned)
+
+    async def run(client: Client, endpoint: Endpoint, settings: Settings) -> Job:
+        store = Store(settings.database)
+        try:
+            into_project.refuse_conflicts(store, where, name, formats)
+            async with open_engine(client, endpoint, settings, store) as engine:
+                for path in replaced:
+                    say(f"companion: will update {path}")
+                made = engine.submit(request, name=name, target_dir=where.target)
+                say(f"companion: re-cut {made.id[:8]} into the {where.engine} project "
+                    f"{where.project_root}")  # fmt: skip
+                return await engine.run(made.id)
+        finally:
+            store.close()
+
+    try:
+        done = with_service(run, current)
+    except JobFailed as exc:
+        raise InputFailure(str(exc)) from exc
+    return _report(done, args.json, charged_before=None)

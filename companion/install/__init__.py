@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from companion.install.plan import Placement, default_target
     from companion.install.plan import build as build_tree
     from companion.install.plugin_pack import godot_zip, unity_tarball
+    from companion.install.project import placement_for
     from companion.install.scan import MetaLimits, ScanError, scan_zip
     from companion.install.set_aside import set_aside as set_aside_files
     from companion.install.sheet_source import SheetSourceError
@@ -49,6 +50,7 @@ _LAZY = {
     "unity_tarball": ("plugin_pack", "unity_tarball"),
     "Placement": ("plan", "Placement"),
     "default_target": ("plan", "default_target"),
+    "placement_for": ("project", "placement_for"),
     "build_tree": ("plan", "build"),
     "planned_writes": ("foresee", "planned"),
     "conflicts": ("foresee", "conflicts"),
@@ -110,6 +112,7 @@ __all__ = [
     "merge_changed_sprites",
     "output_names",
     "place_download",
+    "placement_for",
     "planned_writes",
     "plugin_status",
     "scan_zip",

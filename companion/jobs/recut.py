@@ -4,6 +4,7 @@ with the same guards) as a paid job's."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +21,17 @@ def staged_rows(
     options = ExportOptions.model_validate(request.get("export") or {})
     selection = Selection.model_validate(request.get("selection") or {})
     local = request.get("local_export") or {}
+    key = local.get("key_color")
     spec = export_spec(
         options,
         selection,
         name=name,
-        key_color=None,
+        key_color=(int(key[0]), int(key[1]), int(key[2])) if key else None,
         pixel_art=bool(local.get("pixel_art", False)),
-        spacing=Spacing(padding=int(local.get("padding", 0))),
+        spacing=Spacing(int(local.get("padding", 0)), int(local.get("extrude", 0))),
     )
+    if local.get("max_sheet_side"):  # the command line's page bound; else the spec's own
+        spec = replace(spec, max_sheet_side=int(local["max_sheet_side"]))
     result = export_video(clip, staging, spec)
     return [
         (f"local-{job_id}-{out.path.name}", out.format, out.path.name, out.path.stat().st_size,

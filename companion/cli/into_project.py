@@ -1,0 +1,40 @@
+"""The command line's results into a game project: when --out lies in a Godot or Unity
+project (registered with the daemon, or found above it), a job installs there the way the
+daemon's do (the pack unpacked, the SpriteFrames or clip merged, one set of files per
+name), and the files it will touch are checked before anything is spent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from companion.cli.errors import UsageError
+from companion.install import Placement, conflicts, planned_writes
+from companion.store import Store
+
+
+def placement(database: Path, out: Path) -> Placement | None:
+    """The project --out lies in, or None for a plain folder."""
+    from companion.install import placement_for
+
+    store = Store(database)
+    try:
+        registered = [(str(p["root"]), str(p["engine"])) for p in store.projects()]
+    finally:
+        store.close()
+    return placement_for(out, registered)
+
+
+def planned(where: Placement, name: str, formats: list[str]) -> list[Path]:
+    """The files an install of these formats writes or merges under name."""
+    return planned_writes(where.engine, where.target, name, formats)
+
+
+def refuse_conflicts(store: Store, where: Placement, name: str, formats: list[str]) -> None:
+    """A file of the user's that the install may neither replace nor merge: refused
+    before anything is spent or written."""
+    found = conflicts(store, name, planned(where, name, formats))
+    if found:
+        raise UsageError(
+            f"--out: {found[0]['reason']}; nothing was spent or written. Give another "
+            "--name, or move the file away, or choose another --out"
+        )
