@@ -9,10 +9,12 @@ import re
 from pathlib import Path
 
 import pytest
+from unityparser import UnityDocument
 
 from companion.media.demo_art import draw_character
 from companion.store import Store
 from tests.cli_helpers import companion
+from tests.test_unity_anim_merge import as_unity_saves_it
 
 SHORT = ["--seconds", "1", "--resolution", "360p", "--width", "64", "--height", "64"]
 GODOT = ["--formats", "spritesheet,spritesheet_json,godot_pack"]
@@ -72,3 +74,83 @@ def test_godot_animate_then_recut_update_the_sprite_frames(make_sandbox, tmp_pat
     assert len(_regions(tres)) == 8
     assert '"speed": 9.0' in tres.read_text()  # merged in place: the user's edit kept
     assert "updat" in recut.stderr and "hero.tres" in recut.stderr
+
+
+@pytest.mark.slow
+def test_unity_animate_then_recut_update_the_clip(make_sandbox, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    sandbox = make_sandbox()
+    home = tmp_path / "home"
+    game = tmp_path / "u3"
+    out = game / "Assets" / "Animations"
+    out.mkdir(parents=True)
+    (game / "ProjectSettings").mkdir()
+    draw_character(64).save(tmp_path / "hero.png")
+    unity = ["--formats", "spritesheet,spritesheet_json,unity_pack"]
+    made = companion(
+        sandbox.base_url, home, "animate", str(tmp_path / "hero.png"), "--prompt", "idle",
+        *unity, "--frame-count", "4", *SHORT, "--out", str(out),
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    unity_layout = ["hero.anim", "hero.anim.meta", "hero.json", "hero.json.meta", "hero.png"]
+    unity_layout.append("hero.png.meta")
+    assert sorted(p.name for p in out.iterdir()) == unity_layout  # no hero_unity.zip
+    anim = out / "hero.anim"
+    clip_guid = UnityDocument.load_yaml(str(anim.with_name("hero.anim.meta"))).entry["guid"]
+    assert len(UnityDocument.load_yaml(str(anim)).entry.m_PPtrCurves[0]["curve"]) == 4
+    anim.write_text(as_unity_saves_it(anim.read_text(), layout="companion"))  # loop off
+
+    job = _job_ids(home)[0]
+    recut = companion(
+        sandbox.base_url, home, "recut", job[:8], *unity, "--frame-count", "8",
+        "--width", "64", "--height", "64", "--out", str(out),
+    )  # fmt: skip
+    assert recut.returncode == 0, recut.stderr
+    assert sorted(p.name for p in out.iterdir()) == unity_layout
+    clip = UnityDocument.load_yaml(str(anim)).entry
+    assert len(clip.m_PPtrCurves[0]["curve"]) == 8
+    assert clip.m_AnimationClipSettings["m_LoopTime"] == "0" and clip.m_Events  # kept
+    assert UnityDocument.load_yaml(str(anim.with_name("hero.anim.meta"))).entry["guid"] == (
+        clip_guid
+    )
+
+
+def test_which_project_a_folder_lies_in(tmp_path: Path) -> None:
+    from companion.install import placement_for
+
+    godot = tmp_path / "g"
+    (godot / "chars" / "hero").mkdir(parents=True)
+    (godot / "project.godot").write_text("config_version=5\n")
+    found = placement_for(godot / "chars" / "hero")
+    assert found is not None and (found.engine, found.project_root) == ("godot", godot)
+    unity = tmp_path / "u"
+    for folder in ("Assets/Animations", "ProjectSettings", "Exports"):
+        (unity / folder).mkdir(parents=True)
+    found = placement_for(unity / "Assets" / "Animations")
+    assert found is not None and (found.engine, found.project_root) == ("unity", unity)
+    assert placement_for(unity / "Exports") is None  # Unity never imports it: a plain folder
+    assert placement_for(tmp_path / "plain") is None
+    # A registered project wins, the deepest first; an engine the install has no layout
+    # for is a plain folder.
+    nested = godot / "chars"
+    found = placement_for(godot / "chars" / "hero", [(str(godot), "godot"), (str(nested), "godot")])
+    assert found is not None and found.project_root == nested
+    assert placement_for(godot / "chars", [(str(godot), "other")]) is None
+
+
+def test_a_queued_job_into_a_project_carries_its_engine(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    game = tmp_path / "g"
+    game.mkdir()
+    (game / "project.godot").write_text("config_version=5\n")
+    draw_character(64).save(tmp_path / "hero.png")
+    added = companion(
+        "http://127.0.0.1:9", home, "jobs", "add", str(tmp_path / "hero.png"), "--prompt", "hop",
+        *GODOT, "--target", str(game / "animations"),
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    store = Store(home / "companion.db")
+    try:
+        (job,) = store.jobs()
+    finally:
+        store.close()
+    assert job.request["install"] == {"engine": "godot", "root": str(game.resolve())}

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from companion.api.client import Client
-from companion.cli import checks
+from companion.cli import checks, into_project
 from companion.cli.errors import CliError, InputFailure, UsageError, say
 from companion.cli.session import settings as load
 from companion.cli.session import with_service
@@ -93,6 +93,8 @@ def cmd_add(args: argparse.Namespace) -> int:
         selection=selection,
         last_frame=last,
         references=refs,
+        # Into a Godot or Unity project: installed the engine's way, as the daemon's are.
+        placement=into_project.placement(load().database, target),
     )
     store = Store(load().database)
     try:
