@@ -96,6 +96,11 @@ EXPORT_GODOT = ["export", "cat.png", "--formats", "godot_pack"]
         ([*ANIMATE, "--formats", "spritesheet", "--fps", "12", "--out", "o"], 2, "--fps:"),
         ([*ANIMATE, "--formats", "gif", "--model", "nosuch", "--out", "o"], 2, "--model nosuch"),
         ([*ANIMATE, "--formats", "gif", "--seconds", "20", "--out", "o"], 2, "--seconds 20"),
+        (  # between two lengths the model makes is not one of them
+            [*ANIMATE, "--formats", "spritesheet", "--seconds", "7", "--out", "o"],
+            2,
+            "--seconds 7: model sandbox-motion-1 makes videos of 1, 2, 3, 4, 5, 6, 8, 10 s",
+        ),
         # A folder that cannot be made (no directory can be made in /proc) is refused
         # before the quote, not found out after the charge.
         ([*ANIMATE, "--formats", "gif", "--out", "/proc/x"], 2, "--out /proc/x: cannot write"),

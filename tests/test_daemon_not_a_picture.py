@@ -47,3 +47,15 @@ def test_not_a_picture_is_a_400_naming_the_field(
     assert (
         call(daemon, "POST", "/api/v1/quote", {**base, "image_path": "art/hero.png"}).status == 200
     )
+
+
+def test_a_length_the_model_does_not_make_is_a_400(daemon: DaemonThread, project: Path) -> None:
+    """The listing names the lengths a model makes; 7 s, between 6 and 8, is refused
+    at the quote, naming the field, and nothing is spent."""
+    base = {"project_root": str(project), "prompt": "walk", "image_path": "art/hero.png"}
+    for route in ("/api/v1/quote", "/api/v1/animate"):
+        reply = call(daemon, "POST", route, {**base, "video": {"duration_seconds": 7}})
+        assert reply.status == 400 and "duration_seconds" in reply.error["message"], reply.json
+    assert call(daemon, "GET", "/api/v1/jobs").json["data"] == []
+    quote = call(daemon, "POST", "/api/v1/quote", {**base, "video": {"duration_seconds": 8}})
+    assert quote.status == 200, quote.json

@@ -113,6 +113,7 @@ def test_validation_names_the_parameter(make_sandbox) -> None:
         ({**animation_body(), "surprise": 1}, "surprise"),
         ({**animation_body(), "export": {"fps": 12}}, "export"),
         (generation_body(resolution="8k"), "video.resolution"),
+        (generation_body(duration_seconds=7), "video.duration_seconds"),  # between 6 and 8
         ({"input": {}}, "input.first_frame"),
     ]
     for body, param in cases:

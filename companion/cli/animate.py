@@ -19,7 +19,7 @@ from companion.api.schema import ExportOptions, Selection, Task, VideoOptions
 from companion.cli import checks, into_project
 from companion.cli.errors import AwaitingApproval, InputFailure, ServiceRefused, UsageError, say
 from companion.cli.options import FORMAT_NAMES
-from companion.cli.progress import Reporter, reporter
+from companion.cli.progress import Reporter, no_news, reporter
 from companion.cli.session import settings as current_settings
 from companion.cli.session import with_service
 from companion.install import Owner, Placement
@@ -187,7 +187,7 @@ def run_plan(plan: Plan) -> int:
                 settings,
                 store,
                 timeout=plan.timeout,
-                on_change=lambda j: _tell(j, endpoint, shown),
+                on_change=lambda j: _tell(j, endpoint, shown, store),
                 on_progress=lambda j, task: _progress(task, shown),
             ) as engine:
                 earlier = unfinished(store, str(request.fingerprint))
@@ -247,10 +247,10 @@ def _progress(task: Task, shown: Reporter) -> None:
     shown.update(stage, float(task.progress))
 
 
-def _tell(job: Job, endpoint: Endpoint, shown: Reporter) -> None:
+def _tell(job: Job, endpoint: Endpoint, shown: Reporter, store: Store) -> None:
     if job.state == State.QUOTED:
         shown.note(f"quote: {job.quote} credits on {endpoint.label}")
-    else:
+    elif not no_news(job, store):
         shown.note(f"job {job.id[:8]} {job.state}")
 
 

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from companion.api.client import Client
 from companion.cli import checks, into_project
 from companion.cli.errors import CliError, InputFailure, UsageError, say
+from companion.cli.progress import no_news
 from companion.cli.session import settings as load
 from companion.cli.session import with_service
 from companion.jobs import FINAL, Engine, JobFailed, JobRequest, State, submit
@@ -30,7 +31,7 @@ def _with_engine(action: Callable[[Engine], Awaitable[T]]) -> T:
                 endpoint,
                 settings,
                 store,
-                on_change=lambda j: say(f"job {j.id[:8]} {j.state}"),
+                on_change=lambda j: None if no_news(j, store) else say(f"job {j.id[:8]} {j.state}"),
             ) as engine:
                 return await action(engine)
         finally:

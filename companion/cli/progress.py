@@ -11,9 +11,12 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from companion.cli.errors import say
+
+if TYPE_CHECKING:
+    from companion.store import Job, Store
 
 
 class Reporter(Protocol):
@@ -31,6 +34,17 @@ def reporter(as_json: bool = False) -> Reporter:
     if not as_json and sys.stderr.isatty() and os.environ.get("TERM") != "dumb":
         return Bar()
     return Lines()
+
+
+def no_news(job: Job, store: Store) -> bool:
+    """A task the service ended without success (a cancel) that kept no output still
+    passes through downloading and installing, each written for a crash to resume from;
+    with nothing to fetch they are not said, and the next line is the job's end."""
+    return (
+        job.remote_status not in (None, "succeeded")
+        and job.state in ("downloading", "installing")
+        and not store.assets(job.id)
+    )
 
 
 def _bytes(done: int | None, total: int | None) -> str:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from companion.api.schema.images import sniff_image_type
-from companion.daemon import quote_context, registry
+from companion.daemon import model_fit, quote_context, registry
 from companion.daemon.middleware import Bad, away, read_body
 from companion.daemon.quotes import quote_id
 from companion.daemon.schema import AnimateIn, QuoteOut
@@ -92,6 +92,12 @@ class AnimateRoutes:
         except Bad as bad:
             return bad.response()
         job_request = job_request.descended(lineage or {})
+        daemon = self.daemon
+        length = await model_fit.length_refusal(
+            daemon.engine, daemon.home / "cache", daemon.service_label, body.video
+        )
+        if length is not None:
+            return error(400, "INVALID", length)
         if body.quote_id is not None and body.quote_id != digest:
             return error(
                 409,
@@ -113,7 +119,6 @@ class AnimateRoutes:
             )
             refused = {"code": "CONFLICT", "message": message, "name_suggestion": str(free)}
             return web.json_response({"error": refused}, status=409)
-        daemon = self.daemon
         if not lineage:  # the same request again is not paid again (unless again: true)
             job_request, earlier = await asyncio.to_thread(
                 made_before, daemon.store, job_request, name, target

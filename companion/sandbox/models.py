@@ -74,11 +74,12 @@ def check_video(
         raise invalid("this model needs a prompt", "prompt")
     if negative_prompt and not model["supports_negative_prompt"]:
         raise invalid("this model takes no negative prompt", "negative_prompt")
-    if video.duration_seconds is not None and video.duration_seconds > max(
-        model["durations_seconds"]
+    if (
+        video.duration_seconds is not None
+        and video.duration_seconds not in model["durations_seconds"]
     ):
         raise invalid(
-            f"at most {max(model['durations_seconds'])} seconds for this model",
+            f"duration_seconds must be one of {model['durations_seconds']} for this model",
             f"{prefix}.duration_seconds",
         )
     if video.resolution is not None and video.resolution not in model["resolutions"]:

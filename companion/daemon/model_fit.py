@@ -1,0 +1,33 @@
+"""A video length the chosen model does not make, refused before a job is accepted: the
+service would refuse it at the job's own quote, after the daemon had answered 202."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from companion.api.errors import CompanionApiError
+from companion.api.schema import VideoOptions
+from companion.jobs import Engine, live_models
+
+
+async def length_refusal(
+    engine: Engine, cache: Path, service: str, video: VideoOptions
+) -> str | None:
+    """The message naming video.duration_seconds when the live listing gives the model's
+    lengths and this is not one of them; None when it fits or nothing can be said."""
+    seconds = video.duration_seconds
+    if seconds is None:
+        return None
+    try:
+        models = await live_models(engine.client, cache, service)
+    except CompanionApiError:
+        return None  # not reachable now: the job's own quote refuses it, nothing spent
+    by_id = {m.id: m for m in models.data}
+    model = by_id.get(video.model or "") or (models.data[0] if models.data else None)
+    if model is None or not model.durations_seconds or seconds in model.durations_seconds:
+        return None
+    lengths = ", ".join(f"{s:g}" for s in model.durations_seconds)
+    return (
+        f"video.duration_seconds: model {model.id} makes videos of {lengths} s; choose one "
+        "of those (nothing was spent)"
+    )
