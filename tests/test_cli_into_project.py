@@ -154,3 +154,33 @@ def test_a_queued_job_into_a_project_carries_its_engine(tmp_path: Path) -> None:
     finally:
         store.close()
     assert job.request["install"] == {"engine": "godot", "root": str(game.resolve())}
+
+
+def test_an_export_into_a_godot_project_updates_the_sprite_frames(
+    index_video: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    game = tmp_path / "g"
+    out = game / "animations"
+    out.mkdir(parents=True)
+    (game / "project.godot").write_text("config_version=5\n")
+    args = ["export", str(index_video), *GODOT, "--name", "hero", "--width", "64"]
+    args += ["--height", "64", "--out", str(out)]
+    first = companion("http://127.0.0.1:9", home, *args, "--frame-count", "4")
+    assert first.returncode == 0, first.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["hero.json", "hero.png", "hero.tres"]
+    tres = out / "hero.tres"
+    assert len(_regions(tres)) == 4
+    tres.write_text(re.sub(r'"speed": [0-9.]+', '"speed": 9.0', tres.read_text()))
+    again = companion("http://127.0.0.1:9", home, *args, "--frame-count", "6")
+    assert again.returncode == 0, again.stderr
+    # Updated in place, never deleted as a leftover nor left with the old regions.
+    assert sorted(p.name for p in out.iterdir()) == ["hero.json", "hero.png", "hero.tres"]
+    assert len(_regions(tres)) == 6 and '"speed": 9.0' in tres.read_text()
+    # A SpriteFrames the user made by hand is theirs: refused before anything is written.
+    (out / "mine.tres").write_text("[gd_resource]\n")
+    mine = companion("http://127.0.0.1:9", home, *args[:-4], "--name", "mine", "--out", str(out))
+    assert mine.returncode == 2 and "mine.tres was not written by the companion" in mine.stderr
+    assert sorted(p.name for p in out.iterdir()) == [
+        "hero.json", "hero.png", "hero.tres", "mine.tres"
+    ]  # fmt: skip

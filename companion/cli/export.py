@@ -16,7 +16,9 @@ from companion.cli.progress import reporter
 from companion.media import ExportResult, MediaError, export_spec, export_video, probe
 
 if TYPE_CHECKING:  # the store and the record are imported only when an export runs
-    from companion.install import Owner
+    from companion.api.schema import ExportOptions
+    from companion.install import Owner, Placement
+    from companion.media import ExportSpec
 
 
 def _report(result: ExportResult, as_json: bool) -> None:
@@ -78,6 +80,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         database = load_settings().database
     except ConfigError as exc:
         raise UsageError(str(exc)) from exc
+    from companion.cli import into_project
+
+    where = into_project.placement(database, out)
+    if where is not None:
+        return _into_project(args, where, database, video, spec, options)
     store = Store(database)
     try:
         owner = Owner(store, f"export-{uuid.uuid4()}", name)  # each export its own writer
@@ -111,6 +118,48 @@ def cmd_export(args: argparse.Namespace) -> int:
     finally:
         store.close()
     _report(result, args.json)
+    sys.stdout.flush()
+    return 0
+
+
+def _into_project(
+    args: argparse.Namespace,
+    where: Placement,
+    database: Path,
+    video: Path,
+    spec: ExportSpec,
+    options: ExportOptions,
+) -> int:
+    """Into a Godot or Unity project: installed the engine's way (see export_project)."""
+    from companion.cli import export_project, into_project
+    from companion.store import Store
+
+    if args.godot_res_dir is not None:
+        raise UsageError(
+            f"--godot-res-dir: {where.target} is in the {where.engine} project "
+            f"{where.project_root}, whose own paths the install uses; leave it out"
+        )
+    formats = [f.value for f in options.formats]
+    planned = into_project.planned(where, spec.name, formats)
+    checks.never_over_a_source(planned, [video])
+    checks.existing_outputs(planned)
+    store = Store(database)
+    try:
+        shown = reporter(args.json)
+        try:
+            result, installed = export_project.export_into(
+                store,
+                where,
+                video,
+                spec,
+                options,
+                progress=lambda done: shown.update("decoding and writing frames", done),
+            )
+        finally:
+            shown.close()
+    finally:
+        store.close()
+    export_project.report(result, installed, args.json)
     sys.stdout.flush()
     return 0
 

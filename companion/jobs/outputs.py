@@ -22,15 +22,13 @@ from companion.install import (
     Placement,
     SheetSourceError,
     Staged,
-    build_tree,
-    drop_leftovers,
     load_manifest,
-    merge_changed_clips,
-    merge_changed_sprites,
     place_download,
     set_aside_files,
     sha256_of,
 )
+from companion.install.into_engine import ApplyFailed
+from companion.install.into_engine import install as install_into_engine
 from companion.jobs import recut
 from companion.jobs.crash import crash_point
 from companion.jobs.errors import JobFailed
@@ -191,8 +189,7 @@ class OutputSteps:
         target = placement.target
         staging = self._staging(job)
         rows = self.store.assets(job.id)
-        tree = load_manifest(staging)
-        if tree is None:
+        if load_manifest(staging) is None:
             lost = [
                 r.file_name for r in rows if not (r.staged_path and Path(r.staged_path).exists())
             ]
@@ -201,37 +198,24 @@ class OutputSteps:
                     f"outputs {', '.join(lost)} were lost before they were installed; "
                     "download them with companion assets download"
                 )
-            export = (job.resolved or {}).get("export") or {}
-            tree = build_tree(
+        try:
+            done = install_into_engine(
+                self.store,
                 placement,
+                Owner(self.store, job.id, job.name),
                 [Staged(r.format, r.file_name, Path(str(r.staged_path))) for r in rows],
                 staging,
-                name=job.name,
-                formats=[str(f) for f in export.get("output_formats") or []],
-                export=export,
+                export=(job.resolved or {}).get("export") or {},
+                after_each=lambda: crash_point("mid_install"),
             )
-        # A SpriteFrames the user changed is merged (their other animations, loop and
-        # speed kept), not refused; so are a Unity clip and its metas (settings, events
-        # and every guid and sprite id kept).
-        owner = Owner(self.store, job.id, job.name)
-        guard = merge_changed_sprites(tree, target, owner)
-        guard.merged |= merge_changed_clips(tree, target, owner)
-        refused = tree.clashes(target, guard)
-        if refused:
-            more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
-            raise InstallError(f"{refused[0]}{more}: it is never replaced")
-        try:
-            tree.apply(target, after_each=lambda: crash_point("mid_install"), guard=guard)
-        except InstallError as exc:
+        except ApplyFailed as exc:
             raise JobFailed(str(exc)) from exc
+        tree = done.tree
         for row in rows:
             if not row.installed_path:
                 where = target / tree.outputs.get(row.file_name, row.file_name)
                 self.store.asset_installed(row.id, str(where))
-        notes = drop_leftovers(
-            self.store, guard.owner, target, {tree.final(target, r) for r in tree.order}
-        )
-        for note in notes:
+        for note in done.notes:
             log.warning("job %s: %s", job.id, note)
         shutil.rmtree(target / STAGING / job.id, ignore_errors=True)
         release_if_unused(target)

@@ -1,0 +1,72 @@
+"""Staged outputs into a Godot or Unity project, the one way every writer does it (a
+paid job, a re-cut, a local export): the plan laid out and sealed (or the sealed one
+resumed), the user's edited SpriteFrames or clip merged, files the companion may not
+replace refused before anything moves, then the moves, and the older set of the same
+name removed so one animation's files stay one set."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion.install.anim_merge import merge_changed as merge_changed_clips
+from companion.install.one_set import drop_leftovers
+from companion.install.ownership import Owner
+from companion.install.plan import Placement
+from companion.install.plan import build as build_tree
+from companion.install.sprite_merge import merge_changed as merge_changed_sprites
+from companion.install.tree import InstallError, Staged, Tree, load_manifest
+from companion.store import Store
+
+
+class ApplyFailed(InstallError):
+    """The moves began and one failed: some files are in, so the install is not redone
+    another way (a paid job fails saying why; the same action again finishes it)."""
+
+
+@dataclass(frozen=True)
+class Installed:
+    tree: Tree
+    notes: list[str]  # older files of the name kept because the user changed them
+
+
+def install(
+    store: Store,
+    placement: Placement,
+    owner: Owner,
+    staged: Sequence[Staged],
+    staging: Path,
+    *,
+    export: dict[str, Any],
+    after_each: Callable[[], None] | None = None,
+) -> Installed:
+    """Install staged (laid out under staging) into placement.target. Raises
+    InstallError, naming the file, when one is not the companion's to replace."""
+    target = placement.target
+    tree = load_manifest(staging)
+    if tree is None:
+        tree = build_tree(
+            placement,
+            list(staged),
+            staging,
+            name=owner.name,
+            formats=[str(f) for f in export.get("output_formats") or []],
+            export=export,
+        )
+    # A SpriteFrames the user changed is merged (their other animations, loop and speed
+    # kept), not refused; so are a Unity clip and its metas (settings, events and every
+    # guid and sprite id kept).
+    guard = merge_changed_sprites(tree, target, owner)
+    guard.merged |= merge_changed_clips(tree, target, owner)
+    refused = tree.clashes(target, guard)
+    if refused:
+        more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
+        raise InstallError(f"{refused[0]}{more}: it is never replaced")
+    try:
+        tree.apply(target, after_each=after_each, guard=guard)
+    except InstallError as exc:
+        raise ApplyFailed(str(exc)) from exc
+    written = {tree.final(target, r) for r in tree.order}
+    return Installed(tree, drop_leftovers(store, guard.owner, target, written))
