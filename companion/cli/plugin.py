@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from companion.cli.errors import UsageError
+from companion.cli.errors import EXIT_FAILED, UsageError
 from companion.install import Change, PluginEngine, PluginError
 
 
@@ -96,13 +96,14 @@ def cmd_status(args: argparse.Namespace) -> int:
         found["registered"] = any(p["root"] == found["project"] for p in store.projects())
     finally:
         store.close()
+    missing = EXIT_FAILED if found["installed"] is None else 0  # for `&&` and scripts
     if args.json:
         print(json.dumps(found))
-        return 0
+        return missing
     fix = f"companion plugin install {engine} {found['project']}"
     if found["installed"] is None:
         print(f"the {engine} plugin is not installed in {found['project']}; install it with: {fix}")
-        return 0
+        return missing
     state = (
         "current" if found["current"] else f"not current (this companion ships {found['shipped']})"
     )

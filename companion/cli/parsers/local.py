@@ -181,9 +181,19 @@ def add_plugin(commands: Any) -> None:
     for verb, help_text in (
         ("install", "put the plugin into the project (again: update it) and register it"),
         ("uninstall", "take out exactly what install put there"),
-        ("status", "the version installed, whether it is current, enabled and registered"),
+        (
+            "status",
+            "the version installed, whether it is current, enabled and registered; "
+            "exit 1 when it is not installed",
+        ),
     ):
-        parser = command(verbs, verb, f"companion.cli.plugin:cmd_{verb}", help=help_text)
+        parser = command(
+            verbs,
+            verb,
+            f"companion.cli.plugin:cmd_{verb}",
+            help=help_text,
+            description=help_text[0].upper() + help_text[1:] + ".",
+        )
         parser.add_argument("engine", choices=["godot", "unity"], help="the project's engine")
         parser.add_argument(
             "project", help="the project's folder (holding project.godot, or Assets/)"
