@@ -6,6 +6,7 @@ beside a resource that still shows the old frames."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,12 @@ from unityparser import UnityDocument
 from companion.media.demo_art import draw_character
 from companion.store import Store
 from tests.cli_helpers import companion
+from tests.daemon_helpers import DaemonThread
+from tests.plugin_script import ScriptedPlugin
 from tests.test_unity_anim_merge import as_unity_saves_it
 
 SHORT = ["--seconds", "1", "--resolution", "360p", "--width", "64", "--height", "64"]
+SAMPLE_GODOT = Path(__file__).resolve().parents[1] / "samples" / "godot"
 GODOT = ["--formats", "spritesheet,spritesheet_json,godot_pack"]
 
 
@@ -197,3 +201,37 @@ def test_an_export_into_a_godot_project_updates_the_sprite_frames(
     assert sorted(p.name for p in out.iterdir()) == [
         "hero.json", "hero.png", "hero.tres", "mine.tres"
     ]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_the_cli_re_cuts_and_re_animates_a_daemon_job_into_its_registered_project(
+    daemon: DaemonThread, tmp_path: Path
+) -> None:
+    """The daemon made hero into a registered Godot project; the command line then re-cuts
+    that job and animates hero again into the same folder."""
+    project = tmp_path / "game"
+    shutil.copytree(SAMPLE_GODOT, project)
+    plugin = ScriptedPlugin(daemon.home, "godot", project)
+    plugin.refresh()
+    body = plugin.body("art/hero.png", "idle", ["godot_pack"], 64, 4, 1)
+    plugin.quote(body)
+    made = plugin.poll(plugin.animate(body))
+    assert made["state"] == "done", made
+    out = project / "animations"
+    tres = out / "hero.tres"
+    assert len(_regions(tres)) == 4
+    url = daemon.settings.base_url
+    recut = companion(
+        url, daemon.home, "recut", made["id"][:8], *GODOT, "--frame-count", "8",
+        "--width", "64", "--height", "64", "--out", str(out),
+    )  # fmt: skip
+    assert recut.returncode == 0, recut.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["hero.json", "hero.png", "hero.tres"]
+    assert len(_regions(tres)) == 8  # kept and updated, not deleted for a hero_godot.zip
+    hop = companion(
+        url, daemon.home, "animate", str(project / "art" / "hero.png"), "--prompt", "hop",
+        *GODOT, "--frame-count", "6", *SHORT, "--out", str(out),
+    )  # fmt: skip
+    assert hop.returncode == 0, hop.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["hero.json", "hero.png", "hero.tres"]
+    assert len(_regions(tres)) == 6  # the new sheet's regions, not the stale 8
