@@ -154,6 +154,19 @@ def test_a_queued_job_into_a_project_carries_its_engine(tmp_path: Path) -> None:
     finally:
         store.close()
     assert job.request["install"] == {"engine": "godot", "root": str(game.resolve())}
+    # A SpriteFrames of the user's under that name: refused before anything is queued.
+    (game / "animations").mkdir()
+    (game / "animations" / "mine.tres").write_text("[gd_resource]\n")
+    mine = companion(
+        "http://127.0.0.1:9", home, "jobs", "add", str(tmp_path / "hero.png"), "--prompt", "hop",
+        *GODOT, "--name", "mine", "--target", str(game / "animations"),
+    )  # fmt: skip
+    assert mine.returncode == 2 and "mine.tres was not written by the companion" in mine.stderr
+    store = Store(home / "companion.db")
+    try:
+        assert len(store.jobs()) == 1
+    finally:
+        store.close()
 
 
 def test_an_export_into_a_godot_project_updates_the_sprite_frames(

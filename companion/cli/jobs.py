@@ -86,6 +86,8 @@ def cmd_add(args: argparse.Namespace) -> int:
     checks.never_over_a_source(
         checks.output_paths(target, name, formats), [image, *([last] if last else []), *refs]
     )
+    # Into a Godot or Unity project: installed the engine's way, as the daemon's are.
+    where = into_project.placement(load().database, target)
     request = JobRequest.animation(
         image=image,
         prompt=args.prompt,
@@ -94,11 +96,12 @@ def cmd_add(args: argparse.Namespace) -> int:
         selection=selection,
         last_frame=last,
         references=refs,
-        # Into a Godot or Unity project: installed the engine's way, as the daemon's are.
-        placement=into_project.placement(load().database, target),
+        placement=where,
     )
     store = Store(load().database)
     try:
+        if where is not None:  # the user's own files there: refused before it is queued
+            into_project.refuse_conflicts(store, where, name, request.install_formats or [])
         job = submit(
             store,
             request,
