@@ -127,8 +127,11 @@ def test_a_job_held_by_a_budget_waits_for_approval_and_names_the_command(
     approve = last.split("Approve it with: ")[1].split(" (")[0]
     assert approve.startswith("companion jobs approve ")
     assert _calls(sandbox) == 0
+    # It says what approving does: that command pays and writes the outputs itself.
+    assert f"writes its outputs to {tmp_path / 'out'}" in last and "no need to run" in last
     approved = companion(sandbox.base_url, home, *approve.split()[1:])
     assert approved.returncode == 0, approved.stderr
-    done = companion(sandbox.base_url, home, *args)
-    assert done.returncode == 0, done.stderr
     assert (tmp_path / "out" / "hero.gif").exists() and _calls(sandbox) == 1
+    done = companion(sandbox.base_url, home, *args)  # only reports what was made
+    assert done.returncode == 0 and "already made" in done.stderr, done.stderr
+    assert _calls(sandbox) == 1

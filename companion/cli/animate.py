@@ -294,7 +294,9 @@ def _report(job: Job, as_json: bool, charged_before: int | None) -> int:
         raise AwaitingApproval(
             f"job {job.id[:8]} costs {job.quote} credits, over a budget in config.yaml; "
             f"nothing was spent. Approve it with: companion jobs approve {job.id[:8]} "
-            "(then run this same command again to go on)"
+            f"(that command makes it, paying the {job.quote} credits, and writes its outputs "
+            f"to {job.target_dir}; there is no need to run this one again); or drop it with: "
+            f"companion jobs cancel {job.id[:8]}"
         )
     if job.state == State.DONE:
         return 0

@@ -112,7 +112,11 @@ def add_jobs(commands: Any) -> None:
         ("show", "a job, its ledger and outputs", "cmd_show"),
         ("cancel", "cancel a job (remotely too)", "cmd_control"),
         ("retry", "retry a job that never reached the service", "cmd_control"),
-        ("approve", "approve a job held by a budget", "cmd_control"),
+        (
+            "approve",
+            "let a job held by a budget go on: it is made now, paid and installed",
+            "cmd_control",
+        ),
     ):
         parser = command(verbs, verb, f"companion.cli.jobs:{handler}", help=text)
         parser.add_argument("job", help="a job id or its first characters")
