@@ -14,8 +14,10 @@ from unityparser import UnityDocument
 
 from companion.media.demo_art import draw_character
 from companion.store import Store
-from tests.cli_helpers import companion
+from tests.cli_helpers import companion, tasks
+from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
+from tests.http_helpers import Api
 from tests.plugin_script import ScriptedPlugin
 from tests.test_unity_anim_merge import as_unity_saves_it
 
@@ -235,3 +237,27 @@ def test_the_cli_re_cuts_and_re_animates_a_daemon_job_into_its_registered_projec
     assert hop.returncode == 0, hop.stderr
     assert sorted(p.name for p in out.iterdir()) == ["hero.json", "hero.png", "hero.tres"]
     assert len(_regions(tres)) == 6  # the new sheet's regions, not the stale 8
+
+
+def test_animate_into_a_project_refuses_the_users_resource_before_paying(
+    make_sandbox,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
+    sandbox = make_sandbox()
+    api = Api(sandbox.base_url, key=TEST_KEY)
+    balance = api.get("/credits/balance").json["available"]
+    game = tmp_path / "g"
+    out = game / "animations"
+    out.mkdir(parents=True)
+    (game / "project.godot").write_text("config_version=5\n")
+    draw_character(64).save(game / "hero.png")
+    (out / "hero.tres").write_text('[gd_resource type="SpriteFrames" format=3]\n')  # the user's
+    refused = companion(
+        sandbox.base_url, tmp_path / "home", "animate", str(game / "hero.png"), "--prompt",
+        "hop", *GODOT, "--frame-count", "4", *SHORT, "--out", str(out), "--json",
+    )  # fmt: skip
+    assert refused.returncode == 2, refused.stderr
+    assert "hero.tres was not written by the companion" in refused.stderr
+    assert "nothing was spent" in refused.stderr
+    assert tasks(api) == [] and api.get("/credits/balance").json["available"] == balance
+    assert sorted(p.name for p in out.iterdir()) == ["hero.tres"]

@@ -46,7 +46,7 @@ def export_into(
             raise InputFailure(str(exc)) from exc
         for path in into_project.planned(where, name, formats):
             if path.exists():
-                say(f"companion: updating {path} (the companion's, merged where edited)")
+                say(f"companion: updating {path}")
         try:
             done = install_into_engine(
                 store,
