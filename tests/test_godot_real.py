@@ -279,8 +279,14 @@ def test_the_dock_does_its_job_in_a_real_editor(
     assert not lite["styles"] and not lite["transparency"], lite
     assert lite["references"] == "References: 0 of 2" and lite["seconds"] == [1, 4], lite
     assert lite["resolutions"] == 3, lite  # "model default", 360p, 480p
+    # Seconds offers only the lengths the model lists: 7 s becomes 8 going up, 6 going down.
+    seven = seen["seven"]
+    assert seven["offered"] == [1, 2, 3, 4, 5, 6, 8, 10], seven
+    assert seven["up"] == 8 and seven["down"] == 6, seven
+    assert seven["tooltip"] == "This model makes videos of 1, 2, 3, 4, 5, 6, 8, 10 s.", seven
     quoted = seen["lite_quote"]
     assert quoted["credits"] > 0 and quoted["message"].startswith("This will cost"), quoted
+    assert quoted["video"]["duration_seconds"] == 3, quoted  # a listed length, as chosen
     assert quoted["video"]["model"] == "sandbox-motion-lite" and quoted["video"]["seed"] == 42
     assert seen["model_change_dropped"], seen
 

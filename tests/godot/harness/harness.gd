@@ -156,11 +156,21 @@ func _run() -> void:
 	for id in advanced.models:
 		_choose(advanced._model, id)
 		out["per_model"][id] = _advanced_rows()
+	# Seconds holds only a length the model lists: 7 s, between 6 and 8, is not kept.
+	_choose(advanced._model, advanced.default_model)
+	dock._seconds.value = 6
+	dock._seconds.value = 7
+	var stepped_up: float = dock._seconds.value
+	dock._seconds.value = 7
+	out["seven"] = {
+		"offered": dock._limits.lengths, "up": stepped_up, "down": dock._seconds.value,
+		"tooltip": dock._seconds.tooltip_text,
+	}
 	# A model with a fixed seed, quoted: the request names both; a model change drops it.
 	_choose(advanced._model, plan["lite_model"])
 	advanced._fixed_seed.button_pressed = true
 	advanced._seed.value = 42
-	dock._seconds.value = 2
+	dock._seconds.value = 3
 	dock._prompt.text = "idle"
 	await _quote()
 	out["lite_quote"] = {

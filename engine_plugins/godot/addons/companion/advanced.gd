@@ -6,8 +6,9 @@ extends VBoxContainer
 
 ## Any change of what would be sent (the dock drops its quote).
 signal changed
-## The chosen model's durations changed: {min, max} in seconds (empty: no bound given).
-signal durations_changed(bounds: Dictionary)
+## The chosen model's durations changed: {min, max} in seconds (empty: no bound given)
+## and the lengths it makes (empty: any in those bounds).
+signal durations_changed(bounds: Dictionary, lengths: Array)
 
 ## Model id -> capabilities, in one shape whichever the daemon sends (see caps_of).
 var models := {}
@@ -65,10 +66,13 @@ static func caps_of(model: Dictionary) -> Dictionary:
 		transparency = {"supported": "alpha_key" in modes, "key_color": "alpha_key" in modes}
 	var durations: Variant = model.get("durations", model.get("durations_seconds", []))
 	var bounds := {}
+	var lengths := []
 	if typeof(durations) == TYPE_DICTIONARY:
 		bounds = durations
 	elif typeof(durations) == TYPE_ARRAY and not durations.is_empty():
 		bounds = {"min": durations.min(), "max": durations.max()}
+		lengths = durations.map(func(d: Variant) -> float: return float(d))
+		lengths.sort()
 	var styles: Array = model.get("style_presets", [])
 	return {
 		"id": String(model.get("id", "")),
@@ -82,6 +86,7 @@ static func caps_of(model: Dictionary) -> Dictionary:
 		"styles": styles.filter(func(s: Variant) -> bool: return String(s) != "none"),
 		"resolutions": model.get("resolutions", []),
 		"durations": bounds,
+		"lengths": lengths,
 		"transparency": transparency,
 	}
 
@@ -148,7 +153,7 @@ func _show_model(emit := true) -> void:
 	if reference_paths.size() > most:
 		reference_paths.resize(most)
 	_show_files()
-	durations_changed.emit(model.get("durations", {}))
+	durations_changed.emit(model.get("durations", {}), model.get("lengths", []))
 	if emit:
 		changed.emit()
 

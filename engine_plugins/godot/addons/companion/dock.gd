@@ -140,13 +140,15 @@ func drop_quote() -> void:
 
 ## Sets every box from the daemon's limits (GET /api/v1/status, "limits").
 func apply_limits(limits: Dictionary) -> void:
-	_limits.apply(limits, _advanced.caps().get("durations", {}))
+	var model: Dictionary = _advanced.caps()
+	_limits.apply(limits, model.get("durations", {}), model.get("lengths", []))
 	_show_frames()
 
 
-## The chosen model's own durations narrow the daemon's bounds on Seconds.
-func _model_durations(bounds: Dictionary) -> void:
-	_limits.narrow(bounds)
+## The chosen model's own durations narrow the daemon's bounds on Seconds; when it lists
+## its lengths, Seconds holds only one of them.
+func _model_durations(bounds: Dictionary, lengths: Array) -> void:
+	_limits.narrow(bounds, lengths)
 	_show_frames()
 
 
