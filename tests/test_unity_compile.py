@@ -211,8 +211,10 @@ def test_the_requests_the_package_writes_are_what_the_daemon_takes(tmp_path: Pat
     )
     assert ran.returncode == 0, ran.stderr
     lines = ran.stdout.splitlines()
-    escaped, unset, bare, listed, full, lite, seconds = map(json.loads, lines[:7])
-    whole, picked, anew = map(json.loads, lines[7:])
+    escaped, unset, bare, listed, full, seven, nine, lite, lite_seven, lengths = map(
+        json.loads, lines[:10]
+    )
+    whole, picked, anew = map(json.loads, lines[10:])
     assert escaped == {
         "text": 'a "quote", a \\ back, \n\r\t, a bell \u0007, é and 飛',
         "tenth": 0.1, "big": 4294967295, "yes": True, "list": ["x", "y"], "seeds": [1, 2],
@@ -239,8 +241,13 @@ def test_the_requests_the_package_writes_are_what_the_daemon_takes(tmp_path: Pat
         "reference_paths": ["Assets/Art/coin.png"],
         "video": {"duration_seconds": 2, "model": "sandbox-motion-lite", "seed": 7},
     }
-    assert seconds == {"min": 1, "max": 4}
-    for body in (listed, full, lite):
+    # A length off the model's list is never written: the nearest listed one (the shorter
+    # of two as near) is, for each model.
+    assert seven["video"]["duration_seconds"] == 6, seven
+    assert nine["video"]["duration_seconds"] == 8, nine
+    assert lite_seven["video"]["duration_seconds"] == 4, lite_seven
+    assert lengths == {"lengths": [1, 2, 3, 4]}
+    for body in (listed, full, seven, nine, lite, lite_seven):
         given = AnimateIn.model_validate({"project_root": "/game", "image_path": "a.png", **body})
         check_video(
             given.video,

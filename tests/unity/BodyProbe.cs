@@ -1,6 +1,7 @@
 // Prints, one JSON object a line, what the package's own code writes for a request:
 // run by tests/test_unity_compile.py under Mono, which holds each to the daemon's schema.
 using System;
+using System.Linq;
 using System.Reflection;
 using Companion.Animate;
 using UnityEngine;
@@ -15,10 +16,10 @@ public static class BodyProbe
 
     static Texture2D Picture(string path) => new Texture2D(2, 2) { name = path };
 
-    static void Print(AdvancedOptions options)
+    static void Print(AdvancedOptions options, float seconds = 2f)
     {
         var body = new Json();
-        var video = new Json().Add("duration_seconds", 2.0);
+        var video = options.Video(seconds); // as the window writes it
         options.AddTo(body, video);
         Console.WriteLine(body.Add("video", video).ToString());
     }
@@ -36,13 +37,13 @@ public static class BodyProbe
         var full = new ModelInfo
         {
             id = "sandbox-motion-1", supports_last_frame = true, max_reference_images = 2,
-            supports_negative_prompt = true, durations_seconds = new[] { 1f, 10f },
+            supports_negative_prompt = true, durations_seconds = new[] { 10f, 1f, 2f, 3f, 4f, 5f, 6f, 8f },
             resolutions = new[] { "360p", "480p" }, transparency_modes = new[] { "standard", "alpha_key" },
             style_presets = new[] { "none", "pixel_art", "cartoon" },
         };
         var lite = new ModelInfo
         {
-            id = "sandbox-motion-lite", max_reference_images = 1, durations_seconds = new[] { 1f, 4f },
+            id = "sandbox-motion-lite", max_reference_images = 1, durations_seconds = new[] { 1f, 2f, 3f, 4f },
             resolutions = new[] { "360p" }, transparency_modes = new[] { "standard" },
             style_presets = new[] { "none" },
         };
@@ -66,10 +67,13 @@ public static class BodyProbe
         references.Add(Picture("Assets/Art/slime.png"));
         Set(options, "negativePrompt", "  blurry ");
         Print(options); // every option of the full model
+        Print(options, 7f); // a length the model does not list: the nearest listed is written
+        Print(options, 9f);
         Set(options, "model", 1);
         Call(options, "Fit"); // as Draw does when the user picks the lite model
         Print(options);
-        Console.WriteLine(new Json().Add("min", options.Seconds().min).Add("max", options.Seconds().max));
+        Print(options, 7f);
+        Console.WriteLine(new Json().Add("lengths", options.Lengths().Select(l => (double)l)));
 
         // The re-cut form of a generation: its own settings first, then a range clicked on
         // a contact sheet of four cells over a 2 s clip.

@@ -1,3 +1,4 @@
+using System;
 using System.Collections.Generic;
 using System.Linq;
 using System.Threading.Tasks;
@@ -32,13 +33,39 @@ namespace Companion.Animate
 
         public ModelInfo Chosen => model >= 0 && model < Models.Count ? Models[model] : null;
 
-        /// <summary>The chosen model's durations as bounds; -1 where it gives none.</summary>
-        public LimitRange Seconds()
+        /// <summary>The lengths the chosen model makes, shortest first; empty when it lists none.</summary>
+        public float[] Lengths()
         {
             var chosen = Chosen;
-            if (chosen == null || chosen.durations_seconds.Length == 0)
-                return new LimitRange();
-            return new LimitRange { min = chosen.durations_seconds.Min(), max = chosen.durations_seconds.Max() };
+            return chosen == null ? new float[0] : chosen.durations_seconds.Distinct().OrderBy(l => l).ToArray();
+        }
+
+        /// <summary>
+        /// The listed length nearest to `seconds` (the shorter of two as near), or `seconds`
+        /// when the model lists none: the service refuses any length it does not list.
+        /// </summary>
+        public float Listed(float seconds) => Nearest(Lengths(), seconds);
+
+        static float Nearest(float[] lengths, float seconds) =>
+            lengths.Length == 0 ? seconds : lengths.OrderBy(l => Math.Abs(l - seconds)).First();
+
+        /// <summary>The request's video options, starting with a length the model makes.</summary>
+        public Json Video(float seconds) => new Json().Add("duration_seconds", (double)Listed(seconds));
+
+        /// <summary>
+        /// Seconds as a choice among the model's lengths within the service's bounds; a free
+        /// field held to those bounds when the model lists none.
+        /// </summary>
+        public float DrawSeconds(float seconds, LimitRange bounds)
+        {
+            var lengths = Lengths();
+            var shown = lengths.Where(l => bounds.Clamp(l) == l).ToArray();
+            if (shown.Length == 0)
+                shown = lengths; // the daemon's bounds and the listing disagree: the listing decides
+            if (shown.Length == 0)
+                return bounds.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField("Seconds", seconds)));
+            var index = Array.IndexOf(shown, Nearest(shown, seconds));
+            return shown[EditorGUILayout.Popup("Seconds", index, shown.Select(l => $"{l:0.##} s").ToArray())];
         }
 
         /// <summary>Reads the listing; true when what would be sent changed (the quote goes).</summary>

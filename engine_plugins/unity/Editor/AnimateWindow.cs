@@ -138,10 +138,11 @@ namespace Companion.Animate
                 .Add("project_root", ProjectRoot())
                 .Add("image_path", AssetDatabase.GetAssetPath(source))
                 .Add("prompt", prompt.Trim());
-            // A one-click animation takes a frame count over the video's duration.
-            var video = new Json().Add("duration_seconds", (double)seconds);
+            // A one-click animation takes a frame count over the video's duration, one of
+            // the lengths the model makes.
+            var video = advanced.Video(seconds);
             advanced.AddTo(body, video);
-            body.Add("video", video).Add("export", Export());
+            body.Add("video", video).Add("export", Export(advanced.Listed(seconds)));
             if (animationName.Trim() != "")
                 body.Add("name", animationName.Trim());
             if (quote != "")
@@ -149,14 +150,14 @@ namespace Companion.Animate
             return body;
         }
 
-        Json Export()
+        Json Export(float length)
         {
             var chosen = new List<string> { "spritesheet", "spritesheet_json" };
             foreach (var format in OptionalFormats)
                 if (formats.TryGetValue(format, out var on) && on)
                     chosen.Add(format);
             return new Json()
-                .Add("frame_count", setFrames ? frameCount : Frames(fps, seconds, limits, out _))
+                .Add("frame_count", setFrames ? frameCount : Frames(fps, length, limits, out _))
                 .Add("output_width", width)
                 .Add("output_height", height)
                 .Add("output_formats", chosen);
@@ -221,11 +222,11 @@ namespace Companion.Animate
             width = Mathf.RoundToInt(limits.size.Clamp(Mathf.Max(1, EditorGUILayout.IntField("Width", width))));
             height = Mathf.RoundToInt(limits.size.Clamp(Mathf.Max(1, EditorGUILayout.IntField("Height", height))));
             fps = limits.fps.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField("FPS", fps)));
-            // The service's bounds, then the chosen model's durations.
-            var durations = advanced.Seconds();
-            var secondsLabel = durations.HasMax ? $"Seconds ({durations.min:0.##} to {durations.max:0.##})" : "Seconds";
-            seconds = durations.Clamp(
-                limits.seconds.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField(secondsLabel, seconds))));
+            // One of the chosen model's lengths; a model change that moves it drops the quote.
+            var was = seconds;
+            seconds = advanced.DrawSeconds(seconds, limits.seconds);
+            if (seconds != was)
+                DropQuote();
             setFrames = EditorGUILayout.Toggle("Set frame count", setFrames);
             if (setFrames)
                 frameCount = Mathf.RoundToInt(limits.frame_count.Clamp(
@@ -405,7 +406,7 @@ namespace Companion.Animate
                 if (replaceAgreed)
                     sent.Add("replace", true); // not priced: the quote id still holds
                 DropQuote(); // one quote, one job
-                pixelExport = pixelArt ? Export() : null;
+                pixelExport = pixelArt ? Export(advanced.Listed(seconds)) : null;
                 var reply = await DaemonClient.Post("/api/v1/animate", sent);
                 if (!reply.Ok)
                 {
