@@ -19,6 +19,8 @@ from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
 from tests.http_helpers import Api
 from tests.plugin_script import ScriptedPlugin
+from tests.real_godot import Godot, real_godot  # noqa: F401  (the fixture)
+from tests.test_godot_real import game, play
 from tests.test_unity_anim_merge import as_unity_saves_it
 
 SHORT = ["--seconds", "1", "--resolution", "360p", "--width", "64", "--height", "64"]
@@ -261,3 +263,31 @@ def test_animate_into_a_project_refuses_the_users_resource_before_paying(
     assert "nothing was spent" in refused.stderr
     assert tasks(api) == [] and api.get("/credits/balance").json["available"] == balance
     assert sorted(p.name for p in out.iterdir()) == ["hero.tres"]
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_a_cli_re_cut_of_a_daemon_job_plays_in_real_godot(
+    daemon: DaemonThread,
+    real_godot: Godot,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """The scene's SpriteFrames, re-cut from the command line, loads and plays its new
+    frames in the engine itself (it used to be deleted for a hero_godot.zip)."""
+    project = game(tmp_path / "game", harness=False)
+    plugin = ScriptedPlugin(daemon.home, "godot", project)
+    plugin.refresh()
+    body = plugin.body("art/hero.png", "idle", ["godot_pack"], 64, 4, 1)
+    plugin.quote(body)
+    made = plugin.poll(plugin.animate(body))
+    assert made["state"] == "done", made
+    recut = companion(
+        daemon.settings.base_url, daemon.home, "recut", made["id"][:8], *GODOT,
+        "--frame-count", "8", "--width", "64", "--height", "64",
+        "--out", str(project / "animations"),
+    )  # fmt: skip
+    assert recut.returncode == 0, recut.stderr
+    played = play(real_godot, project, tmp_path / "godot", ["res://animations/hero.tres"])
+    hero = played["res://animations/hero.tres"]
+    assert hero["loaded"] and hero["count"] == 8 and hero["missing"] == 0, hero
+    assert hero["sizes"] == [[64, 64]] and len(hero["shown"]) >= 3, hero
