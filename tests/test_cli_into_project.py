@@ -291,3 +291,23 @@ def test_a_cli_re_cut_of_a_daemon_job_plays_in_real_godot(
     hero = played["res://animations/hero.tres"]
     assert hero["loaded"] and hero["count"] == 8 and hero["missing"] == 0, hero
     assert hero["sizes"] == [[64, 64]] and len(hero["shown"]) >= 3, hero
+
+
+def test_a_folder_that_becomes_a_project_keeps_one_set_per_name(
+    index_video: Path, tmp_path: Path
+) -> None:
+    """hero exported as a plain folder's pack, then again once the folder is a Godot
+    project: the archive of the old layout goes, the engine's files come in."""
+    home = tmp_path / "home"
+    game = tmp_path / "g"
+    out = game / "animations"
+    out.mkdir(parents=True)
+    args = ["export", str(index_video), *GODOT, "--name", "hero", "--frame-count", "4"]
+    args += ["--width", "64", "--height", "64", "--out", str(out)]
+    plain = companion("http://127.0.0.1:9", home, *args)
+    assert plain.returncode == 0, plain.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["hero.json", "hero.png", "hero_godot.zip"]
+    (game / "project.godot").write_text("config_version=5\n")
+    engine = companion("http://127.0.0.1:9", home, *args)
+    assert engine.returncode == 0, engine.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["hero.json", "hero.png", "hero.tres"]
