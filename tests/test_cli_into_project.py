@@ -19,6 +19,8 @@ from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
 from tests.http_helpers import Api
 from tests.plugin_script import ScriptedPlugin
+from tests.real_godot import Godot, real_godot  # noqa: F401  (the fixture)
+from tests.test_godot_real import game, play
 from tests.test_unity_anim_merge import as_unity_saves_it
 
 SHORT = ["--seconds", "1", "--resolution", "360p", "--width", "64", "--height", "64"]
@@ -261,3 +263,51 @@ def test_animate_into_a_project_refuses_the_users_resource_before_paying(
     assert "nothing was spent" in refused.stderr
     assert tasks(api) == [] and api.get("/credits/balance").json["available"] == balance
     assert sorted(p.name for p in out.iterdir()) == ["hero.tres"]
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_a_cli_re_cut_of_a_daemon_job_plays_in_real_godot(
+    daemon: DaemonThread,
+    real_godot: Godot,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """The scene's SpriteFrames, re-cut from the command line, loads and plays its new
+    frames in the engine itself (it used to be deleted for a hero_godot.zip)."""
+    project = game(tmp_path / "game", harness=False)
+    plugin = ScriptedPlugin(daemon.home, "godot", project)
+    plugin.refresh()
+    body = plugin.body("art/hero.png", "idle", ["godot_pack"], 64, 4, 1)
+    plugin.quote(body)
+    made = plugin.poll(plugin.animate(body))
+    assert made["state"] == "done", made
+    recut = companion(
+        daemon.settings.base_url, daemon.home, "recut", made["id"][:8], *GODOT,
+        "--frame-count", "8", "--width", "64", "--height", "64",
+        "--out", str(project / "animations"),
+    )  # fmt: skip
+    assert recut.returncode == 0, recut.stderr
+    played = play(real_godot, project, tmp_path / "godot", ["res://animations/hero.tres"])
+    hero = played["res://animations/hero.tres"]
+    assert hero["loaded"] and hero["count"] == 8 and hero["missing"] == 0, hero
+    assert hero["sizes"] == [[64, 64]] and len(hero["shown"]) >= 3, hero
+
+
+def test_a_folder_that_becomes_a_project_keeps_one_set_per_name(
+    index_video: Path, tmp_path: Path
+) -> None:
+    """hero exported as a plain folder's pack, then again once the folder is a Godot
+    project: the archive of the old layout goes, the engine's files come in."""
+    home = tmp_path / "home"
+    game = tmp_path / "g"
+    out = game / "animations"
+    out.mkdir(parents=True)
+    args = ["export", str(index_video), *GODOT, "--name", "hero", "--frame-count", "4"]
+    args += ["--width", "64", "--height", "64", "--out", str(out)]
+    plain = companion("http://127.0.0.1:9", home, *args)
+    assert plain.returncode == 0, plain.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["hero.json", "hero.png", "hero_godot.zip"]
+    (game / "project.godot").write_text("config_version=5\n")
+    engine = companion("http://127.0.0.1:9", home, *args)
+    assert engine.returncode == 0, engine.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["hero.json", "hero.png", "hero.tres"]

@@ -80,7 +80,9 @@ def test_a_terminal_gets_a_progress_bar_for_generation_and_downloads(
 def test_a_pipe_or_json_gets_plain_lines(
     make_sandbox: Callable[..., SandboxThread], tmp_path: Path
 ) -> None:
-    sandbox = make_sandbox(task_seconds=3.0)  # long enough to be said
+    # Long enough to be said even when a loaded machine spaces the polls out: a line is
+    # said once a stage has run a second, at a poll that still finds it running.
+    sandbox = make_sandbox(task_seconds=6.0)
     draw_character(64).save(tmp_path / "hero.png")
     piped = companion(
         sandbox.base_url, tmp_path / "home", "animate", str(tmp_path / "hero.png"), *ARGS,
