@@ -1,0 +1,78 @@
+using System.Linq;
+using UnityEditor;
+using UnityEngine;
+
+namespace Companion.Animate
+{
+    /// <summary>
+    /// The Animate window's quote: the price of exactly the request shown, the daemon's id
+    /// for it and the request it priced (as JSON), and the user's say on files the install
+    /// would replace. Animate sends exactly that request, or quotes again.
+    /// </summary>
+    public sealed class AnimateQuote
+    {
+        /// <summary>The price, or -1 when there is no quote for what is shown.</summary>
+        public int credits = -1;
+        public string id = "";
+        public string body = "";
+        // The user agreed, for this quote, that their changed files are moved aside.
+        public bool replaceAgreed;
+        // A free name the daemon offered with the last quote.
+        public string suggestion = "";
+
+        /// <summary>Any change of what would be sent makes the shown price stale.</summary>
+        public void Drop()
+        {
+            credits = -1;
+            id = "";
+            body = "";
+            replaceAgreed = false;
+        }
+
+        /// <summary>Whether this quote priced exactly that request.</summary>
+        public bool Prices(Json request) => credits >= 0 && request.ToString() == body;
+
+        /// <summary>
+        /// Keeps the daemon's quote of the request (when the user lets it replace their
+        /// changed files) and returns what the window says about it.
+        /// </summary>
+        public string Take(string replyBody, Json request, string cutNote)
+        {
+            var quoted = JsonUtility.FromJson<QuoteReply>(
+                Json.Unset(replyBody, "balance", "per_job", "per_day"));
+            suggestion = quoted.name_suggestion ?? "";
+            if (quoted.conflicts.Length > 0 && !AgreeToReplace(quoted.conflicts))
+            {
+                // Nothing is replaced unasked: say why and offer the free name.
+                return "Nothing replaced, nothing spent:\n" +
+                    string.Join("\n", quoted.conflicts.Select(c => c.reason)) +
+                    (suggestion == "" ? "" : $"\nUse the free name {suggestion} to keep them.");
+            }
+            replaceAgreed = quoted.conflicts.Length > 0;
+            credits = quoted.credits;
+            id = quoted.quote_id ?? "";
+            body = request.ToString();
+            var message = $"This will cost {credits} credits. Press Animate to go ahead.";
+            if (quoted.balance >= 0)
+                message += $"\nBalance {quoted.balance} credits";
+            if (quoted.budget.per_job >= 0)
+                message += $"; budget {quoted.budget.per_job} a job";
+            if (quoted.budget.per_day >= 0)
+                message += $", {quoted.budget.per_day} a day ({quoted.budget.spent_today} spent today)";
+            if (replaceAgreed)
+                message += "\nYour changed files will be moved aside (.companion-replaced~), not deleted.";
+            if (quoted.budget.over)
+                message += "\nThis is over your budget: the job will wait for your approval.";
+            if (cutNote != "")
+                message += "\n" + cutNote;
+            return message;
+        }
+
+        /// <summary>The install would replace files the user changed: ask, never replace unasked.</summary>
+        static bool AgreeToReplace(KeptFile[] conflicts) =>
+            EditorUtility.DisplayDialog("Replace your changed files?",
+                string.Join("\n", conflicts.Select(c => c.reason)) +
+                "\n\nReplace them? Yours are moved to .companion-replaced~ beside them, not deleted.",
+                "Replace", "Keep mine");
+    }
+}
