@@ -106,6 +106,8 @@ def test_the_studio_in_a_real_editor(
     assert used["references"] == pickers["references"], used
     for key in ("last_frame_path", "reference_paths", "export", "prompt", "image_path"):
         assert used["sent"][key] == pickers["sent"][key], key
+    keyed = {"mode": "alpha_key", "key_color": "#ff00aa", "key_selection": "manual"}
+    assert seen["used_transparency"] == {"keyed": keyed, "plain": {}}, seen["used_transparency"]
     # The re-cut form, its range picked on the contact sheet, spending nothing.
     opened = seen["recut_opened"]
     assert opened["visible"] and opened["frames"] == 16 and opened["clip_seconds"] > 0, opened

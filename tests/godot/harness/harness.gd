@@ -138,7 +138,7 @@ func _run() -> void:
 	out["failed"] = await _job(true, false)
 	# A job that ends without error text: the daemon sends "error": null.
 	dock.job_id = "job-without-text"
-	dock._finish({"id": "job-without-text", "state": "cancelled", "error": null})
+	dock._run.finish({"id": "job-without-text", "state": "cancelled", "error": null})
 	out["null_error_message"] = dock._message.text
 	finishes.pop_back()
 	out["finishes"] = finishes.map(func(job: Dictionary) -> String: return job["state"])

@@ -87,6 +87,16 @@ func _recut() -> void:
 	out["used"] = {"last_frame": dock._advanced._last_frame_label.text,
 		"references": dock._advanced._references_label.text, "fps": dock._fps.value,
 		"sent": dock.request_body()}
+	# A kept request with transparency brings it back, its key colour too; the plain one
+	# (pressed again) turns it off.
+	var keyed: Dictionary = generations.selected().get("settings", {}).duplicate(true)
+	keyed["video"]["transparency"] = {
+		"mode": "alpha_key", "key_color": "#ff00aa", "key_selection": "manual"}
+	generations.use_settings.emit(keyed)
+	var keyed_video: Dictionary = dock.request_body()["video"]
+	h._press(generations._use_button)
+	out["used_transparency"] = {"keyed": keyed_video.get("transparency", {}),
+		"plain": dock.request_body()["video"].get("transparency", {})}
 	h._press(generations._recut_button)
 	var form: Node = generations._recut
 	await h._until(func() -> bool: return form.generation.get("id") == out["first"]["id"], 10)

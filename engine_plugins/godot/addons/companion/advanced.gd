@@ -176,11 +176,18 @@ func set_seed(value: int) -> void:
 
 
 ## The options of a generation's request (its settings, as the daemon kept them): choices,
-## files (as res:// paths) and the negative prompt.
+## transparency and its key colour, files (as res:// paths) and the negative prompt.
 func restore(settings: Dictionary) -> void:
 	var video: Dictionary = settings.get("video", {})
 	_choose_text(_resolution, video.get("resolution"))
 	_choose_text(_style, video.get("style_preset"))
+	var transparency: Variant = video.get("transparency")
+	var keyed: bool = (typeof(transparency) == TYPE_DICTIONARY
+		and transparency.get("mode") == "alpha_key")
+	_transparent.set_pressed_no_signal(keyed and _transparency_row.visible)
+	_key_colour.disabled = not _transparent.button_pressed
+	if keyed and transparency.get("key_color") != null:
+		_key_colour.color = Color.html(String(transparency["key_color"]))
 	var last: Variant = settings.get("last_frame")
 	last_frame_path = "" if last == null else ProjectSettings.localize_path(String(last))
 	reference_paths.clear()

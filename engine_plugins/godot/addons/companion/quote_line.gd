@@ -1,0 +1,102 @@
+@tool
+extends RefCounted
+## The dock's quote: the price of exactly the request shown, the daemon's id for it, the
+## Animate button's price, and the user's say on files the install would replace.
+
+## The price of the quoted request, or -1 when there is no quote for what is shown.
+var credits := -1
+## The daemon's id for that quote (sent with Animate) and the request it priced.
+var id := ""
+var body := ""
+## The user's changed files the quote said the install would replace, and whether the
+## user agreed (then Animate sends "replace": true and the daemon moves them aside).
+var conflicts: Array = []
+var replace_agreed := false
+## The dock's message line: say.call(text).
+var say: Callable
+var _animate_button: Button
+var _confirm_replace: ConfirmationDialog
+
+
+func _init(animate_button: Button, confirm_replace: ConfirmationDialog, say_line: Callable) -> void:
+	_animate_button = animate_button
+	_confirm_replace = confirm_replace
+	say = say_line
+	_confirm_replace.confirmed.connect(_agree_replace)
+	_confirm_replace.canceled.connect(_refuse_replace)
+
+
+func is_empty() -> bool:
+	return credits < 0 and id == ""
+
+
+func drop() -> void:
+	credits = -1
+	id = ""
+	body = ""
+	conflicts = []
+	replace_agreed = false
+	_animate_button.disabled = true
+	_animate_button.text = "Animate"
+
+
+## Whether the quote priced exactly this request.
+func prices(request: Dictionary) -> bool:
+	return credits >= 0 and JSON.stringify(request) == body
+
+
+## Keeps the daemon's quote of that request and shows its price on the Animate button.
+func take(quoted: Dictionary, request: Dictionary, frames_note: String) -> void:
+	credits = int(quoted.get("credits", 0))
+	id = String(quoted.get("quote_id", ""))
+	body = JSON.stringify(request)
+	conflicts = quoted.get("conflicts", [])
+	replace_agreed = false
+	_animate_button.disabled = false
+	_animate_button.text = "Animate (%d credits)" % credits
+	say.call("This will cost %d credits%s. Press Animate to go ahead.%s"
+		% [credits, money_note(quoted), "" if frames_note == "" else "\n" + frames_note])
+	if not conflicts.is_empty():
+		ask_replace()
+
+
+## The balance and the budgets beside the price: "(balance 960, budget 50 a job)".
+static func money_note(quoted: Dictionary) -> String:
+	var parts := []
+	if quoted.get("balance") != null:
+		parts.append("balance %d" % int(quoted["balance"]))
+	var budget: Variant = quoted.get("budget")
+	if typeof(budget) == TYPE_DICTIONARY:
+		if budget.get("per_job") != null:
+			parts.append("budget %d a job" % int(budget["per_job"]))
+		if budget.get("per_day") != null:
+			parts.append("%d of %d spent today" % [int(budget["spent_today"]), int(budget["per_day"])])
+		if budget.get("over", false):
+			parts.append("over budget: it waits for your approval")
+	return "" if parts.is_empty() else " (%s)" % ", ".join(parts)
+
+
+## The install would replace files the user changed: ask, never replace unasked.
+func ask_replace() -> void:
+	_confirm_replace.dialog_text = (
+		"You changed %s since the companion wrote it.\n" % _conflict_names()
+		+ "Replace it? Your version is moved to .companion-replaced~ beside it, not deleted."
+	)
+	_confirm_replace.popup_centered()
+
+
+func _agree_replace() -> void:
+	replace_agreed = true
+	say.call("Your changed files will be moved aside and replaced. Press Animate to go ahead.")
+
+
+func _refuse_replace() -> void:
+	var names := _conflict_names()
+	drop()
+	say.call("Nothing replaced, nothing spent: %s stays yours. Move it away, or animate " % names
+		+ "another picture name.")
+
+
+func _conflict_names() -> String:
+	return ", ".join(conflicts.map(func(c: Dictionary) -> String:
+		return String(c.get("path", "")).get_file()))

@@ -1,0 +1,93 @@
+@tool
+extends RefCounted
+## The dock's form as a request: the body sent to quote and animate, built from the boxes,
+## and the boxes filled again from a generation's kept request.
+
+const OPTIONAL_FORMATS := ["godot_pack", "gif", "webm_alpha", "frames_zip"]
+
+var format_boxes := {}
+var _prompt: TextEdit
+var _width: SpinBox
+var _height: SpinBox
+var _fps: SpinBox
+var _seconds: SpinBox
+var _limits: RefCounted
+var _picture: RefCounted
+var _advanced: VBoxContainer
+
+
+## The boxes are the dock's (by their unique names); each format box calls on_change.
+func _init(dock: Control, limits: RefCounted, picture: RefCounted, on_change: Callable) -> void:
+	_prompt = dock.get_node("%Prompt")
+	_width = dock.get_node("%Width")
+	_height = dock.get_node("%Height")
+	_fps = dock.get_node("%Fps")
+	_seconds = dock.get_node("%Seconds")
+	_limits = limits
+	_picture = picture
+	_advanced = dock.get_node("%Advanced")
+	for format_name in OPTIONAL_FORMATS:
+		var box := CheckBox.new()
+		box.text = format_name
+		box.button_pressed = format_name == "godot_pack"
+		box.toggled.connect(on_change)
+		dock.get_node("%Formats").add_child(box)
+		format_boxes[format_name] = box
+
+
+static func project_root() -> String:
+	return ProjectSettings.globalize_path("res://")
+
+
+## A one-click animation takes a frame count over the video's duration, so the fps
+## asked for becomes frames = fps x seconds.
+func body() -> Dictionary:
+	var formats := ["spritesheet", "spritesheet_json"]
+	for format_name in OPTIONAL_FORMATS:
+		if format_boxes[format_name].button_pressed:
+			formats.append(format_name)
+	var request := {
+		"project_root": project_root(),
+		"image_path": _picture.image_path.trim_prefix("res://"),
+		"prompt": _prompt.text.strip_edges(),
+		"video": {"duration_seconds": _seconds.value},
+		"export": {
+			"frame_count": _limits.plan()["frames"],
+			"output_width": int(_width.value),
+			"output_height": int(_height.value),
+			"output_formats": formats,
+		},
+	}
+	_advanced.apply_to(request)
+	return request
+
+
+## Fills the boxes from a generation's request (its settings as the daemon kept them);
+## the picture it animated as a res:// path ("" when it names none).
+func restore(settings: Dictionary) -> String:
+	var export: Dictionary = settings.get("export", {})
+	var video: Dictionary = settings.get("video", {})
+	if settings.has("prompt"):
+		_prompt.text = String(settings["prompt"])
+	if export.get("output_width") != null:
+		_width.value = float(export["output_width"])
+	if export.get("output_height") != null:
+		_height.value = float(export["output_height"])
+	if video.get("duration_seconds") != null:
+		_seconds.value = float(video["duration_seconds"])
+	if video.get("model") != null:
+		_advanced.select_model(String(video["model"]))
+	if video.get("seed") != null:
+		_advanced.set_seed(int(video["seed"]))
+	if export.get("frame_count") != null and _seconds.value > 0:
+		_fps.value = float(export["frame_count"]) / _seconds.value
+	var formats: Variant = export.get("output_formats")
+	if typeof(formats) == TYPE_ARRAY:
+		for format_name in format_boxes:
+			format_boxes[format_name].button_pressed = format_name in formats
+	_advanced.restore(settings)
+	var image: Variant = settings.get("image", settings.get("image_path"))
+	if image == null:
+		return ""
+	var local := ProjectSettings.localize_path(String(image))
+	return local if local.begins_with("res://") else "res://" + String(image)
