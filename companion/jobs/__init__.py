@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from companion.jobs.remote_steps import Budget
     from companion.jobs.request import JobKind, JobRequest, submit
     from companion.jobs.resume import already_made, made_before, unfinished
+    from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
     from companion.jobs.team import open_account
 
 # Loaded on first use: name -> (module, the name it has there). No name here is also
@@ -41,6 +42,10 @@ _LAZY = {
     "made_before": ("resume", "made_before"),
     "unfinished": ("resume", "unfinished"),
     "open_account": ("team", "open_account"),
+    "STAGING": ("staging", "STAGING"),
+    "StagingRefused": ("staging", "StagingRefused"),
+    "job_folder": ("staging", "job_folder"),
+    "release_if_unused": ("staging", "release_if_unused"),
 }
 
 
@@ -56,6 +61,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "FINAL",
+    "STAGING",
     "Budget",
     "Engine",
     "ImageReadError",
@@ -64,12 +70,15 @@ __all__ = [
     "JobRequest",
     "JobsError",
     "LocalImage",
+    "StagingRefused",
     "State",
     "already_made",
+    "job_folder",
     "live_models",
     "made_before",
     "names_in",
     "open_account",
+    "release_if_unused",
     "submit",
     "suggestion",
     "unfinished",
