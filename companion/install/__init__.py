@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from companion.install.editor_plugins import uninstall as uninstall_plugin
     from companion.install.foresee import conflicts
     from companion.install.foresee import planned as planned_writes
+    from companion.install.into_engine import ApplyFailed
+    from companion.install.into_engine import install as install_into_engine
     from companion.install.names import free_name, output_names, shown
     from companion.install.one_set import drop_leftovers
     from companion.install.ownership import Owner
@@ -40,6 +42,8 @@ if TYPE_CHECKING:
 # Loaded on first use: name -> (module, the name it has there). No name here is also
 # a module's name: importing such a module would put the module where the name should be.
 _LAZY = {
+    "ApplyFailed": ("into_engine", "ApplyFailed"),
+    "install_into_engine": ("into_engine", "install"),
     "Change": ("editor_plugins", "Change"),
     "PluginEngine": ("editor_plugins", "Engine"),
     "PluginError": ("editor_plugins", "PluginError"),
@@ -87,6 +91,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "ApplyFailed",
     "Change",
     "InstallError",
     "InstallFamilyError",
@@ -106,6 +111,7 @@ __all__ = [
     "drop_leftovers",
     "free_name",
     "godot_zip",
+    "install_into_engine",
     "install_plugin",
     "load_manifest",
     "merge_changed_clips",
