@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 # Loaded on first use: name -> (module, the name it has there). No name here is also
 # a module's name: importing such a module would put the module where the name should be.
 _LAZY = {
+    "ApplyFailed": ("into_engine", "ApplyFailed"),
+    "install_into_engine": ("into_engine", "install"),
     "Change": ("editor_plugins", "Change"),
     "PluginEngine": ("editor_plugins", "Engine"),
     "PluginError": ("editor_plugins", "PluginError"),

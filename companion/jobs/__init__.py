@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 # Loaded on first use: name -> (module, the name it has there). No name here is also
 # a module's name: importing such a module would put the module where the name should be.
 _LAZY = {
+    "STAGING": ("staging", "STAGING"),
+    "StagingRefused": ("staging", "StagingRefused"),
+    "job_folder": ("staging", "job_folder"),
+    "release_if_unused": ("staging", "release_if_unused"),
     "Engine": ("engine", "Engine"),
     "Budget": ("remote_steps", "Budget"),
     "JobKind": ("request", "JobKind"),
