@@ -78,8 +78,6 @@ _LAZY = {
     "ScanError": ("scan", "ScanError"),
     "scan_zip": ("scan", "scan_zip"),
     "check_unity_target": ("unity", "check_target"),
-    "ApplyFailed": ("into_engine", "ApplyFailed"),
-    "install_into_engine": ("into_engine", "install"),
 }
 
 

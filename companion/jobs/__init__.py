@@ -46,10 +46,6 @@ _LAZY = {
     "made_before": ("resume", "made_before"),
     "unfinished": ("resume", "unfinished"),
     "open_account": ("team", "open_account"),
-    "STAGING": ("staging", "STAGING"),
-    "StagingRefused": ("staging", "StagingRefused"),
-    "job_folder": ("staging", "job_folder"),
-    "release_if_unused": ("staging", "release_if_unused"),
 }
 
 
