@@ -14,10 +14,15 @@ from pathlib import Path
 from companion.api.schema import ExportOptions
 from companion.cli import into_project
 from companion.cli.errors import InputFailure, UsageError, say
-from companion.install import InstallError, Owner, Placement, Staged
-from companion.install.into_engine import ApplyFailed
-from companion.install.into_engine import install as install_into_engine
-from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
+from companion.install import (
+    ApplyFailed,
+    InstallError,
+    Owner,
+    Placement,
+    Staged,
+    install_into_engine,
+)
+from companion.jobs import STAGING, StagingRefused, job_folder, release_if_unused
 from companion.media import ExportResult, ExportSpec, MediaError, export_video
 from companion.store import Store
 

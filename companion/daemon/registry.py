@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from companion.daemon.errors import DaemonError
-from companion.install import InstallError, check_unity_target, default_target
+from companion.install import (
+    InstallError,
+    check_unity_target,
+    default_target,
+    missing_marker,
+)
 from companion.store import Store
 
 log = logging.getLogger("companion.daemon")
@@ -58,11 +63,6 @@ SYSTEM_TREES = (
     "/usr",
 )
 WINDOWS_TREES = ("windows", "program files", "program files (x86)", "programdata")
-ENGINE_MARKERS: dict[str, tuple[tuple[str, bool], ...]] = {
-    # (name, is a folder)
-    "godot": (("project.godot", False),),
-    "unity": (("Assets", True), ("ProjectSettings", True)),
-}
 
 
 def expand(text: str) -> Path:
@@ -96,14 +96,14 @@ def root_refusal(root: Path, engine: str) -> str | None:
     parts = [p.lower() for p in resolved.parts[1:2]]
     if resolved.drive and parts and parts[0] in WINDOWS_TREES:
         return f"root: {folder} is a system folder; give the project's own folder"
-    for name, is_folder in ENGINE_MARKERS.get(engine, ()):
-        marker = resolved / name
-        if not (marker.is_dir() if is_folder else marker.is_file()):
-            kind = "folder" if is_folder else "file"
-            return (
-                f"root: {folder} is not a {engine.capitalize()} project (no {name} {kind} "
-                f"in it); give the folder that holds {name}"
-            )
+    missing = missing_marker(resolved, engine)
+    if missing is not None:
+        name, is_folder = missing
+        kind = "folder" if is_folder else "file"
+        return (
+            f"root: {folder} is not a {engine.capitalize()} project (no {name} {kind} "
+            f"in it); give the folder that holds {name}"
+        )
     return None
 
 

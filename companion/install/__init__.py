@@ -23,13 +23,15 @@ if TYPE_CHECKING:
     from companion.install.editor_plugins import uninstall as uninstall_plugin
     from companion.install.foresee import conflicts
     from companion.install.foresee import planned as planned_writes
+    from companion.install.into_engine import ApplyFailed
+    from companion.install.into_engine import install as install_into_engine
     from companion.install.names import free_name, output_names, shown
     from companion.install.one_set import drop_leftovers
     from companion.install.ownership import Owner
     from companion.install.plan import Placement, default_target
     from companion.install.plan import build as build_tree
     from companion.install.plugin_pack import godot_zip, unity_tarball
-    from companion.install.project import placement_for
+    from companion.install.project import missing_marker, placement_for
     from companion.install.scan import MetaLimits, ScanError, scan_zip
     from companion.install.set_aside import set_aside as set_aside_files
     from companion.install.sheet_source import SheetSourceError
@@ -40,6 +42,8 @@ if TYPE_CHECKING:
 # Loaded on first use: name -> (module, the name it has there). No name here is also
 # a module's name: importing such a module would put the module where the name should be.
 _LAZY = {
+    "ApplyFailed": ("into_engine", "ApplyFailed"),
+    "install_into_engine": ("into_engine", "install"),
     "Change": ("editor_plugins", "Change"),
     "PluginEngine": ("editor_plugins", "Engine"),
     "PluginError": ("editor_plugins", "PluginError"),
@@ -51,6 +55,7 @@ _LAZY = {
     "Placement": ("plan", "Placement"),
     "default_target": ("plan", "default_target"),
     "placement_for": ("project", "placement_for"),
+    "missing_marker": ("project", "missing_marker"),
     "build_tree": ("plan", "build"),
     "planned_writes": ("foresee", "planned"),
     "conflicts": ("foresee", "conflicts"),
@@ -87,6 +92,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "ApplyFailed",
     "Change",
     "InstallError",
     "InstallFamilyError",
@@ -106,10 +112,12 @@ __all__ = [
     "drop_leftovers",
     "free_name",
     "godot_zip",
+    "install_into_engine",
     "install_plugin",
     "load_manifest",
     "merge_changed_clips",
     "merge_changed_sprites",
+    "missing_marker",
     "output_names",
     "place_download",
     "placement_for",

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from companion.install.errors import InstallFamilyError
+from companion.install.project import missing_marker
 
 Engine = Literal["godot", "unity"]
 ENGINES: tuple[Engine, ...] = ("godot", "unity")
@@ -86,18 +87,17 @@ def check_project(engine: Engine, project: Path) -> Path:
     if not project.is_dir():
         raise PluginError(f"{project}: no such folder; give the {engine} project's folder")
     root = project.resolve()
+    if missing_marker(root, engine) is None:
+        return root
     if engine == "godot":
-        if not (root / "project.godot").is_file():
-            raise PluginError(
-                f"{root} is not a Godot project (no project.godot in it); give the folder "
-                "that holds project.godot"
-            )
-    elif not ((root / "Assets").is_dir() and (root / "ProjectSettings").is_dir()):
         raise PluginError(
-            f"{root} is not a Unity project (it needs Assets/ and ProjectSettings/); give "
-            "the folder that holds them"
+            f"{root} is not a Godot project (no project.godot in it); give the folder "
+            "that holds project.godot"
         )
-    return root
+    raise PluginError(
+        f"{root} is not a Unity project (it needs Assets/ and ProjectSettings/); give "
+        "the folder that holds them"
+    )
 
 
 def version_of(engine: Engine, folder: Path) -> str | None:

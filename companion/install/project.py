@@ -10,13 +10,29 @@ from pathlib import Path
 
 from companion.install.plan import Placement
 
+# What makes a folder an engine's project root: (name, is a folder). The one list the
+# registry, the plugin installer and the CLI's project finder all read.
+ENGINE_MARKERS: dict[str, tuple[tuple[str, bool], ...]] = {
+    "godot": (("project.godot", False),),
+    "unity": (("Assets", True), ("ProjectSettings", True)),
+}
+
+
+def missing_marker(root: Path, engine: str) -> tuple[str, bool] | None:
+    """The first marker of engine's project that root lacks, (name, is a folder); None
+    when root is such a project (or the engine has no markers)."""
+    for name, is_folder in ENGINE_MARKERS.get(engine, ()):
+        marker = root / name
+        if not (marker.is_dir() if is_folder else marker.is_file()):
+            return name, is_folder
+    return None
+
 
 def engine_of(root: Path) -> str | None:
     """The engine whose project root this folder is, if any."""
-    if (root / "project.godot").is_file():
-        return "godot"
-    if (root / "Assets").is_dir() and (root / "ProjectSettings").is_dir():
-        return "unity"
+    for engine in ENGINE_MARKERS:
+        if missing_marker(root, engine) is None:
+            return engine
     return None
 
 

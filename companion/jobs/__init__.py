@@ -20,11 +20,16 @@ if TYPE_CHECKING:
     from companion.jobs.remote_steps import Budget
     from companion.jobs.request import JobKind, JobRequest, submit
     from companion.jobs.resume import already_made, made_before, unfinished
+    from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
     from companion.jobs.team import open_account
 
 # Loaded on first use: name -> (module, the name it has there). No name here is also
 # a module's name: importing such a module would put the module where the name should be.
 _LAZY = {
+    "STAGING": ("staging", "STAGING"),
+    "StagingRefused": ("staging", "StagingRefused"),
+    "job_folder": ("staging", "job_folder"),
+    "release_if_unused": ("staging", "release_if_unused"),
     "Engine": ("engine", "Engine"),
     "Budget": ("remote_steps", "Budget"),
     "JobKind": ("request", "JobKind"),
@@ -56,6 +61,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "FINAL",
+    "STAGING",
     "Budget",
     "Engine",
     "ImageReadError",
@@ -64,12 +70,15 @@ __all__ = [
     "JobRequest",
     "JobsError",
     "LocalImage",
+    "StagingRefused",
     "State",
     "already_made",
+    "job_folder",
     "live_models",
     "made_before",
     "names_in",
     "open_account",
+    "release_if_unused",
     "submit",
     "suggestion",
     "unfinished",

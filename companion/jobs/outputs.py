@@ -15,6 +15,7 @@ from companion.api.schema import (
     Asset,
 )
 from companion.install import (
+    ApplyFailed,
     InstallError,
     InstallFamilyError,
     LostError,
@@ -22,13 +23,12 @@ from companion.install import (
     Placement,
     SheetSourceError,
     Staged,
+    install_into_engine,
     load_manifest,
     place_download,
     set_aside_files,
     sha256_of,
 )
-from companion.install.into_engine import ApplyFailed
-from companion.install.into_engine import install as install_into_engine
 from companion.jobs import recut
 from companion.jobs.crash import crash_point
 from companion.jobs.errors import JobFailed
