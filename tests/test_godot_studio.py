@@ -1,8 +1,9 @@
 """The studio in a real headless Godot editor, each control pressed as a user does
 (harness: tests/godot/harness/studio.gd): pickers, the quote with balance and budget, a
 free re-cut picked on a contact sheet, import elsewhere, Remove files, Show in file
-browser, re-animating into a SpriteFrames the user extended, an asked-for replacement,
-and the Generations list after an editor restart. Two editor starts and one game run."""
+browser, re-animating into a SpriteFrames the user extended, the free name a conflict
+offers taken, an asked-for replacement, and the Generations list after an editor restart.
+Two editor starts and one game run."""
 
 from __future__ import annotations
 
@@ -158,7 +159,20 @@ def test_the_studio_in_a_real_editor(
     assert kept["wave"] == {"count": 2, "loop": True, "speed": 3.0}, kept
     assert kept["default"] == {"count": 8, "loop": False, "speed": 5.0}, kept
 
-    # A changed sheet: the dock asked, the user agreed, theirs was moved aside.
+    # A changed sheet: the dock asks and offers the free name; taken, the Name box holds
+    # it, the quote prices it, and the job lands under it with the user's sheet untouched.
+    offered = seen["name_offered"]
+    assert offered["visible"] and offered["shown"] and offered["button"] == "Use name hero_2"
+    assert "hero_2" in offered["text"], offered
+    taken = seen["name_taken"]
+    assert taken["field"] == "hero_2" and taken["quoted"]["name"] == "hero_2", taken
+    assert taken["conflicts"] == 0 and not taken["asked"], taken
+    named = seen["named"]
+    assert named["state"] == "done" and by_id[named["id"]]["name"] == "hero_2", named
+    assert Image.open(project / "animations" / "hero_2.png").size != (8, 8)
+    assert (project / "animations" / "hero_2.tres").is_file()
+    assert not (project / "animations" / ASIDE / named["id"]).exists()
+    # Then the default name again: the user agreed, theirs was moved aside.
     ask = seen["replace_asked"]
     assert ask["visible"] and ask["conflicts"] == 1 and "hero.png" in ask["text"], ask
     assert seen["replace_agreed"]["agreed"], seen["replace_agreed"]
@@ -171,7 +185,7 @@ def test_the_studio_in_a_real_editor(
 
     # Nothing was spent but the paid jobs: one task each, their charges, no more.
     paid = [g for g in listed if g["kind"] != "recut"]
-    assert len(paid) == 3 and len(tasks(api)) == 3, [(g["kind"], g["name"]) for g in listed]
+    assert len(paid) == 4 and len(tasks(api)) == 4, [(g["kind"], g["name"]) for g in listed]
     spent = start_balance - api.get("/credits/balance").json["available"]
     assert spent == sum(g["cost_credits"] for g in paid) > 0
     assert all(g["cost_credits"] == 0 for g in listed if g["kind"] == "recut")

@@ -4,8 +4,8 @@ extends RefCounted
 ## a job with a last frame and a reference picked in the FileSystem, its quote with the
 ## balance and budget; in Generations a free re-cut with its range picked on the contact
 ## sheet, an import elsewhere, Remove files (confirmed), Show in file browser; then
-## re-animating into a SpriteFrames the user extended, and replacing a file the user
-## changed only after the dock asked. A second editor start (plan "restart") finds the
+## re-animating into a SpriteFrames the user extended, and a file the user changed kept
+## (the free name the dock offered taken) or replaced only after the dock asked. A second editor start (plan "restart") finds the
 ## daemon away, says so, and lists the earlier jobs once it runs.
 
 var h: EditorPlugin
@@ -251,7 +251,8 @@ func _animations(path: String) -> Dictionary:
 	return found
 
 
-## The user paints on the sheet: the quote names it and the dock asks before replacing.
+## The user paints on the sheet: the quote names it and the dock asks before replacing,
+## offering the free name beside; taken once, then the default name replaced once.
 func _replace() -> void:
 	var painted := Image.create(8, 8, false, Image.FORMAT_RGBA8)
 	painted.fill(Color.RED)
@@ -259,6 +260,20 @@ func _replace() -> void:
 	dock._prompt.text = "idle breathing, again"
 	await h._quote()
 	var confirm: ConfirmationDialog = dock._confirm_replace
+	var use_name: Button = dock._quote._use_name
+	out["name_offered"] = {"visible": confirm.visible, "button": use_name.text,
+		"shown": use_name.visible, "text": confirm.dialog_text}
+	# First the free name: taken, it is quoted at once and lands beside the user's file.
+	dock._message.text = ""
+	h._press(use_name)
+	await h._until(func() -> bool: return dock.quoted_credits >= 0, 20)
+	out["name_taken"] = {"field": dock.find_child("Name", true, false).text,
+		"quoted": JSON.parse_string(dock.quoted_body), "conflicts": dock.conflicts.size(),
+		"asked": confirm.visible, "message": dock._message.text}
+	out["named"] = (await h._job(false, false))["job"]
+	# Then the default name again: the same question, and this time replace.
+	dock.find_child("Name", true, false).text = ""
+	await h._quote()
 	out["replace_asked"] = {"visible": confirm.visible, "text": confirm.dialog_text,
 		"message": dock._message.text, "conflicts": dock.conflicts.size()}
 	h._press(confirm.get_ok_button())

@@ -109,6 +109,7 @@ func _ready() -> void:
 	_link.look_again.connect(refresh)
 	_limits = FrameLimits.new(_width, _height, _fps, _seconds)
 	_quote = QuoteLine.new(_animate_button, _confirm_replace, _say)
+	_quote.name_taken.connect(take_name)
 	_picture = Picture.new(%ImageLabel, _image_preview)
 	_form = RequestForm.new(self, _limits, _picture, _changed)
 	_landing = ResultLanding.new(_scan_timer, _result_caption, _result_player)
@@ -135,6 +136,7 @@ func _wire() -> void:
 	_fps.value_changed.connect(_show_frames)
 	_seconds.value_changed.connect(_show_frames)
 	_prompt.text_changed.connect(_changed)
+	%Name.text_changed.connect(_changed)
 	%AdvancedToggle.toggled.connect(func(on: bool) -> void: _advanced.visible = on)
 	_advanced.changed.connect(_changed)
 	_advanced.durations_changed.connect(_model_durations)
@@ -152,6 +154,15 @@ func _changed(_value: Variant = null) -> void:
 
 func drop_quote() -> void:
 	_quote.drop()
+
+
+## The free name the quote suggested: it goes in the Name box and is priced at once (a
+## new name is a new request), so nothing of the user's is replaced.
+func take_name(chosen: String) -> void:
+	_form.set_name(chosen)
+	drop_quote()
+	_say("Named %s: quoting it." % chosen)
+	await quote()
 
 
 ## Sets every box from the daemon's limits (GET /api/v1/status, "limits").

@@ -1,7 +1,11 @@
 @tool
 extends RefCounted
 ## The dock's quote: the price of exactly the request shown, the daemon's id for it, the
-## Animate button's price, and the user's say on files the install would replace.
+## Animate button's price, and the user's say on files the install would replace: replace
+## them (moved aside), or take the free name the quote suggests.
+
+## The user took the quote's free name: the form's Name becomes it and is quoted again.
+signal name_taken(chosen: String)
 
 ## The price of the quoted request, or -1 when there is no quote for what is shown.
 var credits := -1
@@ -12,10 +16,13 @@ var body := ""
 ## user agreed (then Animate sends "replace": true and the daemon moves them aside).
 var conflicts: Array = []
 var replace_agreed := false
+## A name free in that folder, when there are conflicts ("" otherwise).
+var suggestion := ""
 ## The dock's message line: say.call(text).
 var say: Callable
 var _animate_button: Button
 var _confirm_replace: ConfirmationDialog
+var _use_name: Button
 
 
 func _init(animate_button: Button, confirm_replace: ConfirmationDialog, say_line: Callable) -> void:
@@ -24,6 +31,8 @@ func _init(animate_button: Button, confirm_replace: ConfirmationDialog, say_line
 	say = say_line
 	_confirm_replace.confirmed.connect(_agree_replace)
 	_confirm_replace.canceled.connect(_refuse_replace)
+	_use_name = _confirm_replace.add_button("Use name", true, "use_name")
+	_confirm_replace.custom_action.connect(_custom_action)
 
 
 func is_empty() -> bool:
@@ -36,6 +45,7 @@ func drop() -> void:
 	body = ""
 	conflicts = []
 	replace_agreed = false
+	suggestion = ""
 	_animate_button.disabled = true
 	_animate_button.text = "Animate"
 
@@ -52,6 +62,8 @@ func take(quoted: Dictionary, request: Dictionary, frames_note: String) -> void:
 	body = JSON.stringify(request)
 	conflicts = quoted.get("conflicts", [])
 	replace_agreed = false
+	var free: Variant = quoted.get("name_suggestion")
+	suggestion = "" if free == null else String(free)
 	_animate_button.disabled = false
 	_animate_button.text = "Animate (%d credits)" % credits
 	say.call("This will cost %d credits%s. Press Animate to go ahead.%s"
@@ -81,7 +93,10 @@ func ask_replace() -> void:
 	_confirm_replace.dialog_text = (
 		"You changed %s since the companion wrote it.\n" % _conflict_names()
 		+ "Replace it? Your version is moved to .companion-replaced~ beside it, not deleted."
+		+ ("" if suggestion == "" else "\nOr name this animation %s: that name is free." % suggestion)
 	)
+	_use_name.text = "Use name %s" % suggestion
+	_use_name.visible = suggestion != ""
 	_confirm_replace.popup_centered()
 
 
@@ -90,11 +105,19 @@ func _agree_replace() -> void:
 	say.call("Your changed files will be moved aside and replaced. Press Animate to go ahead.")
 
 
+func _custom_action(action: StringName) -> void:
+	if action != &"use_name" or suggestion == "":
+		return
+	var chosen := suggestion
+	_confirm_replace.hide()
+	name_taken.emit(chosen)
+
+
 func _refuse_replace() -> void:
 	var names := _conflict_names()
 	drop()
-	say.call("Nothing replaced, nothing spent: %s stays yours. Move it away, or animate " % names
-		+ "another picture name.")
+	say.call("Nothing replaced, nothing spent: %s stays yours. Move it away, or " % names
+		+ "give the animation another Name.")
 
 
 func _conflict_names() -> String:

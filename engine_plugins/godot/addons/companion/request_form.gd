@@ -7,6 +7,7 @@ const OPTIONAL_FORMATS := ["godot_pack", "gif", "webm_alpha", "frames_zip"]
 
 var format_boxes := {}
 var _prompt: TextEdit
+var _name: LineEdit
 var _width: SpinBox
 var _height: SpinBox
 var _fps: SpinBox
@@ -19,6 +20,7 @@ var _advanced: VBoxContainer
 ## The boxes are the dock's (by their unique names); each format box calls on_change.
 func _init(dock: Control, limits: RefCounted, picture: RefCounted, on_change: Callable) -> void:
 	_prompt = dock.get_node("%Prompt")
+	_name = dock.get_node("%Name")
 	_width = dock.get_node("%Width")
 	_height = dock.get_node("%Height")
 	_fps = dock.get_node("%Fps")
@@ -58,8 +60,18 @@ func body() -> Dictionary:
 			"output_formats": formats,
 		},
 	}
+	# Empty: the daemon names it after the picture. Any script is a name; the daemon
+	# says when one is not.
+	var chosen := _name.text.strip_edges()
+	if chosen != "":
+		request["name"] = chosen
 	_advanced.apply_to(request)
 	return request
+
+
+## Sets the Name box (a name the quote found free); what it changes is up to the caller.
+func set_name(chosen: String) -> void:
+	_name.text = chosen
 
 
 ## Fills the boxes from a generation's request (its settings as the daemon kept them);
@@ -69,6 +81,8 @@ func restore(settings: Dictionary) -> String:
 	var video: Dictionary = settings.get("video", {})
 	if settings.has("prompt"):
 		_prompt.text = String(settings["prompt"])
+	if settings.get("name") != null:
+		_name.text = String(settings["name"])
 	if export.get("output_width") != null:
 		_width.value = float(export["output_width"])
 	if export.get("output_height") != null:
