@@ -214,7 +214,7 @@ def test_the_requests_the_package_writes_are_what_the_daemon_takes(tmp_path: Pat
     escaped, unset, bare, listed, full, seven, nine, lite, lite_seven, lengths = map(
         json.loads, lines[:10]
     )
-    whole, picked, anew = map(json.loads, lines[10:])
+    whole, picked, anew, named = map(json.loads, lines[10:])
     assert escaped == {
         "text": 'a "quote", a \\ back, \n\r\t, a bell \u0007, é and 飛',
         "tenth": 0.1, "big": 4294967295, "yes": True, "list": ["x", "y"], "seeds": [1, 2],
@@ -269,3 +269,6 @@ def test_the_requests_the_package_writes_are_what_the_daemon_takes(tmp_path: Pat
                                           "duration_seconds": 0.5}}  # fmt: skip
     for body in (whole, picked, anew):
         RecutIn.model_validate(body)
+    # The Animate form's name, in any script, reaches the body trimmed and the daemon takes it.
+    assert named["name"] == "héros_飛" and named["project_root"] == "/game", named
+    assert AnimateIn.model_validate(named).name == "héros_飛"

@@ -95,5 +95,9 @@ public static class BodyProbe
         Console.WriteLine(recut.Body(row)); // cells 1 to 2: 0.5 s for 1 s
         recut.Pick(3);
         Console.WriteLine(recut.Body(row)); // a third click starts anew: the last cell to the end
+
+        // The Animate form with a name in another script (as the user typed it, spaces trimmed).
+        var form = new AnimateForm { source = Picture("Assets/Art/hero.png"), prompt = "walk", animationName = " héros_飛 " };
+        Console.WriteLine(form.Body());
     }
 }

@@ -27,7 +27,7 @@ namespace UnityEngine
         public static int RoundToInt(float f) => 0; public static int FloorToInt(float f) => 0; }
     public static class Debug { public static void LogException(Exception e) {} }
     public enum RuntimePlatform { OSXEditor, WindowsEditor, LinuxEditor }
-    public static class Application { public static string dataPath => ""; public static RuntimePlatform platform => RuntimePlatform.LinuxEditor; }
+    public static class Application { public static string dataPath => "/game/Assets"; public static RuntimePlatform platform => RuntimePlatform.LinuxEditor; }
     public static class JsonUtility { public static T FromJson<T>(string json) => default(T); public static string ToJson(object o) => ""; }
     public static class ColorUtility { public static string ToHtmlStringRGB(Color c) =>
         ((int)(c.r * 255)).ToString("X2") + ((int)(c.g * 255)).ToString("X2") + ((int)(c.b * 255)).ToString("X2"); }
@@ -103,6 +103,7 @@ namespace UnityEditor
         public class VerticalScope : IDisposable { public VerticalScope(params GUILayoutOption[] o) {} public void Dispose() {} } }
     public static class EditorUtility { public static bool DisplayDialog(string t, string m, string ok, string cancel) => true;
         public static bool DisplayDialog(string t, string m, string ok) => true;
+        public static int DisplayDialogComplex(string t, string m, string ok, string cancel, string alt) => 0;
         public static string OpenFolderPanel(string t, string f, string d) => ""; public static void RevealInFinder(string p) {} }
     public static class EditorPrefs { public static string GetString(string k, string d) => d; public static void SetString(string k, string v) {} }
     public enum SettingsScope { User, Project }

@@ -29,6 +29,8 @@ namespace Companion.Animate
         public int frameCount = 12;
         // The animation's name (empty: the picture's).
         public string animationName = "";
+        // The user took the daemon's free name: the window quotes it at once.
+        public bool nameTaken;
         // Pixel art: once the job is done its kept video is cut again (free) with
         // nearest-neighbour scaling into the same name.
         public bool pixelArt;
@@ -142,10 +144,11 @@ namespace Companion.Animate
                     Mathf.Max(1, EditorGUILayout.IntField("Frames", frameCount))));
             animationName = EditorGUILayout.TextField("Name (empty: the picture's)", animationName);
             if (suggestion != "" && suggestion != animationName &&
-                GUILayout.Button($"Use the free name {suggestion}"))
+                GUILayout.Button($"Use name {suggestion}"))
             {
                 animationName = suggestion;
                 stale = true;
+                nameTaken = true;
             }
             advanced.Draw();
             stale |= EditorGUI.EndChangeCheck();

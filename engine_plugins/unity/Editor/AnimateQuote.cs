@@ -19,6 +19,9 @@ namespace Companion.Animate
         public bool replaceAgreed;
         // A free name the daemon offered with the last quote.
         public string suggestion = "";
+        // The free name the user took in the replace question ("" when they did not): the
+        // window puts it in Name and quotes again.
+        public string taken = "";
 
         /// <summary>Any change of what would be sent makes the shown price stale.</summary>
         public void Drop()
@@ -41,7 +44,14 @@ namespace Companion.Animate
             var quoted = JsonUtility.FromJson<QuoteReply>(
                 Json.Unset(replyBody, "balance", "per_job", "per_day"));
             suggestion = quoted.name_suggestion ?? "";
-            if (quoted.conflicts.Length > 0 && !AgreeToReplace(quoted.conflicts))
+            taken = "";
+            var answer = quoted.conflicts.Length > 0 ? AskReplace(quoted.conflicts, suggestion) : Replace;
+            if (answer == UseName)
+            {
+                taken = suggestion;
+                return $"Named {suggestion}: quoting it.";
+            }
+            if (answer == Keep)
             {
                 // Nothing is replaced unasked: say why and offer the free name.
                 return "Nothing replaced, nothing spent:\n" +
@@ -68,11 +78,22 @@ namespace Companion.Animate
             return message;
         }
 
-        /// <summary>The install would replace files the user changed: ask, never replace unasked.</summary>
-        static bool AgreeToReplace(KeptFile[] conflicts) =>
-            EditorUtility.DisplayDialog("Replace your changed files?",
-                string.Join("\n", conflicts.Select(c => c.reason)) +
-                "\n\nReplace them? Yours are moved to .companion-replaced~ beside them, not deleted.",
-                "Replace", "Keep mine");
+        const int Replace = 0, Keep = 1, UseName = 2;
+
+        /// <summary>
+        /// The install would replace files the user changed: ask, never replace unasked;
+        /// the free name, when the daemon found one, is the third answer.
+        /// </summary>
+        static int AskReplace(KeptFile[] conflicts, string free)
+        {
+            var text = string.Join("\n", conflicts.Select(c => c.reason)) +
+                "\n\nReplace them? Yours are moved to .companion-replaced~ beside them, not deleted.";
+            if (free == "")
+                return EditorUtility.DisplayDialog("Replace your changed files?", text, "Replace", "Keep mine")
+                    ? Replace : Keep;
+            return EditorUtility.DisplayDialogComplex("Replace your changed files?",
+                text + $"\nOr name this animation {free}: that name is free.",
+                "Replace", "Keep mine", $"Use name {free}");
+        }
     }
 }

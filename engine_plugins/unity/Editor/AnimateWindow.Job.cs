@@ -40,6 +40,13 @@ namespace Companion.Animate
                     return;
                 }
                 message = quote.Take(reply.Body, body, form.setFrames ? "" : form.CutNote());
+                if (quote.taken != "")
+                {
+                    // The free name taken in the replace question: priced at once.
+                    form.animationName = quote.taken;
+                    busy = false;
+                    await Quote();
+                }
             }
             finally
             {

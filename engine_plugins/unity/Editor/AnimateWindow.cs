@@ -87,6 +87,11 @@ namespace Companion.Animate
                 Choose(picked);
             if (form.Draw(quote.suggestion))
                 DropQuote();
+            if (form.nameTaken)
+            {
+                form.nameTaken = false;
+                Run(Quote); // a new name is a new request: its price, before anything is spent
+            }
 
             using (new EditorGUI.DisabledScope(busy || form.source == null))
             using (new EditorGUILayout.HorizontalScope())
