@@ -94,7 +94,7 @@ def test_every_way_in_builds_the_same_request(make_sandbox, tmp_path: Path) -> N
     args = build_parser().parse_args(
         ["animate", str(image), *CLI_OPTIONS, "--out", str(target), "--name", "hero"]
     )
-    animate = _request(plan_from_args(args), ["0" * 64]).stored()
+    animate = _request(plan_from_args(args), ["0" * 64], None).stored()  # no game project
 
     # companion jobs add: the job it records
     home = tmp_path / "home"
