@@ -1,6 +1,29 @@
 """companion: turn still images into game-ready animations from inside a game editor."""
 
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
 __version__ = "0.1.0"
+
+
+def front_door(
+    package: str, namespace: dict[str, Any], names: Mapping[str, str | tuple[str, str]]
+) -> Callable[[str], Any]:
+    """The module __getattr__ of a package's front door: each name in names is loaded
+    from its module (a module name, or (module, the name it has there)) on first use and
+    then kept as a plain attribute, so importing the package costs nothing until then."""
+
+    def load(name: str) -> Any:
+        found = names.get(name)
+        if found is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        module, attr = (found, name) if isinstance(found, str) else found
+        value = getattr(importlib.import_module(f"{package}.{module}"), attr)
+        namespace[name] = value
+        return value
+
+    return load
 
 
 class CompanionError(Exception):

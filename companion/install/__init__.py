@@ -7,9 +7,9 @@ use, so importing this package costs nothing until a name is asked for."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from companion import front_door
 from companion.install.errors import InstallFamilyError
 
 if TYPE_CHECKING:
@@ -81,14 +81,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    found = _LAZY.get(name)
-    if found is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, attr = found
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
-    globals()[name] = value  # once loaded, a plain attribute
-    return value
+__getattr__ = front_door(__name__, globals(), _LAZY)
 
 
 __all__ = [

@@ -8,9 +8,9 @@ name pays nothing for the codecs."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from companion import front_door
 from companion.media.catalog import FILE_SUFFIX, FORMATS, MIME_TYPES, SHEET_FORMATS
 from companion.media.errors import MediaError
 from companion.media.names import (
@@ -81,13 +81,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value  # once loaded, a plain attribute
-    return value
+__getattr__ = front_door(__name__, globals(), _LAZY)
 
 
 __all__ = [
