@@ -117,6 +117,7 @@ def test_the_studio_in_a_real_editor(
     assert picked["start"] == pytest.approx(picked["cell_1"], abs=0.01), picked
     assert picked["end"] == pytest.approx(picked["cell_6"], abs=0.01), picked
     assert picked["end"] > picked["start"] and picked["said"].startswith("From"), picked
+    assert "gif" in seen["recut_gif_formats"], seen["recut_gif_formats"]
     body = seen["recut_body"]
     assert body["selection"]["mode"] == "range" and body["pixel_art"] and body["padding"] == 2
     assert seen["recut"]["said"].startswith("Re-cut done, nothing spent"), seen["recut"]

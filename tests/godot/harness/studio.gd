@@ -127,6 +127,11 @@ func _recut() -> void:
 	form._padding.value = 2
 	form._pixel_art.button_pressed = true
 	form._name.text = "hero_cut"
+	# A format ticked through its box is asked for; unticked again before the re-cut.
+	var gif: CheckBox = _format_box(form, "gif")
+	gif.button_pressed = true
+	out["recut_gif_formats"] = form.request_body()["export"]["output_formats"]
+	gif.button_pressed = false
 	out["recut_body"] = form.request_body()
 	var before: int = generations.listings
 	h._press(form._recut_button)
@@ -157,6 +162,13 @@ func _recut() -> void:
 		or form.said.begins_with("The re-cut"), 60)
 	await h._until(func() -> bool: return generations.listings > before, 20)
 	out["recut_replaced"] = {"said": form.said, "id": generations.rows[0].get("id")}
+
+
+func _format_box(form: Node, format_name: String) -> CheckBox:
+	for box in form.find_child("Formats", true, false).get_children():
+		if box is CheckBox and box.text == format_name:
+			return box
+	return null
 
 
 ## A click on a cell of the contact sheet where it is drawn (Shift for the end).
