@@ -8,7 +8,7 @@ extends VBoxContainer
 ## A re-cut ended (its job as the daemon last gave it).
 signal finished(job: Dictionary)
 
-const OPTIONAL_FORMATS := ["godot_pack", "gif", "webm_alpha", "frames_zip"]
+const RequestForm := preload("res://addons/companion/request_form.gd")
 ## How many frames the contact sheet shows across the clip.
 const SHEET_CELLS := 8
 
@@ -40,11 +40,7 @@ var _format_boxes := {}
 
 
 func _ready() -> void:
-	for format_name in OPTIONAL_FORMATS:
-		var box := CheckBox.new()
-		box.text = format_name
-		%Formats.add_child(box)
-		_format_boxes[format_name] = box
+	_format_boxes = RequestForm.format_boxes_in(%Formats, [])
 	_sheet_button.pressed.connect(show_sheet)
 	_recut_button.pressed.connect(recut)
 	_sheet.gui_input.connect(_on_sheet_input)
@@ -77,9 +73,7 @@ func open(row: Dictionary) -> void:
 	_width.value = float(export.get("output_width", _width.min_value))
 	_height.value = float(export.get("output_height", _height.min_value))
 	_frames.value = float(export.get("frame_count", _frames.min_value))
-	var formats: Array = export.get("output_formats", [])
-	for format_name in _format_boxes:
-		_format_boxes[format_name].button_pressed = format_name in formats
+	RequestForm.tick_formats(_format_boxes, export.get("output_formats", []))
 	for spin in [_start, _end]:
 		spin.max_value = maxf(clip_seconds, 0.01)
 	_start.value = 0.0
@@ -181,10 +175,7 @@ func _show_range() -> void:
 
 ## The daemon's RecutIn for what the form shows.
 func request_body() -> Dictionary:
-	var formats := ["spritesheet", "spritesheet_json"]
-	for format_name in OPTIONAL_FORMATS:
-		if _format_boxes[format_name].button_pressed:
-			formats.append(format_name)
+	var formats := RequestForm.formats_of(_format_boxes)
 	var body := {
 		"export": {
 			"frame_count": int(_frames.value),

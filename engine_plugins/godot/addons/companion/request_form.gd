@@ -28,13 +28,37 @@ func _init(dock: Control, limits: RefCounted, picture: RefCounted, on_change: Ca
 	_limits = limits
 	_picture = picture
 	_advanced = dock.get_node("%Advanced")
+	format_boxes = format_boxes_in(dock.get_node("%Formats"), ["godot_pack"])
+	for box in format_boxes.values():
+		box.toggled.connect(on_change)
+
+
+## A box per optional format added to parent (those named in ticked ticked), by name;
+## the dock's form and the re-cut form both ask with these.
+static func format_boxes_in(parent: Node, ticked: Array) -> Dictionary:
+	var boxes := {}
 	for format_name in OPTIONAL_FORMATS:
 		var box := CheckBox.new()
 		box.text = format_name
-		box.button_pressed = format_name == "godot_pack"
-		box.toggled.connect(on_change)
-		dock.get_node("%Formats").add_child(box)
-		format_boxes[format_name] = box
+		box.button_pressed = format_name in ticked
+		parent.add_child(box)
+		boxes[format_name] = box
+	return boxes
+
+
+## The formats asked for: the sheet and its JSON always, then each ticked box.
+static func formats_of(boxes: Dictionary) -> Array:
+	var formats := ["spritesheet", "spritesheet_json"]
+	for format_name in OPTIONAL_FORMATS:
+		if boxes[format_name].button_pressed:
+			formats.append(format_name)
+	return formats
+
+
+## Ticks the boxes of the formats a kept request asked for, unticks the others.
+static func tick_formats(boxes: Dictionary, formats: Array) -> void:
+	for format_name in boxes:
+		boxes[format_name].button_pressed = format_name in formats
 
 
 static func project_root() -> String:
@@ -44,10 +68,7 @@ static func project_root() -> String:
 ## A one-click animation takes a frame count over the video's duration, so the fps
 ## asked for becomes frames = fps x seconds.
 func body() -> Dictionary:
-	var formats := ["spritesheet", "spritesheet_json"]
-	for format_name in OPTIONAL_FORMATS:
-		if format_boxes[format_name].button_pressed:
-			formats.append(format_name)
+	var formats := formats_of(format_boxes)
 	var request := {
 		"project_root": project_root(),
 		"image_path": _picture.image_path.trim_prefix("res://"),
@@ -97,8 +118,7 @@ func restore(settings: Dictionary) -> String:
 		_fps.value = float(export["frame_count"]) / _seconds.value
 	var formats: Variant = export.get("output_formats")
 	if typeof(formats) == TYPE_ARRAY:
-		for format_name in format_boxes:
-			format_boxes[format_name].button_pressed = format_name in formats
+		tick_formats(format_boxes, formats)
 	_advanced.restore(settings)
 	var image: Variant = settings.get("image", settings.get("image_path"))
 	if image == null:
