@@ -176,6 +176,9 @@ def test_the_studio_in_a_real_editor(
     # Then the default name again: the user agreed, theirs was moved aside.
     ask = seen["replace_asked"]
     assert ask["visible"] and ask["conflicts"] == 1 and "hero.png" in ask["text"], ask
+    refused = seen["replace_refused"]
+    assert refused["message"].startswith("Nothing replaced, nothing spent"), refused
+    assert refused["quote"] == "" and seen["replace_asked_again"], refused
     assert seen["replace_agreed"]["agreed"], seen["replace_agreed"]
     replaced = seen["replaced"]
     assert replaced["state"] == "done", replaced

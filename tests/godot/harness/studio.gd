@@ -288,6 +288,11 @@ func _replace() -> void:
 	await h._quote()
 	out["replace_asked"] = {"visible": confirm.visible, "text": confirm.dialog_text,
 		"message": dock._message.text, "conflicts": dock.conflicts.size()}
+	# Refused first ("Keep mine"): nothing replaced, the quote dropped; quoted again, asked again.
+	h._press(confirm.get_cancel_button())
+	out["replace_refused"] = {"message": dock._message.text, "quote": dock.quote_id}
+	await h._quote()
+	out["replace_asked_again"] = confirm.visible
 	h._press(confirm.get_ok_button())
 	out["replace_agreed"] = {"agreed": dock.replace_agreed, "message": dock._message.text}
 	var job: Dictionary = await h._job(false, false)
