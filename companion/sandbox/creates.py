@@ -90,7 +90,7 @@ class Creates:
         files: dict[str, Any] = {}
         normalized = body.model_dump(mode="json")
         if kind == "animation_export":
-            price, _ = export_price_of(self.views, account, body)
+            price = export_price_of(self.views, account, body)
         else:
             price = animation_price(body) if kind == "animation" else generation_price(body)
         limits = self.s.limits_of(account.id)

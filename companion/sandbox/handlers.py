@@ -143,7 +143,7 @@ class Handlers:
     async def quote_animation_export(self, request: web.Request) -> web.Response:
         account, _ = who(request)
         body = await read_body(request, AnimationExportQuote)
-        price, _ = export_price_of(self.views, account, body)
+        price = export_price_of(self.views, account, body)
         return quote_json(price)
 
     # -- creates -----------------------------------------------------------------------------

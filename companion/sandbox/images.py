@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import io
 import warnings
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ class CheckedImage:
     mime_type: str
     width: int
     height: int
+    sha256: str  # hashed once here: the create's normalised input and its file both use it
 
 
 def check_image(data: bytes, param: str, declared: str | None = None) -> CheckedImage:
@@ -68,7 +70,7 @@ def check_image(data: bytes, param: str, declared: str | None = None) -> Checked
         Image.DecompressionBombWarning,
     ) as exc:
         raise ApiError(ErrorCode.INVALID_IMAGE, "the image cannot be decoded", param=param) from exc
-    return CheckedImage(data, mime, width, height)
+    return CheckedImage(data, mime, width, height, hashlib.sha256(data).hexdigest())
 
 
 def decode_base64(text: str, param: str) -> bytes:

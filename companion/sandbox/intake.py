@@ -4,7 +4,6 @@ persisted before the create is accepted."""
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -71,7 +70,7 @@ class Images:
             width=image.width,
             height=image.height,
             byte_size=len(image.data),
-            sha256=hashlib.sha256(image.data).hexdigest(),
+            sha256=image.sha256,
             created_at=iso(now()) or "",
             path=str(path),
             uploaded=uploaded,
@@ -117,7 +116,7 @@ class Images:
             else:
                 checked = await fetch_image(image.url, f"{param}.url")
                 form = {"type": "url", "url": image.url}
-            form["sha256"] = hashlib.sha256(checked.data).hexdigest()
+            form["sha256"] = checked.sha256
             normalized[slot] = form
             if persist:  # base64 and URL bytes are persisted before the create is accepted
                 files[slot] = self.store(account, checked, uploaded=False).id

@@ -17,7 +17,7 @@ from companion.api.schema import (
 from companion.sandbox.errors import invalid
 from companion.sandbox.models import check_video
 from companion.sandbox.pricing import Price, export_price, frames_of, video_price
-from companion.sandbox.state import Account, AssetRecord
+from companion.sandbox.state import Account
 from companion.sandbox.views import Views
 
 
@@ -63,8 +63,8 @@ def animation_price(body: AnimationCreate) -> Price:
 
 def export_price_of(
     views: Views, account: Account, body: AnimationExportCreate
-) -> tuple[Price, AssetRecord]:
-    """An export's price, and its source video (one of the account's own)."""
+) -> Price:
+    """An export's price; its source video must be one of the account's own."""
     source = views.owned_asset(account, str(body.source_video_asset_id), "source_video_asset_id")
     if source.media is None or source.format != "clip_video":
         raise invalid(
@@ -79,4 +79,4 @@ def export_price_of(
             "selection.start_seconds",
         )
     span = min(duration - start, body.selection.duration_seconds or duration)
-    return export_price(body.export, frames_of(body.export, span)), source
+    return export_price(body.export, frames_of(body.export, span))
