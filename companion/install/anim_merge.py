@@ -27,6 +27,7 @@ from companion.install.errors import InstallFamilyError
 from companion.install.ownership import Owner
 from companion.install.tree import Tree
 
+# A meta's guid line; unity.py reads guids with it too.
 GUID = re.compile(r"^guid:\s*([0-9a-fA-F]{32})\s*$", re.M)
 REF = re.compile(r"\{fileID: (-?\d+), guid: ([0-9a-fA-F]{32}), type: (\d+)\}")
 CLIP_HEADER = "--- !u!74 "
