@@ -260,17 +260,9 @@ def merge_texture_meta(users: str, generated: str) -> tuple[str, dict[str, str]]
 # -- the install -------------------------------------------------------------------------
 
 
-def companions(owner: Owner, final: Path) -> bool:
-    """The companion wrote this file for this animation (it may have changed since)."""
-    if owner.record is None or final.is_symlink() or not final.is_file():
-        return False
-    known = owner.record.written_file(str(final))
-    return known is not None and (known.job_id == owner.job_id or known.name == owner.name)
-
-
 def mergeable(path: Path, owner: Owner) -> bool:
     """Whether an existing file there is merged rather than refused."""
-    if not companions(owner, path) or path.suffix not in (".anim", ".meta"):
+    if not owner.wrote(path) or path.suffix not in (".anim", ".meta"):
         return False
     try:
         text = path.read_text(encoding="utf-8")
@@ -289,7 +281,7 @@ def merge_changed(tree: Tree, target: Path, owner: Owner) -> set[Path]:
 
     def existing(relative: str) -> tuple[Path, str, str] | None:
         final = target / relative
-        if not companions(owner, final):
+        if not owner.wrote(final):
             return None
         try:
             users = final.read_text(encoding="utf-8")
