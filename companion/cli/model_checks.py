@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from companion.api.schema import ModelsResponse, VideoOptions
 from companion.cli.errors import UsageError
+from companion.jobs.models_cache import chosen_model, unmade_length
 
 MAX_SECONDS = 30  # the spec's bound on a generated video
 
@@ -15,8 +16,7 @@ def _listed(values: list[float] | list[str]) -> str:
 
 def too_long(seconds: float, video: VideoOptions, models: ModelsResponse) -> UsageError:
     """--seconds past the spec's bound, said with the lengths the chosen model offers."""
-    by_id = {m.id: m for m in models.data}
-    model = by_id.get(video.model or "") or (models.data[0] if models.data else None)
+    model = chosen_model(models, video.model)
     if model is None or not model.durations_seconds:
         return UsageError(
             f"--seconds {seconds:g}: a video is at most {MAX_SECONDS} s (see: companion models)"
@@ -47,8 +47,7 @@ def against_models(
     model = by_id[video.model] if video.model else models.data[0]
     named = f"model {model.id}"
     seconds = video.duration_seconds
-    # The listing names each length a model makes; 7 s between 6 and 8 is not one of them.
-    if seconds is not None and model.durations_seconds and seconds not in model.durations_seconds:
+    if seconds is not None and unmade_length(models, video.model, seconds):
         raise UsageError(
             f"--seconds {seconds:g}: {named} makes videos of "
             f"{_listed(model.durations_seconds)} s; choose one of those"

@@ -13,17 +13,16 @@ from typing import Any
 from aiohttp import web
 
 from companion.api.errors import CompanionApiError
-from companion.daemon import registry
+from companion.daemon import generations, registry
 from companion.daemon.animate_routes import AnimateRoutes
 from companion.daemon.events import Broker
 from companion.daemon.generation_routes import GenerationRoutes
-from companion.daemon.gif_preview import has_preview_source
 from companion.daemon.job_routes import JobRoutes
 from companion.daemon.middleware import Model, errors, parse
 from companion.daemon.page import CODES, TOKEN, LinkCodes, page, status_link
 from companion.daemon.project_routes import ProjectRoutes
 from companion.daemon.reach import Reach, unreachable
-from companion.daemon.schema import AnimateIn, JobOut, OutputOut
+from companion.daemon.schema import AnimateIn, JobOut
 from companion.daemon.security import MAX_BODY, guard
 from companion.daemon.status_routes import StatusRoutes
 from companion.daemon.watch import ProjectWatcher
@@ -184,10 +183,7 @@ class Daemon:
             self._queued.discard(job_id)
 
     def _job_out(self, job: Job) -> JobOut:
-        outputs = [
-            OutputOut(format=a.format, file=a.file_name, installed_path=a.installed_path)
-            for a in self.store.assets(job.id)
-        ]
+        outputs, preview = generations.outputs_of(self.store, job)
         return JobOut(
             id=job.id,
             state=job.state,
@@ -201,8 +197,7 @@ class Daemon:
             created_at=job.created_at,
             updated_at=job.updated_at,
             outputs=outputs,
-            preview=job.state == State.DONE
-            and has_preview_source({o.format for o in outputs if o.installed_path}),
+            preview=preview,
         )
 
     # -- the application -----------------------------------------------------------------

@@ -53,8 +53,8 @@ def project_of(job: Job) -> str | None:
     return str(install["root"]) if isinstance(install, dict) and "root" in install else None
 
 
-def generation(store: Store, job: Job, clip: ClipOut) -> GenerationOut:
-    video: dict[str, Any] = job.request.get("video") or {}
+def outputs_of(store: Store, job: Job) -> tuple[list[OutputOut], bool]:
+    """A job's files as listed, and whether a finished one has a preview to show."""
     outputs = [
         OutputOut(format=a.format, file=a.file_name, installed_path=a.installed_path)
         for a in store.assets(job.id)
@@ -62,6 +62,12 @@ def generation(store: Store, job: Job, clip: ClipOut) -> GenerationOut:
     preview = job.state == State.DONE and has_preview_source(
         {o.format for o in outputs if o.installed_path}
     )
+    return outputs, preview
+
+
+def generation(store: Store, job: Job, clip: ClipOut) -> GenerationOut:
+    video: dict[str, Any] = job.request.get("video") or {}
+    outputs, preview = outputs_of(store, job)
     seed = video.get("seed")
     return GenerationOut(
         id=job.id,

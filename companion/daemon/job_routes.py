@@ -50,7 +50,8 @@ class JobRoutes:
 
     async def list_jobs(self, request: web.Request) -> web.Response:
         daemon = self.daemon
-        jobs = [daemon.job_out(j) for j in reversed(daemon.store.jobs())][:200]
+        # Cut to the newest 200 before job_out: each one asks the store for its assets.
+        jobs = [daemon.job_out(j) for j in daemon.store.jobs()[::-1][:200]]
         return web.json_response(JobList(data=jobs).model_dump(mode="json"))
 
     async def get_job(self, request: web.Request) -> web.Response:

@@ -8,6 +8,7 @@ from pathlib import Path
 from companion.api.errors import CompanionApiError
 from companion.api.schema import VideoOptions
 from companion.jobs import Engine, live_models
+from companion.jobs.models_cache import unmade_length
 
 
 async def length_refusal(
@@ -22,9 +23,8 @@ async def length_refusal(
         models = await live_models(engine.client, cache, service)
     except CompanionApiError:
         return None  # not reachable now: the job's own quote refuses it, nothing spent
-    by_id = {m.id: m for m in models.data}
-    model = by_id.get(video.model or "") or (models.data[0] if models.data else None)
-    if model is None or not model.durations_seconds or seconds in model.durations_seconds:
+    model = unmade_length(models, video.model, seconds)
+    if model is None:
         return None
     lengths = ", ".join(f"{s:g}" for s in model.durations_seconds)
     return (

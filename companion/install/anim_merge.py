@@ -27,6 +27,7 @@ from companion.install.errors import InstallFamilyError
 from companion.install.ownership import Owner
 from companion.install.tree import Tree
 
+# A meta's guid line; unity.py reads guids with it too.
 GUID = re.compile(r"^guid:\s*([0-9a-fA-F]{32})\s*$", re.M)
 REF = re.compile(r"\{fileID: (-?\d+), guid: ([0-9a-fA-F]{32}), type: (\d+)\}")
 CLIP_HEADER = "--- !u!74 "
@@ -259,17 +260,9 @@ def merge_texture_meta(users: str, generated: str) -> tuple[str, dict[str, str]]
 # -- the install -------------------------------------------------------------------------
 
 
-def companions(owner: Owner, final: Path) -> bool:
-    """The companion wrote this file for this animation (it may have changed since)."""
-    if owner.record is None or final.is_symlink() or not final.is_file():
-        return False
-    known = owner.record.written_file(str(final))
-    return known is not None and (known.job_id == owner.job_id or known.name == owner.name)
-
-
 def mergeable(path: Path, owner: Owner) -> bool:
     """Whether an existing file there is merged rather than refused."""
-    if not companions(owner, path) or path.suffix not in (".anim", ".meta"):
+    if not owner.wrote(path) or path.suffix not in (".anim", ".meta"):
         return False
     try:
         text = path.read_text(encoding="utf-8")
@@ -288,7 +281,7 @@ def merge_changed(tree: Tree, target: Path, owner: Owner) -> set[Path]:
 
     def existing(relative: str) -> tuple[Path, str, str] | None:
         final = target / relative
-        if not companions(owner, final):
+        if not owner.wrote(final):
             return None
         try:
             users = final.read_text(encoding="utf-8")

@@ -48,9 +48,21 @@ class Owner:
             return f"{final} was not written by the companion"
         if sha256_of(final) != known.sha256:
             return f"{final} was changed since the companion wrote it"
-        if known.job_id != self.job_id and known.name != self.name:
+        if not self._same_animation(known):
             return f"{final} holds the output of another animation ({known.name!r})"
         return None
+
+    def wrote(self, final: Path) -> bool:
+        """The companion wrote final, a plain file, for this animation (it may have been
+        changed since)."""
+        if self.record is None or final.is_symlink() or not final.is_file():
+            return False
+        known = self.record.written_file(str(final))
+        return known is not None and self._same_animation(known)
+
+    def _same_animation(self, known: Written) -> bool:
+        # The same job, or a job of the same name re-made into the same place.
+        return known.job_id == self.job_id or known.name == self.name
 
     def claim(self, final: Path, sha256: str | None = None) -> None:
         """Remember final as written by this job, with its bytes as they are now (sha256

@@ -18,6 +18,7 @@ import re
 from pathlib import Path, PurePosixPath
 
 from companion.install import policy
+from companion.install.anim_merge import GUID
 from companion.install.archive import ArchiveError, safe_name
 from companion.install.packs import Context, animation_from_sheets, place_outputs, unpack
 from companion.install.sheet_source import Defaults
@@ -26,7 +27,6 @@ from companion.media import stable_hex
 from companion.media.formats.unity import animation_clip, clip_meta, texture_meta
 
 PACK = "unity_pack"
-GUID_LINE = re.compile(r"^guid:\s*([0-9a-fA-F]{32})\s*$", re.MULTILINE)
 TEXT_ASSETS = frozenset(
     {".meta", ".anim", ".controller", ".overrideController", ".prefab", ".asset", ".mat"}
 )
@@ -136,7 +136,7 @@ def project_guids(project_root: Path) -> dict[str, Path]:
                 head = source.read(512)
         except OSError:
             continue
-        match = GUID_LINE.search(head)
+        match = GUID.search(head)
         if match:
             found[match.group(1).lower()] = meta
     return found
@@ -149,7 +149,7 @@ def _fresh_guids(tree: Tree, project_root: Path, target: Path) -> None:
     for relative in tree.order:
         if not relative.endswith(".meta"):
             continue
-        match = GUID_LINE.search(tree.path(relative).read_text(encoding="utf-8", errors="replace"))
+        match = GUID.search(tree.path(relative).read_text(encoding="utf-8", errors="replace"))
         if match is None:
             continue
         guid = match.group(1).lower()

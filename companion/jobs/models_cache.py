@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from companion.api.client import Client
-from companion.api.schema import ModelsResponse
+from companion.api.schema import ModelInfo, ModelsResponse
 
 TTL_SECONDS = 300.0
 
@@ -31,3 +31,18 @@ async def live_models(client: Client, cache_dir: Path, service: str) -> ModelsRe
     except OSError:
         pass  # a cache that cannot be written only costs a round trip next time
     return models
+
+
+def chosen_model(models: ModelsResponse, name: str | None) -> ModelInfo | None:
+    """The model a job runs on: the one named, else the listing's first (the default)."""
+    by_id = {m.id: m for m in models.data}
+    return by_id.get(name or "") or (models.data[0] if models.data else None)
+
+
+def unmade_length(models: ModelsResponse, name: str | None, seconds: float) -> ModelInfo | None:
+    """The chosen model when it lists the lengths it makes and seconds is not one of them
+    (7 s between 6 and 8 is not one); None when it fits or nothing can be said."""
+    model = chosen_model(models, name)
+    if model is None or not model.durations_seconds or seconds in model.durations_seconds:
+        return None
+    return model

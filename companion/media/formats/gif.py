@@ -66,8 +66,11 @@ class GifWriter:
             box = (slice(rows[0], rows[-1] + 1), slice(columns[0], columns[-1] + 1))
         else:
             box = (slice(0, 1), slice(0, 1))
-        image, hidden = _opaque(frame[box], shown[box])
-        palette = None if self.pixel_art else self._palette_for(np.asarray(image), ~hidden)
+        visible = shown[box]
+        rgba, hidden = _opaque(frame[box], visible)
+        image = Image.fromarray(rgba, "RGBA").convert("RGB")
+        # The palette's sample is read from the RGBA pixels: no second copy of the frame.
+        palette = None if self.pixel_art else self._palette_for(rgba[..., :3], visible)
         job = self._pool.submit(_quantize, image, hidden, palette, frame.shape[:2], box)
         self._mapping.append((index, job))
         while len(self._mapping) > MAPPERS:
@@ -132,16 +135,16 @@ def _error(sample: Image.Image, shown: np.ndarray, palette: Image.Image) -> floa
     return float(np.abs(nearest - np.asarray(sample, dtype=np.int16)[shown]).mean())
 
 
-def _opaque(frame: RGBA, visible: np.ndarray) -> tuple[Image.Image, np.ndarray]:
-    """The frame's colours as RGB, and which pixels are hidden (alpha under half)."""
+def _opaque(frame: RGBA, visible: np.ndarray) -> tuple[RGBA, np.ndarray]:
+    """The frame with hidden pixels (alpha under half) in a visible colour, and which
+    pixels are hidden."""
     hidden = ~visible
     first = int(np.argmax(visible))  # first visible pixel in scan order
     pixels = np.ascontiguousarray(frame).view(np.uint32)[..., 0]  # one word per pixel
     if visible.reshape(-1)[first] and hidden.any():
         # Hidden pixels take a visible colour so they cost no palette entry.
         pixels = np.where(hidden, pixels.reshape(-1)[first], pixels)
-    rgba = Image.fromarray(pixels.view(np.uint8).reshape(frame.shape), "RGBA")
-    return rgba.convert("RGB"), hidden
+    return pixels.view(np.uint8).reshape(frame.shape), hidden
 
 
 def _quantize(
