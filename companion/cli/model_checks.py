@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from companion.api.schema import ModelsResponse, VideoOptions
 from companion.cli.errors import UsageError
-from companion.jobs.models_cache import chosen_model, unmade_length
+from companion.jobs import chosen_model, unmade_length
 
 MAX_SECONDS = 30  # the spec's bound on a generated video
 

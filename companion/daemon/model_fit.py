@@ -7,8 +7,7 @@ from pathlib import Path
 
 from companion.api.errors import CompanionApiError
 from companion.api.schema import VideoOptions
-from companion.jobs import Engine, live_models
-from companion.jobs.models_cache import unmade_length
+from companion.jobs import Engine, live_models, unmade_length
 
 
 async def length_refusal(

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from companion.jobs.engine import Engine
     from companion.jobs.inputs import ImageReadError, LocalImage
     from companion.jobs.lifecycle import FINAL, State
-    from companion.jobs.models_cache import live_models
+    from companion.jobs.models_cache import chosen_model, live_models, unmade_length
     from companion.jobs.naming import names_in, suggestion
     from companion.jobs.remote_steps import Budget
     from companion.jobs.request import JobKind, JobRequest, submit
@@ -40,6 +40,8 @@ _LAZY = {
     "ImageReadError": ("inputs", "ImageReadError"),
     "LocalImage": ("inputs", "LocalImage"),
     "live_models": ("models_cache", "live_models"),
+    "chosen_model": ("models_cache", "chosen_model"),
+    "unmade_length": ("models_cache", "unmade_length"),
     "names_in": ("naming", "names_in"),
     "suggestion": ("naming", "suggestion"),
     "already_made": ("resume", "already_made"),
@@ -66,6 +68,7 @@ __all__ = [
     "StagingRefused",
     "State",
     "already_made",
+    "chosen_model",
     "job_folder",
     "live_models",
     "made_before",
@@ -75,4 +78,5 @@ __all__ = [
     "submit",
     "suggestion",
     "unfinished",
+    "unmade_length",
 ]
