@@ -61,9 +61,7 @@ def animation_price(body: AnimationCreate) -> Price:
     return Price(price.video, export.export, price.items + export.items)
 
 
-def export_price_of(
-    views: Views, account: Account, body: AnimationExportCreate
-) -> Price:
+def export_price_of(views: Views, account: Account, body: AnimationExportCreate) -> Price:
     """An export's price; its source video must be one of the account's own."""
     source = views.owned_asset(account, str(body.source_video_asset_id), "source_video_asset_id")
     if source.media is None or source.format != "clip_video":
