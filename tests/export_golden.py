@@ -86,6 +86,8 @@ def digests(work: Path) -> dict[str, dict[str, str]]:
             if o.format == "gif" and not spec.pixel_art
             else _tar_digest(o.path)
             if o.format == "unity_pack"
+            else _prores_digest(o.path)
+            if o.format == "prores_4444"
             else _content_digest(o.path.name, o.path.read_bytes())
             for o in result.outputs
         }
@@ -136,6 +138,19 @@ def _pixels_digest(data: bytes) -> str:
             image.seek(index)
             digest.update(f"{image.info.get('duration')}".encode())
             digest.update(image.convert("RGBA").tobytes())
+    return digest.hexdigest()
+
+
+def _prores_digest(path: Path) -> str:
+    """Its frames as decoded, at 16 bits a channel, and their times: the encoder may
+    write the same picture with other header fields (a fixed quantiser is signalled
+    differently from a searched one that lands on the same step)."""
+    digest = hashlib.sha256()
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        for frame in container.decode(stream):
+            digest.update(f"{frame.pts} {frame.width}x{frame.height}".encode())
+            digest.update(frame.to_ndarray(format="rgba64le").tobytes())
     return digest.hexdigest()
 
 

@@ -20,6 +20,9 @@ from companion.media.frames import Fit, even
 MILLIS = Fraction(1, 1000)
 CLIP_TIME_BASE = Fraction(1, 90000)
 PRORES_THREADS = 6
+# libavcodec takes a fixed quantiser as a "lambda": FF_QP2LAMBDA times the quantiser.
+LAMBDA_PER_QUANT = 118
+FINEST_QUANT = 1
 
 
 def _nominal_rate(fps: float) -> Fraction:
@@ -121,7 +124,17 @@ def prores_writer(
         height=height,
         fps=fps,
         durations=durations,
-        options={"profile": "4444", "alpha_bits": "16", "vendor": "apl0"},
+        # The finest quantiser, fixed: it is what the rate control settles on for sprite
+        # frames anyway (the decoded pixels are the same), and the rate control's search
+        # over quantisers took four fifths of the encoder's time. A busier picture makes
+        # a larger file rather than a coarser one, which suits a master format.
+        options={
+            "profile": "4444",
+            "alpha_bits": "16",
+            "vendor": "apl0",
+            "flags": "+qscale",
+            "global_quality": str(FINEST_QUANT * LAMBDA_PER_QUANT),
+        },
         # ProRes is the costliest writer and its slices are independent (the bytes do
         # not depend on how many encode at once): more workers than cores keep it from
         # falling behind the other writers on a machine busy with other work. Slice
