@@ -8,8 +8,11 @@ delays while frames stream past."""
 
 from __future__ import annotations
 
+import itertools
+import threading
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -33,6 +36,29 @@ REUSE_SLACK = 0.25
 MAPPERS = 2
 
 
+@dataclass(frozen=True)
+class SharedPalette:
+    """A palette the mapping threads share. Pillow caches each colour's nearest entry on
+    the palette image it maps with, and a cache is not safe to fill from two threads; so
+    each thread maps with its own copy, made once per palette (see _own_copy), and the
+    cache then serves every later frame instead of being built again for each one."""
+
+    serial: int
+    template: Image.Image  # only ever copied, never mapped with
+
+
+_serials = itertools.count()
+_local = threading.local()
+
+
+def _own_copy(shared: SharedPalette) -> Image.Image:
+    if getattr(_local, "serial", None) != shared.serial:
+        _local.palette = shared.template.copy()
+        _local.serial = shared.serial
+    palette: Image.Image = _local.palette
+    return palette
+
+
 class GifWriter:
     def __init__(
         self, path: Path, width: int, height: int, durations: tuple[float, ...], pixel_art: bool
@@ -51,7 +77,9 @@ class GifWriter:
         self._stream.pix_fmt = "pal8"
         self._stream.time_base = CENTIS
         self._stream.codec_context.time_base = CENTIS
-        self._palette: tuple[Image.Image, float] | None = None  # and its error when built
+        # The palette in use, its error on the frame it was built from, and the copy
+        # the mapping threads take theirs from.
+        self._palette: tuple[Image.Image, float, SharedPalette] | None = None
         self._pool = ThreadPoolExecutor(MAPPERS, thread_name_prefix="gif-map")
         self._mapping: deque[tuple[int, Future[tuple[np.ndarray, np.ndarray]]]] = deque()
 
@@ -76,25 +104,25 @@ class GifWriter:
         while len(self._mapping) > MAPPERS:
             self._encode(*self._mapping.popleft())
 
-    def _palette_for(self, rgb: np.ndarray, visible: np.ndarray) -> Image.Image:
+    def _palette_for(self, rgb: np.ndarray, visible: np.ndarray) -> SharedPalette:
         """A palette for a frame that is then mapped onto it with error diffusion.
 
         It is built by median cut from a regular subsample of about 64k pixels (as good
         as the whole frame for median cut, at a fraction of the time). The previous
         frame's palette is kept while it serves this frame about as well as it served
         the frame it was built for, on the pixels that show (an animation's frames
-        share their colours), which saves the median cut on most frames. Each frame
-        gets a copy, so the pool's threads never share one image."""
+        share their colours), which saves the median cut on most frames."""
         stride = max(1, int((rgb.shape[0] * rgb.shape[1] / 65536) ** 0.5))
         sample = Image.fromarray(np.ascontiguousarray(rgb[::stride, ::stride]), "RGB")
         shown = visible[::stride, ::stride]
         if self._palette is not None:
-            palette, built_error = self._palette
+            palette, built_error, shared = self._palette
             if _error(sample, shown, palette) <= built_error * REUSE_ERROR + REUSE_SLACK:
-                return palette.copy()
+                return shared
         palette = sample.quantize(TRANSPARENT, method=Image.Quantize.MEDIANCUT)
-        self._palette = palette, _error(sample, shown, palette)
-        return palette.copy()
+        shared = SharedPalette(next(_serials), palette.copy())
+        self._palette = palette, _error(sample, shown, palette), shared
+        return shared
 
     def _encode(self, index: int, job: Future[tuple[np.ndarray, np.ndarray]]) -> None:
         pair: Any = job.result()  # pal8 takes (indices, ARGB palette)
@@ -150,7 +178,7 @@ def _opaque(frame: RGBA, visible: np.ndarray) -> tuple[RGBA, np.ndarray]:
 def _quantize(
     image: Image.Image,
     hidden: np.ndarray,
-    palette: Image.Image | None,
+    shared: SharedPalette | None,
     size: tuple[int, ...],
     box: tuple[slice, slice],
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -158,10 +186,10 @@ def _quantize(
     outside the box) and the ARGB palette. Without a palette (pixel art) the frame gets
     its own from every pixel and nothing is dithered: exact colours matter more than
     speed."""
-    if palette is None:
+    if shared is None:
         paletted = image.quantize(TRANSPARENT, method=Image.Quantize.MEDIANCUT)
     else:
-        paletted = image.quantize(palette=palette, dither=Image.Dither.FLOYDSTEINBERG)
+        paletted = image.quantize(palette=_own_copy(shared), dither=Image.Dither.FLOYDSTEINBERG)
     indices = np.full(size, TRANSPARENT, dtype=np.uint8)
     indices[box] = np.asarray(paletted, dtype=np.uint8)
     np.copyto(indices[box], TRANSPARENT, where=hidden)
