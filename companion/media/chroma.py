@@ -5,7 +5,8 @@ key decides its alpha, with a smooth ramp between two thresholds for soft edges.
 Half-covered edge pixels are un-mixed from the key colour, and pixels whose hue lies
 near the key's lose the chroma they have along the key direction (spill), so no
 coloured fringe or cast survives. Fully keyed and clean pixels, nearly all of a frame,
-take only the cheap distance test; the costly steps run on the few edge and spill pixels."""
+take only a table lookup or the cheap distance test; the costly steps run on the few
+edge and spill pixels."""
 
 from __future__ import annotations
 
@@ -23,6 +24,13 @@ _CBCR_TO_RGB = np.array([[0.0, 1.402], [-0.344136, -0.714136], [1.772, 0.0]], dt
 
 
 BAND_ROWS = 64
+# Colours are grouped in cells of 4x4x4 levels (the top 6 bits of each channel). A cell
+# whose every colour is keyed out is settled by one table lookup, without the per-pixel
+# test: a green screen is nearly all such pixels.
+CELL_BITS = 6
+# The per-pixel test runs in float32; this margin (in chroma units, against a threshold
+# of tens) covers its rounding many times over.
+ROUNDING_MARGIN = 0.01
 
 
 def parse_hex_colour(text: str) -> tuple[int, int, int]:
@@ -49,6 +57,23 @@ class ChromaKeyer:
         self._dir = key_chroma / length
         self._inner = inner * length
         self._outer = outer * length
+        self._may_keep = self._cells_that_may_keep()
+
+    def _cells_that_may_keep(self) -> npt.NDArray[np.bool_]:
+        """For each colour cell (indexed r, g, b by their top bits), whether any of its
+        colours might lie beyond the inner threshold. A colour is at most half the cell's
+        diagonal from the cell's centre, and its chroma at most the chroma map's norm
+        times that from the centre's: a cell whose centre is further than this inside
+        the threshold is keyed out whole."""
+        step = 1 << (8 - CELL_BITS)
+        centre = np.arange(1 << CELL_BITS, dtype=np.float64) * step + (step - 1) / 2
+        weights = np.stack([_CB, _CR]).astype(np.float64)
+        reach = float(np.linalg.norm(weights, 2)) * (step - 1) / 2 * np.sqrt(3)
+        r, g, b = centre[:, None, None], centre[None, :, None], centre[None, None, :]
+        cb = weights[0, 0] * r + weights[0, 1] * g + weights[0, 2] * b - self._key_cb
+        cr = weights[1, 0] * r + weights[1, 1] * g + weights[1, 2] * b - self._key_cr
+        may_keep = np.hypot(cb, cr) + reach + ROUNDING_MARGIN > self._inner
+        return np.ascontiguousarray(may_keep).reshape(-1)
 
     def apply(self, rgba: RGBA) -> RGBA:
         # In bands of rows: the arithmetic is per pixel, so the result is the same, and
@@ -61,25 +86,39 @@ class ChromaKeyer:
         return out
 
     def _apply(self, rgba: RGBA) -> RGBA:
-        # The whole frame takes only the distance test, computed in place channel by
-        # channel; a pixel is kept when its distance is beyond the inner threshold.
-        r, g, b = (rgba[..., c].astype(np.float32) for c in range(3))
+        out = np.zeros(rgba.shape, dtype=np.uint8)
+        flat_in = np.ascontiguousarray(rgba).reshape(-1, 4)
+        # Pixels whose colour cell may be kept take the distance test; the rest are keyed
+        # out already (zero). A pixel as one little-endian word: r in the low byte.
+        word = flat_in.view("<u4").reshape(-1)
+        drop = 8 - CELL_BITS
+        top = ((1 << CELL_BITS) - 1) << drop
+        cell = (word & top) << (2 * CELL_BITS - drop)
+        cell |= (word & (top << 8)) >> (8 + drop - CELL_BITS)
+        cell |= (word & (top << 16)) >> (16 + drop)
+        candidates = np.flatnonzero(self._may_keep[cell])
+        if candidates.size == 0:
+            return out
+        tested_words = word[candidates]  # gathered as words: one index per pixel
+        tested = tested_words.view(np.uint8).reshape(-1, 4)
+        r, g, b = (tested[:, c].astype(np.float32) for c in range(3))
         cb_all, cr_all = _mix(_CB, r, g, b), _mix(_CR, r, g, b)
         dx = np.subtract(cb_all, self._key_cb, dtype=np.float32)
         dy = np.subtract(cr_all, self._key_cr, dtype=np.float32)
         distance = np.hypot(dx, dy, out=dx)
 
-        out = np.zeros(rgba.shape, dtype=np.uint8)
         # Only kept pixels (alpha > 0) have work left; keyed ones stay zero. The steps
         # below are the same element-wise arithmetic on that subset, in pixel order.
-        kept = np.flatnonzero(distance > np.float32(self._inner))
-        if kept.size == 0:
+        inside = np.flatnonzero(distance > np.float32(self._inner))
+        if inside.size == 0:
             return out
-        near = distance.reshape(-1)[kept]
+        kept = candidates[inside]
+        near = distance[inside]
         alpha = np.clip((near - self._inner) / (self._outer - self._inner), 0.0, 1.0)
-        rgb = np.stack([r.reshape(-1)[kept], g.reshape(-1)[kept], b.reshape(-1)[kept]], axis=1)
-        cb = cb_all.reshape(-1)[kept]
-        cr = cr_all.reshape(-1)[kept]
+        shown = tested_words[inside].view(np.uint8).reshape(-1, 4)
+        rgb = shown[:, :3].astype(np.float32)
+        cb = cb_all[inside]
+        cr = cr_all[inside]
 
         # Edge pixels: observed = a * foreground + (1 - a) * key, solved for foreground.
         edge = alpha < 1.0
@@ -99,10 +138,13 @@ class ChromaKeyer:
             delta = amount[:, None] * self._dir[None, :]  # CbCr to take away
             rgb[spill] -= delta @ _CBCR_TO_RGB.T
 
-        flat = out.reshape(-1, 4)
-        flat[kept, :3] = np.clip(rgb + 0.5, 0, 255).astype(np.uint8)
-        source_alpha = rgba[..., 3].reshape(-1)[kept].astype(np.float32)
-        flat[kept, 3] = np.clip(alpha * source_alpha + 0.5, 0, 255).astype(np.uint8)
+        # Written whole pixels at a time, as words.
+        result = np.empty((kept.size, 4), dtype=np.uint8)
+        np.add(rgb, np.float32(0.5), out=rgb)
+        result[:, :3] = np.clip(rgb, 0, 255, out=rgb)
+        source_alpha = shown[:, 3].astype(np.float32)
+        result[:, 3] = np.clip(alpha * source_alpha + 0.5, 0, 255)
+        out.reshape(-1, 4).view("<u4").reshape(-1)[kept] = result.view("<u4").reshape(-1)
         return out
 
 
