@@ -111,17 +111,20 @@ class GifWriter:
         as the whole frame for median cut, at a fraction of the time). The previous
         frame's palette is kept while it serves this frame about as well as it served
         the frame it was built for, on the pixels that show (an animation's frames
-        share their colours), which saves the median cut on most frames."""
+        share their colours), which saves the median cut on most frames. How well it
+        serves is measured on a sparser sample of about 16k pixels: a mean over that
+        many is steady, and the check runs on every frame."""
         stride = max(1, int((rgb.shape[0] * rgb.shape[1] / 65536) ** 0.5))
-        sample = Image.fromarray(np.ascontiguousarray(rgb[::stride, ::stride]), "RGB")
-        shown = visible[::stride, ::stride]
+        check = np.ascontiguousarray(rgb[:: 2 * stride, :: 2 * stride])
+        shown = visible[:: 2 * stride, :: 2 * stride]
         if self._palette is not None:
             palette, built_error, shared = self._palette
-            if _error(sample, shown, palette) <= built_error * REUSE_ERROR + REUSE_SLACK:
+            if _error(check, shown, palette) <= built_error * REUSE_ERROR + REUSE_SLACK:
                 return shared
+        sample = Image.fromarray(np.ascontiguousarray(rgb[::stride, ::stride]), "RGB")
         palette = sample.quantize(TRANSPARENT, method=Image.Quantize.MEDIANCUT)
         shared = SharedPalette(next(_serials), palette.copy())
-        self._palette = palette, _error(sample, shown, palette), shared
+        self._palette = palette, _error(check, shown, palette), shared
         return shared
 
     def _encode(self, index: int, job: Future[tuple[np.ndarray, np.ndarray]]) -> None:
@@ -152,15 +155,17 @@ class GifWriter:
         return self.path
 
 
-def _error(sample: Image.Image, shown: np.ndarray, palette: Image.Image) -> float:
+def _error(pixels: np.ndarray, shown: np.ndarray, palette: Image.Image) -> float:
     """Mean absolute difference per channel between the shown pixels and their nearest
     palette colours."""
     if not shown.any():
         return 0.0
-    mapped = np.asarray(sample.quantize(palette=palette, dither=Image.Dither.NONE))[shown]
+    image = Image.fromarray(pixels, "RGB")
+    mapped = np.asarray(image.quantize(palette=palette, dither=Image.Dither.NONE))[shown]
     colours = np.asarray(palette.getpalette() or [], dtype=np.uint8).reshape(-1, 3)
-    nearest = colours[mapped].astype(np.int16)
-    return float(np.abs(nearest - np.asarray(sample, dtype=np.int16)[shown]).mean())
+    nearest, actual = colours[mapped], pixels[shown]
+    # |a - b| in uint8 without widening: the larger less the smaller.
+    return float((np.maximum(nearest, actual) - np.minimum(nearest, actual)).mean())
 
 
 def _opaque(frame: RGBA, visible: np.ndarray) -> tuple[RGBA, np.ndarray]:
