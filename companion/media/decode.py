@@ -39,8 +39,12 @@ def _alpha_decoder(stream: av.video.stream.VideoStream) -> VideoCodecContext | N
     return ctx
 
 
-def iter_source_frames(path: Path, start: float, end: float) -> Iterator[SourceFrame]:
-    """Every frame whose display interval meets [start, end), in presentation order."""
+def iter_source_frames(
+    path: Path, start: float, end: float, threads: bool = True
+) -> Iterator[SourceFrame]:
+    """Every frame whose display interval meets [start, end), in presentation order.
+    threads=False decodes on the calling thread alone: when the encoders downstream keep
+    every core busy, the decoder's frame threads only add hand-offs and frames held."""
     try:
         container = av.open(str(path))
     except av.error.FFmpegError as exc:

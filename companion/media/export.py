@@ -174,7 +174,7 @@ def _render(
             close=lambda: [ExportOutput("clip_video", clip_writer.close())],
         )
 
-    outputs = decode_into(source, plan, shaper, sinks, clip, progress)
+    outputs = decode_into(source, plan, shaper, sinks, clip, progress, info.fps)
     order = {f: i for i, f in enumerate(FORMATS)}
     outputs.sort(key=lambda o: order[o.format])
     return outputs, warnings

@@ -19,6 +19,8 @@ Writer = ThreadedSink[tuple[int, RGBA], list[ExportOutput]]
 # Threads keying and letterboxing frames while the main thread decodes and scales. Two
 # match the cores; more in flight than that only holds more frames.
 SHAPERS = 2
+# Fewer output frames than a half of the decoded ones: decoding dominates the export.
+SPARSE_SAMPLING = 2
 
 
 def decode_into(
@@ -28,11 +30,17 @@ def decode_into(
     sinks: list[Writer],
     clip: ThreadedSink[SourceFrame, list[ExportOutput]] | None,
     progress: Progress | None,
+    source_fps: float,
 ) -> list[ExportOutput]:
+    # When most decoded frames become output frames (or feed the clip), the writers
+    # keep both cores busy and the decoder runs alone on this thread; when most are
+    # passed over, decoding is the work, and it gets the decoder's own threads.
+    decoded = source_fps * plan.duration
+    decode_threads = clip is None and plan.count * SPARSE_SAMPLING < decoded
     failure: BaseException | None = None
     try:
         with ThreadPoolExecutor(SHAPERS, thread_name_prefix="shape") as pool:
-            _stream_frames(source, plan, shaper, pool, sinks, clip, progress)
+            _stream_frames(source, plan, shaper, pool, sinks, clip, progress, decode_threads)
     except BaseException as exc:
         failure = exc
     # Always stop the writer threads; the first error (decoder's or a writer's) wins.
@@ -66,6 +74,7 @@ def _stream_frames(
     sinks: list[Writer],
     clip: ThreadedSink[SourceFrame, list[ExportOutput]] | None,
     progress: Progress | None,
+    decode_threads: bool,
 ) -> None:
     picker = SamplePicker(plan.times)
     shaped_serial = -1
@@ -94,7 +103,7 @@ def _stream_frames(
             pending.append((index, shaped))
             hand_on(SHAPERS)
 
-    for current in iter_source_frames(source, plan.start, plan.end):
+    for current in iter_source_frames(source, plan.start, plan.end, threads=decode_threads):
         if clip is not None:
             clip.put(current)
         deliver(picker.push(current))
