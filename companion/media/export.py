@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from companion.media.catalog import FILE_SUFFIX, FORMATS, SHEET_FORMATS
@@ -183,28 +184,48 @@ def _render(
 def _sheet_formats(
     animation: Animation, folder: Path, wanted: set[str], spec: ExportSpec
 ) -> list[ExportOutput]:
-    outputs: list[ExportOutput] = []
+    """The formats built from the finished pages. They read the pages and write files
+    of their own, so they are written side by side (zlib and file writes release the
+    GIL): the export ends with the slowest of them, not their sum."""
+    writers: list[Callable[[], list[ExportOutput]]] = []
     if "spritesheet_json" in wanted:
-        outputs += [
-            ExportOutput("spritesheet_json", p) for p in write_sheet_json(animation, folder)
-        ]
+        writers.append(
+            lambda: [
+                ExportOutput("spritesheet_json", p) for p in write_sheet_json(animation, folder)
+            ]
+        )
     if "unity_meta" in wanted:
-        outputs += [
-            ExportOutput("unity_meta", p)
-            for p in write_unity_metas(animation, folder, spec.unity_dir)
-        ]
+        writers.append(
+            lambda: [
+                ExportOutput("unity_meta", p)
+                for p in write_unity_metas(animation, folder, spec.unity_dir)
+            ]
+        )
     if "unity_pack" in wanted:
-        outputs.append(
-            ExportOutput("unity_pack", write_unity_package(animation, folder, spec.unity_dir))
+        writers.append(
+            lambda: [
+                ExportOutput("unity_pack", write_unity_package(animation, folder, spec.unity_dir))
+            ]
         )
     if "godot_pack" in wanted:
-        outputs.append(
-            ExportOutput("godot_pack", write_godot_pack(animation, folder, spec.godot_res_dir))
+        writers.append(
+            lambda: [
+                ExportOutput("godot_pack", write_godot_pack(animation, folder, spec.godot_res_dir))
+            ]
         )
     if "unreal_paper2d_pack" in wanted:
-        outputs.append(ExportOutput("unreal_paper2d_pack", write_unreal_pack(animation, folder)))
+        writers.append(
+            lambda: [ExportOutput("unreal_paper2d_pack", write_unreal_pack(animation, folder))]
+        )
     if "cocos_creator_pack" in wanted:
-        outputs.append(ExportOutput("cocos_creator_pack", write_cocos_pack(animation, folder)))
+        writers.append(
+            lambda: [ExportOutput("cocos_creator_pack", write_cocos_pack(animation, folder))]
+        )
+    outputs: list[ExportOutput] = []
+    if writers:
+        with ThreadPoolExecutor(len(writers), thread_name_prefix="pack") as pool:
+            for written in [pool.submit(writer) for writer in writers]:
+                outputs += written.result()
     pages = [page.path for page in animation.pages]
     if "spritesheet" in wanted:
         outputs += [ExportOutput("spritesheet", p) for p in pages]
