@@ -51,7 +51,7 @@ def iter_source_frames(
         raise MediaError(f"{path}: not a readable video") from exc
     with container:
         stream = container.streams.video[0]
-        stream.thread_type = "AUTO"
+        stream.thread_type = "AUTO" if threads else "NONE"
         time_base = stream.time_base
         if time_base is None:
             raise MediaError(f"{path}: the video stream has no time base")
