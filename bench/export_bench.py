@@ -6,9 +6,9 @@ Jobs, each done by companion in one `export_video` call (one decode):
   spritesheet_json, gif, frames_zip, webm_alpha, prores_4444 and godot_pack;
 - thirteen formats: every format, 240 frames of 512x512 from the 10 s source.
 The baseline is one FFmpeg command per format (the binary imageio-ffmpeg ships), each
-with the same sampling, scaling and chroma key, run one after another as a script would
-(the thirteen-format baseline adds the H.264 clip and a second zip of the frames; the
-engine packs have no FFmpeg counterpart and are companion's extra work).
+with the same sampling, scaling, chroma key and encoder settings, run one after another
+as a script would (the thirteen-format baseline adds the H.264 clip and a second zip of
+the frames; the engine packs have no FFmpeg counterpart and are companion's extra work).
 Prints wall times, their ratio (companion / FFmpeg; below 1.0 is faster), and
 companion's peak resident memory for the six-format job at 512x512 and at 1024x1024
 frames (their ratio shows whether memory grows with frame size).
@@ -123,6 +123,9 @@ def ffmpeg_jobs(
             "prores_ks",
             "-profile:v",
             "4444",
+            # companion's ProRes settings: the finest quantiser, fixed (no rate search)
+            "-q:v",
+            "1",
             str(out / "anim.mov"),
         ],
     ]
