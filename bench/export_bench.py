@@ -11,7 +11,8 @@ as a script would (the thirteen-format baseline adds the H.264 clip and a second
 the frames; the engine packs have no FFmpeg counterpart and are companion's extra work).
 Prints wall times, their ratio (companion / FFmpeg; below 1.0 is faster), and
 companion's peak resident memory for the six-format job at 512x512 and at 1024x1024
-frames (their ratio shows whether memory grows with frame size).
+frames (their ratio shows whether memory grows with frame size), the same without
+webm_alpha, and the VP9-with-alpha writer alone.
 
     python bench/export_bench.py [--repeat N]
 """
@@ -37,6 +38,7 @@ from companion.media.demo_art import draw_character  # noqa: E402
 from companion.media.synth import SynthSpec, synthesize  # noqa: E402
 
 FORMATS = "spritesheet,spritesheet_json,gif,frames_zip,webm_alpha,prores_4444,godot_pack"
+NO_WEBM = FORMATS.replace(",webm_alpha", "")
 ALL_FORMATS = (
     "clip_video,webm_alpha,prores_4444,gif,frames_zip,spritesheet,spritesheet_json,unity_meta,"
     "unity_pack,godot_pack,unreal_paper2d_pack,cocos_creator_pack,construct3_pack"
@@ -45,8 +47,21 @@ FRAMES, SIDE, DURATION = 24, 512, 5.0
 BIG_FRAMES, BIG_DURATION = 240, 10.0
 KEY = "0x00ff00"
 
-OURS = """
-import json, resource, sys, time
+# The child's own peak resident memory. Not getrusage's ru_maxrss: Linux carries it
+# across fork and exec, so a child would report at least this bench's size at the fork.
+HIGH_WATER = """
+def high_water_mb():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise SystemExit("no VmHWM in /proc/self/status")
+"""
+
+OURS = (
+    HIGH_WATER
+    + """
+import json, sys, time
 from pathlib import Path
 from companion.media import ExportSpec, export_video
 source, out = Path(sys.argv[1]), Path(sys.argv[2])
@@ -57,8 +72,31 @@ start = time.perf_counter()
 export_video(source, out, spec)
 elapsed = time.perf_counter() - start
 print(json.dumps({"seconds": elapsed,
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "peak_mb": high_water_mb()}))
 """
+)
+
+# The VP9-with-alpha writer alone, fed 24 frames: how much of the job's memory is
+# libvpx's own (two encoders whose buffers are sized by the frame).
+VP9_ALONE = (
+    HIGH_WATER
+    + """
+import json, sys
+from pathlib import Path
+import numpy as np
+from companion.media.formats.video import webm_alpha_writer
+side = int(sys.argv[2])
+before = high_water_mb()
+writer = webm_alpha_writer(Path(sys.argv[1]), side, side, 24.0, (1 / 24,) * 24)
+frame = np.zeros((side, side, 4), dtype=np.uint8)
+for index in range(24):
+    frame[side // 4 : side // 2, index * side // 48 : side // 2, :] = 200
+    writer.add(index, frame)
+writer.close()
+after = high_water_mb()
+print(json.dumps({"peak_mb": after - before}))
+"""
+)
 
 
 def ffmpeg_jobs(
@@ -164,6 +202,17 @@ def run_ours(
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def vp9_alone(out: Path, side: int) -> float:
+    result = subprocess.run(
+        [sys.executable, "-c", VP9_ALONE, str(out), str(side)],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    return float(json.loads(result.stdout.strip().splitlines()[-1])["peak_mb"])
+
+
 def make_source(path: Path, duration: float) -> Path:
     synthesize(
         draw_character(512),
@@ -201,6 +250,8 @@ def main() -> None:
         ours: dict[str, list[float]] = {name: [] for name in jobs}
         theirs: dict[str, list[float]] = {name: [] for name in jobs}
         peaks: dict[int, list[float]] = {SIDE: [], 1024: []}
+        without_webm: dict[int, list[float]] = {SIDE: [], 1024: []}
+        vp9: dict[int, list[float]] = {SIDE: [], 1024: []}
         for i in range(args.repeat):
             for name, (source, formats, frames, duration, big) in jobs.items():
                 result = run_ours(source, work / f"ours-{name}-{i}", formats, frames)
@@ -216,6 +267,11 @@ def main() -> None:
             large = run_ours(short, work / f"ours-1024-{i}", FORMATS, FRAMES, 1024)
             peaks[1024].append(large["peak_mb"])
             shutil.rmtree(work / f"ours-1024-{i}")
+            for side in (SIDE, 1024):
+                rest = run_ours(short, work / f"rest-{side}-{i}", NO_WEBM, FRAMES, side)
+                without_webm[side].append(rest["peak_mb"])
+                shutil.rmtree(work / f"rest-{side}-{i}")
+                vp9[side].append(vp9_alone(work / f"vp9-{side}-{i}.webm", side))
     print(f"load after: {os.getloadavg()[0]:.2f}")
     for name, (_, _formats, frames, duration, _big) in jobs.items():
         ratios = [o / t for o, t in zip(ours[name], theirs[name], strict=True)]
@@ -226,10 +282,15 @@ def main() -> None:
             f"  ratio companion/ffmpeg: best-to-best {min(ours[name]) / min(theirs[name]):.2f}"
             f"  per run {', '.join(f'{r:.2f}' for r in ratios)}"
         )
-    small, large_peak = min(peaks[SIDE]), min(peaks[1024])
+    for label, found in (("6 formats", peaks), ("6 formats but webm_alpha", without_webm)):
+        small, large_peak = min(found[SIDE]), min(found[1024])
+        print(
+            f"peak RSS, {label}: {small:.0f} MB at {SIDE}x{SIDE}, {large_peak:.0f} MB at "
+            f"1024x1024 frames; ratio {large_peak / small:.2f}"
+        )
     print(
-        f"peak RSS, 6 formats: {small:.0f} MB at {SIDE}x{SIDE}, {large_peak:.0f} MB at "
-        f"1024x1024 frames; ratio {large_peak / small:.2f}"
+        f"  libvpx VP9 with alpha alone (24 frames): {min(vp9[SIDE]):.0f} MB at "
+        f"{SIDE}x{SIDE}, {min(vp9[1024]):.0f} MB at 1024x1024"
     )
 
 
