@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from companion.media.formats.gzip_pieces import gzip_bytes
+
 RGBA = npt.NDArray[np.uint8]
 
 # Archives get a fixed timestamp so the same frames always make the same bytes.
@@ -141,7 +143,10 @@ def write_zip(path: Path, members: Iterable[tuple[str, bytes | Path]]) -> None:
 
 
 def write_tar_gz(path: Path, members: Iterable[tuple[str, bytes | Path]]) -> None:
-    with tarfile.open(path, "w:gz", format=tarfile.PAX_FORMAT) as archive:
+    """A tar of members, gzipped on every core, with fixed times: the same members make
+    the same bytes."""
+    tar = io.BytesIO()
+    with tarfile.open(fileobj=tar, mode="w", format=tarfile.PAX_FORMAT) as archive:
         for name, payload in members:
             data = payload.read_bytes() if isinstance(payload, Path) else payload
             info = tarfile.TarInfo(name)
@@ -149,3 +154,4 @@ def write_tar_gz(path: Path, members: Iterable[tuple[str, bytes | Path]]) -> Non
             info.mtime = ARCHIVE_EPOCH
             info.mode = 0o644
             archive.addfile(info, io.BytesIO(data))
+    path.write_bytes(gzip_bytes(tar.getbuffer().tobytes(), ARCHIVE_EPOCH))
