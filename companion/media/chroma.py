@@ -10,6 +10,8 @@ edge and spill pixels."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import numpy.typing as npt
 
@@ -76,29 +78,37 @@ class ChromaKeyer:
         return np.ascontiguousarray(may_keep).reshape(-1)
 
     def apply(self, rgba: RGBA) -> RGBA:
-        # In bands of rows: the arithmetic is per pixel, so the result is the same, and
-        # the float scratch stays a few hundred KB whatever the frame size.
-        if rgba.shape[0] <= BAND_ROWS:
-            return self._apply(rgba)
-        out = np.empty(rgba.shape, dtype=np.uint8)
-        for top in range(0, rgba.shape[0], BAND_ROWS):
-            out[top : top + BAND_ROWS] = self._apply(rgba[top : top + BAND_ROWS])
-        return out
-
-    def _apply(self, rgba: RGBA) -> RGBA:
+        height, width = rgba.shape[:2]
         out = np.zeros(rgba.shape, dtype=np.uint8)
-        flat_in = np.ascontiguousarray(rgba).reshape(-1, 4)
-        # Pixels whose colour cell may be kept take the distance test; the rest are keyed
-        # out already (zero). A pixel as one little-endian word: r in the low byte.
-        word = flat_in.view("<u4").reshape(-1)
+        # A pixel as one little-endian word (r in the low byte): gathered and written
+        # whole.
+        word = np.ascontiguousarray(rgba).reshape(-1, 4).view("<u4").reshape(-1)
+        out_word = out.reshape(-1, 4).view("<u4").reshape(-1)
+        # Pixels whose colour cell may be kept take the distance test; the rest are
+        # keyed out already (zero).
         drop = 8 - CELL_BITS
         top = ((1 << CELL_BITS) - 1) << drop
         cell = (word & top) << (2 * CELL_BITS - drop)
         cell |= (word & (top << 8)) >> (8 + drop - CELL_BITS)
         cell |= (word & (top << 16)) >> (16 + drop)
         candidates = np.flatnonzero(self._may_keep[cell])
-        if candidates.size == 0:
-            return out
+        del cell
+        # The rest runs a band of rows at a time: the float scratch stays small whatever
+        # the frame size, and the matrix products below see the rows they always saw.
+        band = BAND_ROWS * width
+        starts = np.searchsorted(candidates, np.arange(0, height * width + band, band))
+        for first, last in itertools.pairwise(starts):
+            if last > first:
+                self._key_band(word, candidates[first:last], out_word)
+        return out
+
+    def _key_band(
+        self,
+        word: npt.NDArray[np.uint32],
+        candidates: npt.NDArray[np.intp],
+        out: npt.NDArray[np.uint32],
+    ) -> None:
+        """Key the candidate pixels of one band into out (all words)."""
         tested_words = word[candidates]  # gathered as words: one index per pixel
         tested = tested_words.view(np.uint8).reshape(-1, 4)
         r, g, b = (tested[:, c].astype(np.float32) for c in range(3))
@@ -111,7 +121,7 @@ class ChromaKeyer:
         # below are the same element-wise arithmetic on that subset, in pixel order.
         inside = np.flatnonzero(distance > np.float32(self._inner))
         if inside.size == 0:
-            return out
+            return
         kept = candidates[inside]
         near = distance[inside]
         alpha = np.clip((near - self._inner) / (self._outer - self._inner), 0.0, 1.0)
@@ -144,8 +154,7 @@ class ChromaKeyer:
         result[:, :3] = np.clip(rgb, 0, 255, out=rgb)
         source_alpha = shown[:, 3].astype(np.float32)
         result[:, 3] = np.clip(alpha * source_alpha + 0.5, 0, 255)
-        out.reshape(-1, 4).view("<u4").reshape(-1)[kept] = result.view("<u4").reshape(-1)
-        return out
+        out[kept] = result.view("<u4").reshape(-1)
 
 
 def _mix(
