@@ -33,6 +33,8 @@ CELL_BITS = 6
 # The per-pixel test runs in float32; this margin (in chroma units, against a threshold
 # of tens) covers its rounding many times over.
 ROUNDING_MARGIN = 0.01
+# Bands whose colour cells are looked up at once.
+LOOKUP_BANDS = 4
 
 
 def parse_hex_colour(text: str) -> tuple[int, int, int]:
@@ -85,21 +87,18 @@ class ChromaKeyer:
         word = np.ascontiguousarray(rgba).reshape(-1, 4).view("<u4").reshape(-1)
         out_word = out.reshape(-1, 4).view("<u4").reshape(-1)
         # Pixels whose colour cell may be kept take the distance test; the rest are
-        # keyed out already (zero).
-        drop = 8 - CELL_BITS
-        top = ((1 << CELL_BITS) - 1) << drop
-        cell = (word & top) << (2 * CELL_BITS - drop)
-        cell |= (word & (top << 8)) >> (8 + drop - CELL_BITS)
-        cell |= (word & (top << 16)) >> (16 + drop)
-        candidates = np.flatnonzero(self._may_keep[cell])
-        del cell
-        # The rest runs a band of rows at a time: the float scratch stays small whatever
-        # the frame size, and the matrix products below see the rows they always saw.
+        # keyed out already (zero). Looked up a few bands at a time, so the scratch stays
+        # small whatever the frame size; the test then runs a band at a time, so the
+        # matrix products below see the rows they always saw.
         band = BAND_ROWS * width
-        starts = np.searchsorted(candidates, np.arange(0, height * width + band, band))
-        for first, last in itertools.pairwise(starts):
-            if last > first:
-                self._key_band(word, candidates[first:last], out_word)
+        for chunk in range(0, height * width, LOOKUP_BANDS * band):
+            words = word[chunk : chunk + LOOKUP_BANDS * band]
+            candidates = np.flatnonzero(self._may_keep[_cells(words)])
+            candidates += chunk
+            starts = np.searchsorted(candidates, np.arange(chunk, chunk + len(words) + band, band))
+            for first, last in itertools.pairwise(starts):
+                if last > first:
+                    self._key_band(word, candidates[first:last], out_word)
         return out
 
     def _key_band(
@@ -155,6 +154,21 @@ class ChromaKeyer:
         source_alpha = shown[:, 3].astype(np.float32)
         result[:, 3] = np.clip(alpha * source_alpha + 0.5, 0, 255)
         out[kept] = result.view("<u4").reshape(-1)
+
+
+def _cells(words: npt.NDArray[np.uint32]) -> npt.NDArray[np.uint32]:
+    """Each pixel's colour cell: the top CELL_BITS of r, g and b, in that order."""
+    drop = 8 - CELL_BITS
+    top = ((1 << CELL_BITS) - 1) << drop
+    cells = np.bitwise_and(words, top)
+    cells <<= 2 * CELL_BITS - drop
+    part = np.bitwise_and(words, top << 8)
+    part >>= 8 + drop - CELL_BITS
+    cells |= part
+    np.bitwise_and(words, top << 16, out=part)
+    part >>= 16 + drop
+    cells |= part
+    return cells
 
 
 def _mix(
