@@ -1,5 +1,5 @@
 """ProRes at its fixed finest quantiser takes any picture: noise, the busiest there is,
-makes a larger file, not an error, and decodes to within ProRes's own loss."""
+is written without overflowing the encoder's buffer and decodes close to the frames."""
 
 from __future__ import annotations
 
@@ -25,4 +25,4 @@ def test_noise_frames_encode_and_decode(tmp_path: Path) -> None:
         # Alpha is stored at 16 bits and comes back within the 8 -> 10 -> 8 bit rounding;
         # colour goes through 10-bit 4:4:4 YUV.
         assert int(np.abs(ours[..., 3].astype(int) - want[..., 3]).max()) <= 1
-        assert float(np.abs(ours[..., :3].astype(int) - want[..., :3]).mean()) < 3.0
+        assert float(np.abs(ours[..., :3].astype(int) - want[..., :3]).mean()) < 0.5

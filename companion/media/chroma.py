@@ -82,6 +82,8 @@ class ChromaKeyer:
     def apply(self, rgba: RGBA) -> RGBA:
         height, width = rgba.shape[:2]
         out = np.zeros(rgba.shape, dtype=np.uint8)
+        if out.size == 0:
+            return out
         # A pixel as one little-endian word (r in the low byte): gathered and written
         # whole.
         word = np.ascontiguousarray(rgba).reshape(-1, 4).view("<u4").reshape(-1)

@@ -27,7 +27,7 @@ class SourceFrame:
     serial: int
 
 
-def _alpha_decoder(stream: av.video.stream.VideoStream) -> VideoCodecContext | None:
+def _alpha_decoder(stream: av.video.stream.VideoStream, threads: bool) -> VideoCodecContext | None:
     # FFmpeg's native VP9/VP8 decoders drop the alpha side data; libvpx keeps it.
     if str(stream.metadata.get("alpha_mode", "")) != "1":
         return None
@@ -36,6 +36,8 @@ def _alpha_decoder(stream: av.video.stream.VideoStream) -> VideoCodecContext | N
         return None
     ctx = cast(VideoCodecContext, av.CodecContext.create(name, "r"))
     ctx.extradata = stream.codec_context.extradata
+    if not threads:
+        ctx.thread_count = 1
     return ctx
 
 
@@ -59,7 +61,7 @@ def iter_source_frames(
         if start > 0.5:
             # Seek to the keyframe before the selection; frames before it are skipped.
             container.seek(int((start + base) / time_base), stream=stream, backward=True)
-        decoder = _alpha_decoder(stream)
+        decoder = _alpha_decoder(stream, threads)
         pending: SourceFrame | None = None
         serial = 0
         try:

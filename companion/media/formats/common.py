@@ -154,4 +154,5 @@ def write_tar_gz(path: Path, members: Iterable[tuple[str, bytes | Path]]) -> Non
             info.mtime = ARCHIVE_EPOCH
             info.mode = 0o644
             archive.addfile(info, io.BytesIO(data))
-    path.write_bytes(gzip_bytes(tar.getbuffer().tobytes(), ARCHIVE_EPOCH))
+    with tar.getbuffer() as packed:  # no copy of the tar
+        path.write_bytes(gzip_bytes(packed, ARCHIVE_EPOCH))

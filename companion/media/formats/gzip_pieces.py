@@ -1,6 +1,7 @@
 """gzip with its deflate spread over the cores, and the same bytes for the same input.
 
-The input is cut into pieces of at least 1 MiB; each piece is deflated on its own thread
+The input is cut into pieces of at least 1 MiB (how many depends only on its size, so
+every machine writes the same bytes); each piece is deflated on its own thread
 with the 32 KiB before it as its dictionary, so it compresses about as well as one
 stream would, and the pieces are joined into one deflate stream by ending all but the
 last with a sync flush (the method pigz uses). zlib releases the GIL while it works. The
@@ -15,27 +16,29 @@ from concurrent.futures import ThreadPoolExecutor
 
 WINDOW = 1 << 15  # deflate's reach back: the dictionary a piece may use
 PIECE = 1 << 20
+MAX_PIECES = 8
 LEVEL = 9
 OS_UNIX = 3
 EXTRA_FLAGS = 2  # "maximum compression", what gzip writes at level 9
 
 
-def gzip_bytes(data: bytes, mtime: int, level: int = LEVEL) -> bytes:
+def gzip_bytes(data: bytes | memoryview, mtime: int, level: int = LEVEL) -> bytes:
     """One gzip member holding data."""
     view = memoryview(data)
-    count = max(1, min(os.cpu_count() or 1, len(data) // PIECE))
-    bounds = [len(data) * i // count for i in range(count + 1)]
+    count = max(1, min(MAX_PIECES, len(view) // PIECE))
+    bounds = [len(view) * i // count for i in range(count + 1)]
     if count == 1:
-        deflated = [_deflate(view, 0, len(data), level, last=True)]
+        deflated = [_deflate(view, 0, len(view), level, last=True)]
     else:
-        with ThreadPoolExecutor(count, thread_name_prefix="gzip") as pool:
+        workers = min(count, os.cpu_count() or 1)
+        with ThreadPoolExecutor(workers, thread_name_prefix="gzip") as pool:
             jobs = [
                 pool.submit(_deflate, view, bounds[i], bounds[i + 1], level, i == count - 1)
                 for i in range(count)
             ]
             deflated = [job.result() for job in jobs]
     header = b"\x1f\x8b\x08\x00" + struct.pack("<IBB", mtime, EXTRA_FLAGS, OS_UNIX)
-    trailer = struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
+    trailer = struct.pack("<II", zlib.crc32(view), len(view) & 0xFFFFFFFF)
     return header + b"".join(deflated) + trailer
 
 
