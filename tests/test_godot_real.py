@@ -295,10 +295,12 @@ def test_the_dock_does_its_job_in_a_real_editor(
     playing = seen["result_playing"]
     assert playing["frames"] == 16 and playing["shown"] >= 3, playing
     assert playing["caption"] == "Latest result: hero.tres", playing
-    # A quote belongs to what it priced: spent once, then Animate needs a new one; after
-    # another image, Animate quotes (nothing is spent) and any change drops that quote.
+    # A quote belongs to what it priced: spent once, then Animate needs a new one (it stays
+    # disabled after another image, which is only quoted, nothing spent) and any change
+    # drops that quote.
     assert seen["after_done"] == {"animate_disabled": True, "animate_text": "Animate"}, seen
     other = seen["other_image"]
+    assert other["animate_disabled"], other
     assert other["job_id"] == "" and other["quoted"] > 0, other
     assert "credits" in other["message"], other
     dropped = {"animate_disabled": True, "animate_text": "Animate", "quoted": -1}
@@ -307,8 +309,9 @@ def test_the_dock_does_its_job_in_a_real_editor(
     assert silent["job_id"] == "" and silent["new_quote"], silent
     # Every quote came with the daemon's id, which Animate sends.
     assert all(q["quote_id"] for q in seen["quotes"]), seen["quotes"]
-    then = seen["changed_then_animate"]
+    then = seen["changed_then_quote"]
     assert then["job_id"] == "" and then["message"].startswith("This will cost"), then
+    assert then["animate_enabled"], then
     assert len(jobs) == 3, [j["state"] for j in jobs]  # main, cancelled, failed: no more
 
     # The game plays what the dock made.

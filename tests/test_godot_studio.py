@@ -1,8 +1,9 @@
 """The studio in a real headless Godot editor, each control pressed as a user does
 (harness: tests/godot/harness/studio.gd): pickers, the quote with balance and budget, a
-free re-cut picked on a contact sheet, import elsewhere, Remove files, Show in file
-browser, re-animating into a SpriteFrames the user extended, the free name a conflict
-offers taken, an asked-for replacement, and the Generations list after an editor restart.
+free re-cut picked on a contact sheet, import elsewhere, Remove files (cancelled, then
+confirmed), Show in file browser, re-animating into a SpriteFrames the user extended, the
+free name a conflict offers taken, a name typed into the Name box, an asked-for
+replacement, and the Generations list after an editor restart.
 Two editor starts and one game run."""
 
 from __future__ import annotations
@@ -141,6 +142,17 @@ def test_the_studio_in_a_real_editor(
     assert imported["row"]["target_dir"] == str(project / "elsewhere"), imported
     asked = seen["remove_asked"]
     assert asked["visible"] and asked["text"].startswith("Remove the files of hero"), asked
+    # Cancel first: the dialog closes, nothing is said or removed, and the generation is
+    # still listed (read again from the daemon) with its files on disk.
+    cancelled = seen["remove_cancelled"]
+    names = sorted(Path(f).name for f in cancelled["files_before"])
+    assert names == ["hero.json", "hero.png", "hero.tres"], cancelled
+    assert all(Path(f).parent == project / "elsewhere" for f in cancelled["files_before"])
+    assert cancelled["on_disk"] == cancelled["files_before"], cancelled
+    assert cancelled["files"] == cancelled["files_before"], cancelled
+    assert not cancelled["visible"] and cancelled["said"] == cancelled["said_before"], cancelled
+    assert cancelled["selected"] == imported["row"]["id"] and cancelled["remove_enabled"]
+    assert cancelled["cells"][1:3] == ["done", "hero"], cancelled
     assert seen["removed"]["said"].startswith("Removed 3 files"), seen["removed"]
     assert not seen["removed"]["tres_left"] and not (project / "elsewhere" / "hero.png").exists()
     # Show in file browser: the folder the daemon named, handed to the opener.
@@ -173,6 +185,18 @@ def test_the_studio_in_a_real_editor(
     assert Image.open(project / "animations" / "hero_2.png").size != (8, 8)
     assert (project / "animations" / "hero_2.tres").is_file()
     assert not (project / "animations" / ASIDE / named["id"]).exists()
+    # A name typed into the Name box: typing dropped the price shown, the quote priced
+    # the typed name, and the job landed under it.
+    typed = seen["name_typed"]
+    assert typed["priced"] and typed["dropped"] and typed["field"] == "hero_walk", typed
+    assert typed["message"] == "The settings changed: press Quote for the new price.", typed
+    assert typed["quoted"]["name"] == "hero_walk" and typed["conflicts"] == 0, typed
+    assert typed["quote_message"].startswith("This will cost"), typed
+    walked = seen["typed"]
+    assert walked["state"] == "done" and by_id[walked["id"]]["name"] == "hero_walk", walked
+    assert walked["resource"] == "res://animations/hero_walk.tres", walked
+    assert (project / "animations" / "hero_walk.png").is_file()
+    assert (project / "animations" / "hero_walk.tres").is_file()
     # Then the default name again: the user agreed, theirs was moved aside.
     ask = seen["replace_asked"]
     assert ask["visible"] and ask["conflicts"] == 1 and "hero.png" in ask["text"], ask
@@ -189,7 +213,7 @@ def test_the_studio_in_a_real_editor(
 
     # Nothing was spent but the paid jobs: one task each, their charges, no more.
     paid = [g for g in listed if g["kind"] != "recut"]
-    assert len(paid) == 4 and len(tasks(api)) == 4, [(g["kind"], g["name"]) for g in listed]
+    assert len(paid) == 5 and len(tasks(api)) == 5, [(g["kind"], g["name"]) for g in listed]
     spent = start_balance - api.get("/credits/balance").json["available"]
     assert spent == sum(g["cost_credits"] for g in paid) > 0
     assert all(g["cost_credits"] == 0 for g in listed if g["kind"] == "recut")

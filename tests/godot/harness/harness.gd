@@ -31,6 +31,7 @@ func _run() -> void:
 	if plan.has("studio"):
 		await load("res://addons/companion_test_harness/studio.gd").new().run(self)
 		return
+	_show(dock)  # the Animate tab, opened as a user clicks it
 	# Right after the dock asks for its scan, a change signal arrives that is not that
 	# scan's (as an import or another plugin's scan would send): it must not be taken for
 	# the new file being there.
@@ -84,32 +85,33 @@ func _run() -> void:
 	}
 	var picture: Texture2D = dock._image_preview.texture
 	out["picture_size"] = [0, 0] if picture == null else [picture.get_width(), picture.get_height()]
-	# The quote was spent: Animate waits for a new one, and another image is only quoted.
+	# The quote was spent: Animate waits for a new one (a click on it does nothing), and
+	# another image is only quoted.
 	out["after_done"] = {
 		"animate_disabled": dock._animate_button.disabled,
 		"animate_text": dock._animate_button.text,
 	}
 	dock.set_image(plan["other_image"])
-	dock._message.text = ""
-	_press(dock._animate_button)
-	await _until(func() -> bool: return dock._message.text != "", 20)
+	var still_disabled: bool = dock._animate_button.disabled
+	await _quote()
 	out["other_image"] = {
+		"animate_disabled": still_disabled,
 		"job_id": dock.job_id,
 		"message": dock._message.text,
 		"quoted": dock.quoted_credits,
 		"quote_id": dock.quote_id,
 	}
-	# Any change of a setting drops the quote; Animate then quotes instead of spending.
+	# Any change of a setting drops the quote and disables Animate.
 	dock._width.value = 96
 	out["changed"] = {
 		"animate_disabled": dock._animate_button.disabled,
 		"animate_text": dock._animate_button.text,
 		"quoted": dock.quoted_credits,
 	}
-	dock._message.text = ""
-	_press(dock._animate_button)
-	await _until(func() -> bool: return dock._message.text != "", 20)
-	out["changed_then_animate"] = {"job_id": dock.job_id, "message": dock._message.text}
+	# Animate stays disabled until the change is priced: Quote, then it is enabled.
+	await _quote()
+	out["changed_then_quote"] = {"job_id": dock.job_id, "message": dock._message.text,
+		"animate_enabled": not dock._animate_button.disabled}
 	# A change that sent no signal (set from code): Animate sees the body is not the one
 	# priced and quotes again instead of sending a stale quote.
 	var priced_id: String = dock.quote_id
@@ -223,6 +225,7 @@ func _run() -> void:
 		"reveal_enabled": not generations._reveal_button.disabled,
 	}
 	# Generate again: the same settings, a new seed, quoted before anything is spent.
+	_show(generations)
 	dock._message.text = ""
 	_press(generations._again_button)
 	await _until(func() -> bool: return dock._message.text.begins_with("This will cost"), 20)
@@ -236,6 +239,7 @@ func _run() -> void:
 		"quote_id": dock.quote_id,
 	}
 	var listed_before: int = generations.listings
+	_show(dock)  # back to the Animate tab, where Animate is
 	var again_job := await _job(true, false)
 	await _until(func() -> bool: return generations.listings > listed_before, 20)
 	out["again"]["state"] = again_job["job"].get("state", "")
@@ -243,6 +247,7 @@ func _run() -> void:
 	out["again"]["listed_id"] = generations.rows[0].get("id", "")
 	out["again"]["job_id_done"] = again_job["job"].get("id", "")
 	# Variations of the first job: the total is quoted first, then they are made.
+	_show(generations)
 	var original: String = out["main"]["job"]["id"]
 	for index in generations.rows.size():
 		if generations.rows[index].get("id") == original:
@@ -391,8 +396,57 @@ func _quote() -> void:
 	out["quotes"].append({"credits": dock.quoted_credits, "quote_id": dock.quote_id})
 
 
+## A click as a user makes it, so only on a button they can see and that is enabled: a
+## press anywhere else fails the run, saying which button, since a real click there does
+## nothing.
 func _press(button: Button) -> void:
-	button.pressed.emit()
+	if button == null:
+		_done("pressed a button that is not there")
+		return
+	var label := "%s \"%s\"" % [button.name, button.text]
+	if not button.is_visible_in_tree():
+		_done("pressed %s, which is not visible: a click there does nothing" % label)
+	elif button.disabled:
+		_done("pressed %s, which is disabled: a click there does nothing" % label)
+	else:
+		button.pressed.emit()
+
+
+## Opens a tab of the bottom panel (Animate, Generations) as a user clicks it.
+func _show(panel: Control) -> void:
+	_companion_plugin().make_bottom_panel_item_visible(panel)
+
+
+## Types into a line edit as a user does: focus, select what is there, then one key
+## event a character through the editor's own input, so the field changes itself and
+## sends text_changed as for real keystrokes (a frame later, as LineEdit sends it).
+func _type(field: LineEdit, text: String) -> void:
+	if not field.is_visible_in_tree() or not field.editable:
+		_done("typed into %s, which is not visible or not editable" % field.name)
+		return
+	var heard := [false]
+	var hear := func(_text: String) -> void: heard[0] = true
+	field.text_changed.connect(hear)
+	field.grab_focus()
+	field.select_all()
+	var keys: Array[InputEventKey] = []
+	for character in text:
+		var key := InputEventKey.new()
+		key.unicode = character.unicode_at(0)
+		keys.append(key)
+	if text == "":  # emptied: the selection deleted
+		var backspace := InputEventKey.new()
+		backspace.keycode = KEY_BACKSPACE
+		keys.append(backspace)
+	for key in keys:
+		for down in [true, false]:
+			var event: InputEventKey = key.duplicate()
+			event.pressed = down
+			field.get_viewport().push_input(event)
+	await _until(func() -> bool: return heard[0], 5)
+	field.text_changed.disconnect(hear)
+	if field.text != text:
+		_done("typed \"%s\" into %s, which holds \"%s\"" % [text, field.name, field.text])
 
 
 ## A little time for anything late (a second finish, a stray poll) to show itself.
@@ -429,6 +483,8 @@ func _find_dock() -> Node:
 
 
 func _done(failure: String) -> void:
+	if out.has("failure"):
+		return  # the first failure is the one to report; the run is already ending
 	out["failure"] = failure
 	var file := FileAccess.open(plan["results"], FileAccess.WRITE)
 	file.store_string(JSON.stringify(out, "  "))

@@ -3,10 +3,11 @@ extends RefCounted
 ## The studio's controls driven as a user clicks them in a real editor (see harness.gd):
 ## a job with a last frame and a reference picked in the FileSystem, its quote with the
 ## balance and budget; in Generations a free re-cut with its range picked on the contact
-## sheet, an import elsewhere, Remove files (confirmed), Show in file browser; then
-## re-animating into a SpriteFrames the user extended, and a file the user changed kept
-## (the free name the dock offered taken) or replaced only after the dock asked. A second editor start (plan "restart") finds the
-## daemon away, says so, and lists the earlier jobs once it runs.
+## sheet, an import elsewhere, Remove files (cancelled, then confirmed), Show in file
+## browser; then re-animating into a SpriteFrames the user extended, and a file the user
+## changed kept (the free name the dock offered taken, then a name typed) or replaced only
+## after the dock asked. A second editor start (plan "restart") finds the daemon away,
+## says so, and lists the earlier jobs once it runs.
 
 var h: EditorPlugin
 var dock: Node
@@ -24,6 +25,7 @@ func run(harness: EditorPlugin) -> void:
 	if plan.has("restart"):
 		await _restart()
 		return
+	h._show(dock)  # the Animate tab, opened as a user clicks it
 	await h._until(func() -> bool: return dock._width.editable, 20)
 	await h._until(func() -> bool: return not dock._advanced.models.is_empty(), 10)
 	await _first_job()
@@ -77,8 +79,7 @@ func _select(id: String) -> void:
 
 ## Re-cut: the form opened from the panel, the range picked on the contact sheet.
 func _recut() -> void:
-	var plugin: EditorPlugin = h._companion_plugin()
-	plugin.make_bottom_panel_item_visible(generations)
+	h._show(generations)
 	await _select(out["first"]["id"])
 	# Use these settings brings the picked files back with the rest.
 	dock._advanced.set_last_frame("")
@@ -198,12 +199,30 @@ func _import_remove_reveal() -> void:
 	out["imported_home"] = await _import("")
 	out["imported"] = await _import("res://elsewhere")
 	var imported: Dictionary = out["imported"]["row"]
-	# Remove files: asked first, then only the companion's own files go.
+	# Remove files: asked first; Cancel keeps everything, then Remove takes only the
+	# companion's own files.
 	await _select(imported["id"])
+	var files_before := _installed(generations.selected())
 	h._press(generations._remove_button)
 	await h.get_tree().process_frame
 	var confirm: ConfirmationDialog = generations._confirm_remove
 	out["remove_asked"] = {"visible": confirm.visible, "text": confirm.dialog_text}
+	var said_before: String = generations.said
+	h._press(confirm.get_cancel_button())
+	await h._settle()  # time for a removal, were one sent
+	var before: int = generations.listings
+	h._press(generations.find_child("RefreshButton", true, false))
+	await h._until(func() -> bool: return generations.listings > before, 20)
+	var row := _row_of(imported["id"])
+	out["remove_cancelled"] = {"visible": confirm.visible, "said_before": said_before,
+		"said": generations.said, "files_before": files_before,
+		"files": _installed(generations.rows[row] if row >= 0 else {}),
+		"on_disk": files_before.filter(func(path: String) -> bool:
+			return FileAccess.file_exists(path)),
+		"cells": _cells(row), "selected": generations.selected().get("id", ""),
+		"remove_enabled": not generations._remove_button.disabled}
+	h._press(generations._remove_button)
+	await h.get_tree().process_frame
 	h._press(confirm.get_ok_button())
 	await h._until(func() -> bool: return generations.said.begins_with("Removed"), 20)
 	out["removed"] = {"said": generations.said,
@@ -216,6 +235,24 @@ func _import_remove_reveal() -> void:
 	h._press(generations._reveal_button)
 	await h._until(func() -> bool: return not opened.is_empty(), 20)
 	out["revealed"] = {"opened": opened, "said": generations.said}
+
+
+## The files a generation installed (as the daemon lists them) that are on disk.
+func _installed(row: Dictionary) -> Array:
+	var found := []
+	for output in row.get("outputs", []):
+		var path: Variant = output.get("installed_path")
+		if path != null and FileAccess.file_exists(String(path)):
+			found.append(String(path))
+	return found
+
+
+## What the Generations list shows in a row, column by column ([] without it).
+func _cells(row: int) -> Array:
+	if row < 0:
+		return []
+	var item: TreeItem = generations._list.get_root().get_child(row)
+	return range(generations.COLUMNS.size()).map(func(c: int) -> String: return item.get_text(c))
 
 
 ## The user extends the SpriteFrames with Godot's own API and saves it; animating the
@@ -231,6 +268,7 @@ func _extended() -> void:
 	frames.set_animation_speed("default", 5.0)
 	frames.take_over_path(path)
 	out["user_saved"] = ResourceSaver.save(frames, path)
+	h._show(dock)
 	dock._seconds.value = 1  # other frames: 8
 	await h._quote()
 	out["extended_quote"] = {"message": dock._message.text, "conflicts": dock.conflicts.size()}
@@ -283,6 +321,20 @@ func _replace() -> void:
 		"quoted": JSON.parse_string(dock.quoted_body), "conflicts": dock.conflicts.size(),
 		"asked": confirm.visible, "message": dock._message.text}
 	out["named"] = (await h._job(false, false))["job"]
+	# A name of the user's own, typed into the Name box: typing drops the price shown (it
+	# was for another name), and the quote, the job and its files take the typed name.
+	var name_box: LineEdit = dock.find_child("Name", true, false)
+	await h._quote()
+	var priced: bool = dock.quoted_credits >= 0 and not dock._animate_button.disabled
+	await h._type(name_box, "hero_walk")
+	out["name_typed"] = {"priced": priced, "field": name_box.text,
+		"dropped": dock.quoted_credits == -1 and dock._animate_button.disabled,
+		"message": dock._message.text}
+	await h._quote()
+	out["name_typed"]["quoted"] = JSON.parse_string(dock.quoted_body)
+	out["name_typed"]["conflicts"] = dock.conflicts.size()
+	out["name_typed"]["quote_message"] = dock._message.text
+	out["typed"] = (await h._job(false, false))["job"]
 	# Then the default name again: the same question, and this time replace.
 	dock.find_child("Name", true, false).text = ""
 	await h._quote()
