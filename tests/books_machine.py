@@ -43,7 +43,7 @@ from companion.media.demo_art import draw_character
 from companion.sandbox import SandboxThread
 from companion.sandbox.faults import Faults
 from companion.sandbox.state import stable_id
-from companion.store import Store
+from companion.store import Store, day_start, month_start
 from companion.store.books import store_books
 from tests.books_ways import DaemonProcess, animate_cli, credits_json, wait_for
 
@@ -397,8 +397,8 @@ class BooksMachine(RuleBasedStateMachine):
     @invariant()
     def budgets_hold(self) -> None:
         """Only approved jobs pass a budget a day or a month."""
-        today = datetime.now(UTC).strftime("%Y-%m-%dT00:00:00Z")
-        month = today[:8] + "01T00:00:00Z"
+        moment = datetime.now(UTC)
+        today, month = day_start(moment), month_start(moment)
         approved = [j.id for j in self.store.jobs() if j.approved]
         for limit, since in ((self.budget.per_day, today), (self.budget.per_month, month)):
             if limit is None:

@@ -117,8 +117,7 @@ def _refuse_length(seconds: float, video: VideoOptions) -> None:
     (the model listing is free; nothing is quoted)."""
 
     async def lengths(client: Client, endpoint: Endpoint, settings: Settings) -> None:
-        service = "sandbox" if endpoint.sandbox else endpoint.base_url
-        models = await live_models(client, settings.home / "cache", service)
+        models = await live_models(client, settings.home / "cache", endpoint.label)
         raise checks.too_long(seconds, video, models)
 
     with_service(lengths)
@@ -159,8 +158,7 @@ def run_plan(plan: Plan) -> int:
     async def job(client: Client, endpoint: Endpoint, settings: Settings) -> Job:
         store = Store(settings.database)
         try:
-            service = "sandbox" if endpoint.sandbox else endpoint.base_url
-            models = await live_models(client, settings.home / "cache", service)
+            models = await live_models(client, settings.home / "cache", endpoint.label)
             checks.against_models(
                 plan.video,
                 models,

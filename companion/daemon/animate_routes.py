@@ -22,7 +22,7 @@ from companion.daemon.schema import AnimateIn, QuoteOut
 from companion.daemon.security import error
 from companion.install import Placement, conflicts, default_target, planned_writes
 from companion.jobs import JobRequest, made_before, suggestion
-from companion.media import safe_name
+from companion.media import clean_name
 
 if TYPE_CHECKING:
     from companion.daemon.host import Host
@@ -162,7 +162,7 @@ class AnimateRoutes:
         refusal = registry.engine_refusal(engine, root, target)
         if refusal:
             raise Bad(400, "INVALID", f"target_folder: {refusal}")
-        name = body.name or safe_name(image.stem)
+        name = body.name or clean_name(image.stem)
         try:
             last_frame, references = quote_context.extra_images(root, body)
         except quote_context.BadInput as exc:

@@ -33,7 +33,7 @@ from companion.daemon.drops import (
 from companion.daemon.schema import OutputName
 from companion.install import Placement
 from companion.jobs import JobRequest
-from companion.media import safe_name
+from companion.media import clean_name
 
 FOLDER_SETTINGS = "animation.yaml"
 
@@ -95,7 +95,7 @@ class DropReader:
         for reference in images["references"]:
             digest.update(read_image(Path(reference)))
         settings = self._settings(sidecar)
-        name = settings.name or safe_name(stem)
+        name = settings.name or clean_name(stem)
         request = JobRequest.animation(
             image=Path(images["image"]),
             last_frame=Path(images["last_frame"]) if images["last_frame"] else None,

@@ -6,7 +6,6 @@ project before anything is priced."""
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
 from pathlib import Path
 
 from companion.api.errors import CompanionApiError
@@ -17,6 +16,7 @@ from companion.daemon.errors import DaemonError
 from companion.daemon.schema import AnimateIn, BudgetOut
 from companion.install import sha256_of
 from companion.jobs import Engine
+from companion.store import day_start
 
 BALANCE_POLICY = RetryPolicy(max_attempts=1, deadline=5.0)  # a quote does not wait on it
 
@@ -30,12 +30,11 @@ async def balance_now(engine: Engine) -> int | None:
 
 
 def budget_for(engine: Engine, credits: int) -> BudgetOut:
-    today = datetime.now(UTC).strftime("%Y-%m-%dT00:00:00Z")
     return BudgetOut(
         per_job=engine.budget.per_job,
         per_day=engine.budget.per_day,
         per_month=engine.budget.per_month,
-        spent_today=engine.store.charged(since=today),
+        spent_today=engine.store.charged(since=day_start()),
         over=engine.over_budget(credits),
     )
 

@@ -33,12 +33,6 @@ def shown(text: str) -> str:
     return quoted if len(quoted) <= SHOWN else quoted[: SHOWN - 4] + "...'"
 
 
-def stem(name: str) -> str:
-    """A caller's name as a file stem: itself when every file system and engine takes
-    it, else only what they refuse replaced (see clean_name)."""
-    return clean_name(name)
-
-
 def numbered(name: str, n: int) -> str:
     """name_n, name cut first (by characters and by UTF-8 bytes) so the whole stays
     within what clean_name allows: `飛` * 53 + `_2` is not 161 bytes but `飛` * 52 + `_2`."""
@@ -77,7 +71,7 @@ def output_file_name(fmt: str, name: str, page: int | None = None) -> str | None
     suffix = FILE_SUFFIX.get(fmt)
     if suffix is None:
         return None
-    base = stem(name)
+    base = clean_name(name)
     return (base if page is None else f"{base}_p{page}") + suffix
 
 

@@ -14,6 +14,8 @@ TTL_SECONDS = 300.0
 
 
 async def live_models(client: Client, cache_dir: Path, service: str) -> ModelsResponse:
+    """The listing, from the cache while it is fresh and from the same service. service
+    is the endpoint's label, which the CLI and the daemon both pass, so they share it."""
     path = cache_dir / "models.json"
     try:
         cached = json.loads(path.read_text())

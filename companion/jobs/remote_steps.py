@@ -13,6 +13,7 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from pydantic import ValidationError
 
@@ -32,7 +33,7 @@ from companion.jobs.lifecycle import State
 from companion.jobs.request import JobRequest
 from companion.jobs.request_body import BodySteps
 from companion.jobs.wanted import wanted
-from companion.store import Job, Store
+from companion.store import Job, Store, day_start, month_start
 from companion.store.account import SharedAccount
 
 log = logging.getLogger("companion.jobs")
@@ -99,9 +100,12 @@ class RemoteSteps(BodySteps):
     def over_budget(self, quote: int) -> bool:
         if self.budget.per_job is not None and quote > self.budget.per_job:
             return True
-        today = _today()
-        month = today[:8] + "01T00:00:00Z"
-        for limit, since in ((self.budget.per_day, today), (self.budget.per_month, month)):
+        moment = datetime.now(UTC)  # one instant: day and month agree at midnight
+        periods = (
+            (self.budget.per_day, day_start(moment)),
+            (self.budget.per_month, month_start(moment)),
+        )
+        for limit, since in periods:
             if limit is not None and self.store.charged(since=since) + quote > limit:
                 return True
         return False
@@ -206,9 +210,3 @@ class RemoteSteps(BodySteps):
             clip_asset=str(clip.id) if clip is not None else None,
             unknown_outputs=unknown or None,
         )
-
-
-def _today() -> str:
-    from datetime import UTC, datetime
-
-    return datetime.now(UTC).strftime("%Y-%m-%dT00:00:00Z")

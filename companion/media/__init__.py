@@ -19,7 +19,6 @@ from companion.media.names import (
     MAX_NAME_CHARS,
     clean_name,
     is_clean_name,
-    safe_name,
 )
 
 if TYPE_CHECKING:
@@ -120,7 +119,6 @@ __all__ = [
     "parse_hex_colour",
     "plan_samples",
     "probe",
-    "safe_name",
     "stable_hex",
     "synthesize",
 ]

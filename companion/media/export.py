@@ -187,45 +187,15 @@ def _sheet_formats(
     """The formats built from the finished pages. They read the pages and write files
     of their own, so they are written side by side (zlib and file writes release the
     GIL): the export ends with the slowest of them, not their sum."""
-    writers: list[Callable[[], list[ExportOutput]]] = []
-    if "spritesheet_json" in wanted:
-        writers.append(
-            lambda: [
-                ExportOutput("spritesheet_json", p) for p in write_sheet_json(animation, folder)
-            ]
-        )
-    if "unity_meta" in wanted:
-        writers.append(
-            lambda: [
-                ExportOutput("unity_meta", p)
-                for p in write_unity_metas(animation, folder, spec.unity_dir)
-            ]
-        )
-    if "unity_pack" in wanted:
-        writers.append(
-            lambda: [
-                ExportOutput("unity_pack", write_unity_package(animation, folder, spec.unity_dir))
-            ]
-        )
-    if "godot_pack" in wanted:
-        writers.append(
-            lambda: [
-                ExportOutput("godot_pack", write_godot_pack(animation, folder, spec.godot_res_dir))
-            ]
-        )
-    if "unreal_paper2d_pack" in wanted:
-        writers.append(
-            lambda: [ExportOutput("unreal_paper2d_pack", write_unreal_pack(animation, folder))]
-        )
-    if "cocos_creator_pack" in wanted:
-        writers.append(
-            lambda: [ExportOutput("cocos_creator_pack", write_cocos_pack(animation, folder))]
-        )
+    writers = [(f, write) for f, write in _PAGE_WRITERS.items() if f in wanted]
     outputs: list[ExportOutput] = []
     if writers:
         with ThreadPoolExecutor(len(writers), thread_name_prefix="pack") as pool:
-            for written in [pool.submit(writer) for writer in writers]:
-                outputs += written.result()
+            jobs = [(f, pool.submit(write, animation, folder, spec)) for f, write in writers]
+            for f, job in jobs:
+                written = job.result()
+                paths = written if isinstance(written, list) else [written]
+                outputs += [ExportOutput(f, p) for p in paths]
     pages = [page.path for page in animation.pages]
     if "spritesheet" in wanted:
         outputs += [ExportOutput("spritesheet", p) for p in pages]
@@ -233,3 +203,14 @@ def _sheet_formats(
         for page in pages:  # built only to feed the packs
             page.unlink()
     return outputs
+
+
+# The formats written from the finished pages, in the order their outputs are listed.
+_PAGE_WRITERS: dict[str, Callable[[Animation, Path, ExportSpec], Path | list[Path]]] = {
+    "spritesheet_json": lambda a, folder, spec: write_sheet_json(a, folder),
+    "unity_meta": lambda a, folder, spec: write_unity_metas(a, folder, spec.unity_dir),
+    "unity_pack": lambda a, folder, spec: write_unity_package(a, folder, spec.unity_dir),
+    "godot_pack": lambda a, folder, spec: write_godot_pack(a, folder, spec.godot_res_dir),
+    "unreal_paper2d_pack": lambda a, folder, spec: write_unreal_pack(a, folder),
+    "cocos_creator_pack": lambda a, folder, spec: write_cocos_pack(a, folder),
+}

@@ -45,8 +45,3 @@ def clean_name(text: str) -> str:
 
 def is_clean_name(text: str) -> bool:
     return bool(text) and clean_name(text) == text
-
-
-def safe_name(stem: str) -> str:
-    """A name that is_clean_name accepts, made from a file's stem."""
-    return clean_name(stem)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -76,3 +78,33 @@ class ThreadedSink(Generic[T, R]):
         if self._result is None:
             raise RuntimeError("writer had no close step")
         return self._result
+
+
+class InOrder(Generic[T, R]):
+    """Work run side by side on a small pool (the encoders release the GIL), its results
+    taken back in the order it was given, each with its tag. At most `ahead` results are
+    waiting, so the frames held do not grow with the video."""
+
+    def __init__(self, workers: int, name: str, ahead: int | None = None) -> None:
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix=name)
+        self._ahead = workers if ahead is None else ahead
+        self._waiting: deque[tuple[T, Future[R]]] = deque()
+
+    def submit(self, tag: T, work: Callable[..., R], *args: object) -> None:
+        self._waiting.append((tag, self._pool.submit(work, *args)))
+
+    def ready(self) -> Iterator[tuple[T, R]]:
+        """The oldest results while more than `ahead` wait (raises a worker's error)."""
+        return self._take(self._ahead)
+
+    def rest(self) -> Iterator[tuple[T, R]]:
+        """Every result still waiting, in order."""
+        return self._take(0)
+
+    def _take(self, keep: int) -> Iterator[tuple[T, R]]:
+        while len(self._waiting) > keep:
+            tag, future = self._waiting.popleft()
+            yield tag, future.result()
+
+    def shutdown(self) -> None:
+        self._pool.shutdown()

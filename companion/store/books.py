@@ -7,14 +7,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from companion.store.db import Store
+from companion.store.records import day_start, month_start
 
 
 def store_books(store: Store, available: int | None = None) -> dict[str, Any]:
     """The books of one store. With the service's `available`, a balance snapshot is
     taken and `agree` says whether the balance moved by what the books account for."""
     moment = datetime.now(UTC)
-    today = store.credit_moves(since=moment.strftime("%Y-%m-%dT00:00:00Z"))
-    month = store.credit_moves(since=moment.strftime("%Y-%m-01T00:00:00Z"))
+    today = store.credit_moves(since=day_start(moment))
+    month = store.credit_moves(since=month_start(moment))
     per_job = []
     for job in store.jobs():
         moves = store.credit_moves(job.id)

@@ -14,6 +14,17 @@ def now() -> str:
     return datetime.now(UTC).isoformat().replace("+00:00", "Z")
 
 
+def day_start(moment: datetime | None = None) -> str:
+    """The start of the UTC day of moment (now), as the ledger's stamps are written:
+    budgets and spend per day count from here."""
+    return (moment or datetime.now(UTC)).strftime("%Y-%m-%dT00:00:00Z")
+
+
+def month_start(moment: datetime | None = None) -> str:
+    """The start of the UTC month of moment (now), for budgets and spend per month."""
+    return (moment or datetime.now(UTC)).strftime("%Y-%m-01T00:00:00Z")
+
+
 @dataclass
 class Job:
     id: str

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -22,6 +20,7 @@ import numpy as np
 from PIL import Image
 
 from companion.media.formats.common import RGBA, rounded_steps
+from companion.media.pipeline import InOrder
 
 CENTIS = Fraction(1, 100)
 TRANSPARENT = 255
@@ -80,8 +79,7 @@ class GifWriter:
         # The palette in use, its error on the frame it was built from, and the copy
         # the mapping threads take theirs from.
         self._palette: tuple[Image.Image, float, SharedPalette] | None = None
-        self._pool = ThreadPoolExecutor(MAPPERS, thread_name_prefix="gif-map")
-        self._mapping: deque[tuple[int, Future[tuple[np.ndarray, np.ndarray]]]] = deque()
+        self._mapping: InOrder[int, tuple[np.ndarray, np.ndarray]] = InOrder(MAPPERS, "gif-map")
 
     def add(self, index: int, frame: RGBA) -> None:
         # The palette is chosen here, in frame order; mapping the frame onto it (the
@@ -99,10 +97,9 @@ class GifWriter:
         image = Image.fromarray(rgba, "RGBA").convert("RGB")
         # The palette's sample is read from the RGBA pixels: no second copy of the frame.
         palette = None if self.pixel_art else self._palette_for(rgba[..., :3], visible)
-        job = self._pool.submit(_quantize, image, hidden, palette, frame.shape[:2], box)
-        self._mapping.append((index, job))
-        while len(self._mapping) > MAPPERS:
-            self._encode(*self._mapping.popleft())
+        self._mapping.submit(index, _quantize, image, hidden, palette, frame.shape[:2], box)
+        for done, pair in self._mapping.ready():
+            self._encode(done, pair)
 
     def _palette_for(self, rgb: np.ndarray, visible: np.ndarray) -> SharedPalette:
         """A palette for a frame that is then mapped onto it with error diffusion.
@@ -127,9 +124,9 @@ class GifWriter:
         self._palette = palette, _error(check, shown, palette), shared
         return shared
 
-    def _encode(self, index: int, job: Future[tuple[np.ndarray, np.ndarray]]) -> None:
-        pair: Any = job.result()  # pal8 takes (indices, ARGB palette)
-        video = av.VideoFrame.from_ndarray(pair, format="pal8")
+    def _encode(self, index: int, pair: tuple[np.ndarray, np.ndarray]) -> None:
+        paletted: Any = pair  # pal8 takes (indices, ARGB palette)
+        video = av.VideoFrame.from_ndarray(paletted, format="pal8")
         video.pts = self._pts[index]
         video.time_base = CENTIS
         video.duration = self._pts[index + 1] - self._pts[index]
@@ -144,10 +141,10 @@ class GifWriter:
 
     def close(self) -> Path:
         try:
-            while self._mapping:
-                self._encode(*self._mapping.popleft())
+            for done, pair in self._mapping.rest():
+                self._encode(done, pair)
         finally:
-            self._pool.shutdown()
+            self._mapping.shutdown()
         for packet in self._stream.encode(None):
             packet.duration = self._duration_at(packet.pts)
             self._container.mux(packet)

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import struct
 import zlib
-from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 from PIL import Image
 
 from companion.media.formats.common import RGBA
+from companion.media.pipeline import InOrder
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # Pillow's encoder hands out at most this much compressed data at a time (ImageFile's
@@ -69,8 +69,7 @@ class PngStream:
         self._pending = bytearray()
         # The row above the next rows; zeros above the first, as Pillow starts.
         self._above = np.zeros((1, width, 4), dtype=np.uint8)
-        self._filtering: deque[Future[list[memoryview]]] = deque()
-        self._pool = ThreadPoolExecutor(FILTERS, thread_name_prefix="png-filter")
+        self._filtering: InOrder[None, list[memoryview]] = InOrder(FILTERS, "png-filter")
         self._file = path.open("wb")
         header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)  # 8-bit RGBA
         self._file.write(SIGNATURE + _chunk(b"IHDR", header))
@@ -88,16 +87,16 @@ class PngStream:
             raise ValueError("rows do not fit the image")
         if count == 0:
             return
-        self._filtering.append(self._pool.submit(filtered_rows, block))
+        self._filtering.submit(None, filtered_rows, block)
         self._above = block[-1:].copy()
         self._rows += count
-        self._compress(FILTERS)
+        self._compress(self._filtering.ready())
 
-    def _compress(self, waiting: int) -> None:
-        """Compress filtered blocks in order until at most `waiting` are left."""
-        while len(self._filtering) > waiting:
+    def _compress(self, filtered: Iterator[tuple[None, list[memoryview]]]) -> None:
+        """Compress filtered blocks, in order."""
+        for _, parts in filtered:
             skip = self._stride  # the row above, written with the block before
-            for part in self._filtering.popleft().result():
+            for part in parts:
                 if skip >= len(part):
                     skip -= len(part)
                     continue
@@ -115,9 +114,9 @@ class PngStream:
 
     def close(self) -> Path:
         try:
-            self._compress(0)
+            self._compress(self._filtering.rest())
         finally:
-            self._pool.shutdown()
+            self._filtering.shutdown()
         if self._rows != self.height:
             raise RuntimeError(f"PNG closed after {self._rows} of {self.height} rows")
         self._pending += self._deflate.flush()

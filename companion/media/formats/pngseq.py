@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import io
 import zipfile
-from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from PIL import Image
 
 from companion.media.formats.common import ARCHIVE_TIME, RGBA, frame_name
+from companion.media.pipeline import InOrder
 
 PNG_LEVEL = 3
 # Frames are encoded side by side (Pillow releases the GIL) and stored in order; this
@@ -51,16 +50,14 @@ class PngSequenceWriter:
         self._zips = [zipfile.ZipFile(path, "w") for path in archives]
         for archive, comment in zip(self._zips, comments or [], strict=False):
             archive.comment = comment
-        self._pool = ThreadPoolExecutor(ENCODERS, thread_name_prefix="frame-png")
-        self._encoding: deque[tuple[int, Future[bytes]]] = deque()
+        self._encoding: InOrder[int, bytes] = InOrder(ENCODERS, "frame-png")
 
     def add(self, index: int, frame: RGBA) -> None:
-        self._encoding.append((index, self._pool.submit(_encode, frame)))
-        while len(self._encoding) > ENCODERS:
-            self._store(*self._encoding.popleft())
+        self._encoding.submit(index, _encode, frame)
+        for done, data in self._encoding.ready():
+            self._store(done, data)
 
-    def _store(self, index: int, encoded: Future[bytes]) -> None:
-        data = encoded.result()
+    def _store(self, index: int, data: bytes) -> None:
         for archive in self._zips:
             info = zipfile.ZipInfo(f"{frame_name(self.name, index, self.count)}.png", ARCHIVE_TIME)
             info.external_attr = 0o644 << 16
@@ -69,10 +66,10 @@ class PngSequenceWriter:
 
     def close(self) -> list[Path]:
         try:
-            while self._encoding:
-                self._store(*self._encoding.popleft())
+            for done, data in self._encoding.rest():
+                self._store(done, data)
         finally:
-            self._pool.shutdown()
+            self._encoding.shutdown()
         for archive in self._zips:
             archive.close()
         return self.paths
