@@ -20,7 +20,7 @@ from companion.daemon.middleware import Bad, away, read_body
 from companion.daemon.quotes import quote_id
 from companion.daemon.schema import AnimateIn, QuoteOut
 from companion.daemon.security import error
-from companion.install import Placement, conflicts, default_target, planned_writes
+from companion.install import Placement, conflicts, default_target, planned_writes, sha256_of
 from companion.jobs import JobRequest, made_before, suggestion
 from companion.media import clean_name
 
@@ -63,7 +63,7 @@ class AnimateRoutes:
     async def quote_reply(self, body: AnimateIn) -> dict[str, Any] | web.Response:
         """What POST /quote answers for body."""
         try:
-            job_request, name, target, digest = await self._priced(body)
+            job_request, name, target, digest, _ = await self._priced(body)
         except Bad as bad:
             return bad.response()
         refused = away(self.daemon.reach)
@@ -88,7 +88,7 @@ class AnimateRoutes:
         """A paid job for body; refused (409 STALE_QUOTE, nothing spent) when its quote
         id priced something else."""
         try:
-            job_request, name, target, digest = await self._priced(body)
+            job_request, name, target, digest, image_sha256 = await self._priced(body)
         except Bad as bad:
             return bad.response()
         job_request = job_request.descended(lineage or {})
@@ -121,7 +121,7 @@ class AnimateRoutes:
             return web.json_response({"error": refused}, status=409)
         if not lineage:  # the same request again is not paid again (unless again: true)
             job_request, earlier = await asyncio.to_thread(
-                made_before, daemon.store, job_request, name, target
+                made_before, daemon.store, job_request, name, target, image_sha256
             )
             if earlier is not None and not body.again:
                 return web.json_response(
@@ -132,11 +132,12 @@ class AnimateRoutes:
         daemon.changed(job)
         return web.json_response(daemon.job_out(job).model_dump(mode="json"), status=202)
 
-    async def _priced(self, body: AnimateIn) -> tuple[JobRequest, str, Path, str]:
-        """The job request, and the quote id of exactly this body."""
+    async def _priced(self, body: AnimateIn) -> tuple[JobRequest, str, Path, str, str]:
+        """The job request, the quote id of exactly this body, and the picture's SHA-256
+        (read once: the quote id and the made-once check both need it)."""
         job_request, name, target = await self._request(body)
-        digest = await asyncio.to_thread(quote_id, body, Path(job_request.image))
-        return job_request, name, target, digest
+        image_sha256 = await asyncio.to_thread(sha256_of, Path(job_request.image))
+        return job_request, name, target, quote_id(body, image_sha256), image_sha256
 
     async def _request(self, body: AnimateIn) -> tuple[JobRequest, str, Path]:
         project = registry.find(self.daemon.store, body.project_root)

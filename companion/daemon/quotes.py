@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 
 from pydantic import BaseModel
 
@@ -13,11 +12,10 @@ from pydantic import BaseModel
 FIELDS_NOT_PRICED = {"quote_id", "approve", "replace", "again"}
 
 
-def quote_id(body: BaseModel, image: Path) -> str:
-    """Digest of the body as sent (minus the quote id itself) and the image it names."""
+def quote_id(body: BaseModel, image_sha256: str) -> str:
+    """Digest of the body as sent (minus the quote id itself) and of the image it names,
+    by the SHA-256 of its bytes (the picture changed on disk: another quote)."""
     settings = body.model_dump(mode="json", exclude=FIELDS_NOT_PRICED)
     digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
-    with image.open("rb") as file:  # the picture changed on disk: another quote
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
+    digest.update(image_sha256.encode())
     return "q_" + digest.hexdigest()[:40]

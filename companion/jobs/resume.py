@@ -44,12 +44,14 @@ def already_made(store: Store, digest: str, target: Path) -> Job | None:
 
 
 def made_before(
-    store: Store, request: JobRequest, name: str, target: Path
+    store: Store, request: JobRequest, name: str, target: Path, image_sha256: str | None = None
 ) -> tuple[JobRequest, Job | None]:
     """request marked with its fingerprint, and the job that already made exactly it (done
-    with its outputs in place) or is making it now, if there is one."""
-    images = [request.image, request.last_frame, *request.references]
-    hashes = [sha256_of(Path(p)) for p in images if p]
+    with its outputs in place) or is making it now, if there is one. image_sha256, when
+    the caller hashed the picture already, spares reading it again."""
+    extra = [p for p in (request.last_frame, *request.references) if p]
+    hashes = [image_sha256 or sha256_of(Path(request.image))]
+    hashes += [sha256_of(Path(p)) for p in extra]
     marked = request.with_fingerprint(hashes, name, str(target))
     digest = str(marked.fingerprint)
     return marked, already_made(store, digest, target) or unfinished(store, digest)
