@@ -36,13 +36,12 @@ def cmd_recut(args: argparse.Namespace) -> int:
     store = Store(current.database)
     try:
         job = _find(store, args.job)
-        # A re-cut's clip is its source's: re-cutting a re-cut starts from the same video.
-        source = store.job(str(job.request.get("parent"))) if job.kind == "recut" else job
+        source = store.job(job.clip_source)  # a re-cut's video is its parent's
     finally:
         store.close()
     clips = ClipStore(current.clip_folder, current.clip_store_mb * 2**20)
     try:
-        args.video = clips.require(source.id)
+        args.video = clips.require(job.clip_source)
     except ClipGone as exc:
         raise InputFailure(str(exc)) from exc
     if args.name is None:

@@ -26,7 +26,7 @@ from companion.daemon.schema import (
 )
 from companion.daemon.security import error
 from companion.install import Owner, Placement, conflicts, planned_writes
-from companion.jobs import JobKind, JobRequest
+from companion.jobs import JobRequest
 from companion.media import MediaError, build_contact_sheet
 from companion.store import Job, Store
 from companion.store.clips import ClipGone
@@ -217,8 +217,7 @@ class GenerationRoutes:
         local_export: dict[str, Any] | None = None,
         replace: bool = False,
     ) -> web.Response:
-        source = job.request.get("parent") if job.kind == JobKind.RECUT else job.id
-        clip = self._clip(self.daemon.store.job(str(source)))
+        clip = self._clip(self.daemon.store.job(job.clip_source))
         if isinstance(clip, web.Response):
             return clip
         install = job.request.get("install") or {}
@@ -236,7 +235,7 @@ class GenerationRoutes:
             target = chosen
         request = JobRequest.recut(
             JobRequest.of(job.request),
-            parent=str(source),
+            parent=job.clip_source,
             export=ExportOptions.model_validate(export),
             selection=Selection.model_validate(selection),
             placement=Placement(str(install.get("engine")), root, target),

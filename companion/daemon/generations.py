@@ -21,8 +21,7 @@ class ClipInfo:
         self._seen: dict[str, ClipOut] = {}
 
     def __call__(self, job: Job) -> ClipOut:
-        # A re-cut (or an import) has no video of its own: it is cut from its parent's.
-        source = str(job.request.get("parent") or job.id) if job.kind == "recut" else job.id
+        source = job.clip_source
         path = self.clips.kept(source) if self.clips is not None else None
         if path is None:
             self._seen.pop(source, None)

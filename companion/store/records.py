@@ -51,6 +51,14 @@ class Job:
     resource: str | None = None  # the engine's playable resource, once installed
     clip_asset: str | None = None  # the task's generated video, kept for free re-cuts
 
+    @property
+    def clip_source(self) -> str:
+        """The job whose kept video this one's is: a re-cut (or an import) has no video
+        of its own and is cut from its parent's, so re-cutting a re-cut starts from it."""
+        if self.kind == "recut":
+            return str(self.request.get("parent") or self.id)
+        return self.id
+
 
 # The columns update_job may change, and those of them kept as JSON text.
 JOB_FIELDS = frozenset(
