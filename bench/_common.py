@@ -17,6 +17,20 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def status_mb(pid: int | str, field: str) -> float:
+    """A memory line of /proc/PID/status (Linux; pid "self" for this process) in MB:
+    VmRSS now, or VmHWM, the process's own peak. getrusage's ru_maxrss is no substitute
+    for a child's peak: Linux carries it across fork and exec, so a child reports at
+    least its parent's size at the fork. NaN when the process or the line is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

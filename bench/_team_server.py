@@ -6,6 +6,7 @@ the member processes use."""
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 import shutil
 import signal
@@ -16,6 +17,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from bench._common import status_mb
 from tests.real_pgbouncer import RealPgBouncer
 from tests.real_postgres import RealPostgres, binaries
 
@@ -158,13 +160,9 @@ class Memory:
 
     def _run(self) -> None:
         while not self._stop.wait(0.5):
-            total = 0
-            for pid in self.pids:
-                with contextlib.suppress(OSError):
-                    status = Path(f"/proc/{pid}/status").read_text()
-                    found = re.search(r"^VmRSS:\s+(\d+) kB", status, re.MULTILINE)
-                    total += int(found.group(1)) if found else 0
-            self.most_mb = max(self.most_mb, total / 1024)
+            sizes = (status_mb(pid, "VmRSS") for pid in self.pids)
+            total = sum(size for size in sizes if not math.isnan(size))  # gone: none
+            self.most_mb = max(self.most_mb, total)
 
     def stop(self) -> float:
         self._stop.set()

@@ -140,8 +140,9 @@ def big_asset_state(folder: Path, megabytes: int) -> tuple[Path, str]:
 
 
 DOWNLOADER = """
-import asyncio, json, resource, sys, time
+import asyncio, json, sys, time
 from pathlib import Path
+from bench._common import status_mb
 from companion.api.client import Client
 async def main():
     async with Client(sys.argv[1], sys.argv[2]) as client:
@@ -151,7 +152,7 @@ async def main():
         return time.perf_counter() - started
 seconds = asyncio.run(main())
 print(json.dumps({"seconds": seconds,
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "peak_mb": status_mb("self", "VmHWM")}))
 """
 
 

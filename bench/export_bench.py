@@ -47,15 +47,11 @@ FRAMES, SIDE, DURATION = 24, 512, 5.0
 BIG_FRAMES, BIG_DURATION = 240, 10.0
 KEY = "0x00ff00"
 
-# The child's own peak resident memory. Not getrusage's ru_maxrss: Linux carries it
-# across fork and exec, so a child would report at least this bench's size at the fork.
+# The child's own peak resident memory (see bench/_common.status_mb).
 HIGH_WATER = """
+from bench._common import status_mb
 def high_water_mb():
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    raise SystemExit("no VmHWM in /proc/self/status")
+    return status_mb("self", "VmHWM")
 """
 
 OURS = (
@@ -171,22 +167,17 @@ def ffmpeg_jobs(
 
 def run_ffmpeg(
     ffmpeg: str, source: Path, out: Path, frames: int, duration: float, big: bool
-) -> tuple[float, float]:
-    """Wall time of the jobs and the largest peak RSS among them (MB)."""
+) -> float:
+    """Wall time of the jobs."""
     start = time.perf_counter()
-    peak = 0.0
     for job in ffmpeg_jobs(ffmpeg, source, out, frames, duration, big):
-        process = subprocess.Popen(job)
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
-        if process.returncode != 0:
+        if subprocess.run(job).returncode != 0:
             raise SystemExit(f"ffmpeg failed: {' '.join(job)}")
-        peak = max(peak, usage.ru_maxrss / 1024)
     # The frames still have to become a zip, as frames_zip does.
     shutil.make_archive(str(out / "frames"), "zip", out / "frames")
     if big:  # and the Construct 3 pack is a second zip of them
         shutil.make_archive(str(out / "construct3"), "zip", out / "frames")
-    return time.perf_counter() - start, peak
+    return time.perf_counter() - start
 
 
 def run_ours(
@@ -258,7 +249,7 @@ def main() -> None:
                 ours[name].append(result["seconds"])
                 if not big:
                     peaks[SIDE].append(result["peak_mb"])
-                seconds, _ = run_ffmpeg(
+                seconds = run_ffmpeg(
                     ffmpeg, source, work / f"ffmpeg-{name}-{i}", frames, duration, big
                 )
                 theirs[name].append(seconds)

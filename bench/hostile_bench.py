@@ -16,6 +16,7 @@ daemon while it is idle, in the same run. Goal: under 0.2 s at worst.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import sys
@@ -25,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import daemon_process, sandbox_process
+from bench._common import daemon_process, sandbox_process, status_mb
 from tests.conftest import TEST_KEY
 from tests.hostile_cases import (
     Daemon,
@@ -48,13 +49,8 @@ def figures(latencies: list[float]) -> tuple[float, float, float]:
 
 def _peak_rss_mib(pid: int) -> str:
     """The daemon's high-water resident memory (Linux), or "unknown"."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return f"{int(line.split()[1]) / 1024:.0f} MiB"
-    except OSError:
-        pass
-    return "unknown"
+    peak = status_mb(pid, "VmHWM")
+    return "unknown" if math.isnan(peak) else f"{peak:.0f} MiB"
 
 
 def main() -> None:

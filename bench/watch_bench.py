@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _common import daemon_process, sandbox_process  # bench/ is on sys.path when run
+from _common import daemon_process, sandbox_process, status_mb  # bench/ is on sys.path
 from PIL import Image
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
@@ -97,10 +97,7 @@ def idle(pid: int, seconds: float) -> tuple[float, float]:
 
 
 def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    return status_mb(pid, "VmRSS")
 
 
 def main() -> None:
