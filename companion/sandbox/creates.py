@@ -23,12 +23,6 @@ from companion.sandbox.service import SandboxService
 from companion.sandbox.state import Account, IdempotencyRecord, TaskRecord, iso, now
 from companion.sandbox.views import Views, read_body, who
 
-KINDS = {
-    "video_generation": "video_generation",
-    "animation_export": "animation_export",
-    "animation": "animation",
-}
-
 
 class Creates:
     def __init__(self, service: SandboxService, views: Views, images: Images) -> None:
@@ -49,7 +43,8 @@ class Creates:
                 "Idempotency-Key",
             )
         body = await read_body(request, model)
-        canonical = json.dumps(body.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        dumped = body.model_dump(mode="json")  # hashed here, kept as the task's input
+        canonical = json.dumps(dumped, sort_keys=True, separators=(",", ":"))
         body_hash = hashlib.sha256(canonical.encode()).hexdigest()
         scope = f"{account.id}:create_{kind}:{key.id}:{idempotency_key}"
         record = self.state.idempotency.get(scope)
@@ -72,7 +67,7 @@ class Creates:
         record = IdempotencyRecord(scope, body_hash, "in_progress", iso(now()) or "")
         self.state.idempotency[scope] = record
         try:
-            task = await self._accept(account, kind, body)
+            task = await self._accept(account, kind, body, dumped)
         except BaseException:
             self.state.idempotency.pop(scope, None)  # nothing was accepted: the key is free
             raise
@@ -86,9 +81,10 @@ class Creates:
             raise ConnectionResetError("fault: create response dropped after recording")
         return response
 
-    async def _accept(self, account: Account, kind: str, body: Any) -> TaskRecord:
+    async def _accept(
+        self, account: Account, kind: str, body: Any, normalized: dict[str, Any]
+    ) -> TaskRecord:
         files: dict[str, Any] = {}
-        normalized = body.model_dump(mode="json")
         if kind == "animation_export":
             price = export_price_of(self.views, account, body)
         else:
@@ -124,7 +120,7 @@ class Creates:
         task = TaskRecord(
             id=str(uuid.uuid4()),
             account_id=account.id,
-            object=KINDS[kind],
+            object=kind,
             seq=self.state.next_seq(),
             created_at=iso(now()) or "",
             normalized_input=normalized,
