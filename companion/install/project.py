@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from companion.install.plan import Placement
+from companion.install.unity import in_unity_assets
 
 # What makes a folder an engine's project root: (name, is a folder). The one list the
 # registry, the plugin installer and the CLI's project finder all read.
@@ -56,8 +57,6 @@ def placement_for(target: Path, registered: Iterable[tuple[str, str]] = ()) -> P
                 break
     if found is None or not found.engine_aware:
         return None
-    if found.engine == "unity" and found.target.relative_to(found.project_root).parts[:1] != (
-        "Assets",
-    ):
+    if found.engine == "unity" and not in_unity_assets(found.project_root, found.target):
         return None
     return found

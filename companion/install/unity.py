@@ -32,9 +32,13 @@ TEXT_ASSETS = frozenset(
 )
 
 
+def in_unity_assets(project_root: Path, target: Path) -> bool:
+    """Whether target is in the project's Assets folder, the only one Unity imports."""
+    return target.relative_to(project_root).parts[:1] == ("Assets",)
+
+
 def check_target(project_root: Path, target: Path) -> None:
-    inside = target.relative_to(project_root).parts
-    if not inside or inside[0] != "Assets":
+    if not in_unity_assets(project_root, target):
         raise InstallError(
             f"{target} is outside the project's Assets folder, where Unity cannot see it; "
             "choose a target folder under Assets/"
