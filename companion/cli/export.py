@@ -134,11 +134,7 @@ def _into_project(
     from companion.cli import export_project, into_project
     from companion.store import Store
 
-    if args.godot_res_dir is not None:
-        raise UsageError(
-            f"--godot-res-dir: {where.target} is in the {where.engine} project "
-            f"{where.project_root}, whose own paths the install uses; leave it out"
-        )
+    into_project.refuse_res_dir(args.godot_res_dir, where)
     formats = [f.value for f in options.formats]
     planned = into_project.planned(where, spec.name, formats)
     checks.never_over_a_source(planned, [video])

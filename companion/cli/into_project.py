@@ -24,6 +24,16 @@ def placement(database: Path, out: Path) -> Placement | None:
     return placement_for(out, registered)
 
 
+def refuse_res_dir(res_dir: str | None, where: Placement) -> None:
+    """--godot-res-dir names paths for a pack unzipped anywhere; into a project the
+    install uses the project's own."""
+    if res_dir is not None:
+        raise UsageError(
+            f"--godot-res-dir: {where.target} is in the {where.engine} project "
+            f"{where.project_root}, whose own paths the install uses; leave it out"
+        )
+
+
 def planned(where: Placement, name: str, formats: list[str]) -> list[Path]:
     """The files an install of these formats writes or merges under name."""
     return planned_writes(where.engine, where.target, name, formats)

@@ -62,11 +62,7 @@ def _into_project(
     from companion.runtime import open_engine
     from companion.store import Store
 
-    if args.godot_res_dir is not None:
-        raise UsageError(
-            f"--godot-res-dir: {where.target} is in the {where.engine} project "
-            f"{where.project_root}, whose own paths the install uses; leave it out"
-        )
+    into_project.refuse_res_dir(args.godot_res_dir, where)
     options, selection = checks.export_options(args)
     key = checks.key_colour(args)
     layout = checks.spacing(args)
