@@ -4,6 +4,7 @@ idle watcher does not look at anything, however many inboxes it watches."""
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+import companion.daemon.watch as watch_module
 from companion.daemon.settle import ATTEMPTS, Settling
 from companion.daemon.watch import ProjectWatcher
 from companion.store import Job
@@ -93,20 +95,88 @@ def test_a_file_is_looked_at_again_when_its_quiet_spell_ends() -> None:
         path = Path("hero.png")
         settling.notice(path)
         assert settling.due_in(100.0) == 0.0  # never looked at: at once
-        assert not settling.settled(path, (10, 1.0), 100.0)
+        assert not settling.settled(path, (10, 1.0), 100.0, 1)
         assert settling.due_in(100.0) == pytest.approx(0.5)
         # It grows again 0.3 s later: a writer at work; the spell starts over.
-        assert not settling.settled(path, (20, 2.0), 100.3)
+        assert not settling.settled(path, (20, 2.0), 100.3, 1)
         # The spell is now twice the writer's pause, longer than the window.
         assert settling.due_in(100.3) == pytest.approx(0.6)
-        assert not settling.settled(path, (20, 2.0), 100.6)
-        assert settling.settled(path, (20, 2.0), 101.0)
+        assert not settling.settled(path, (20, 2.0), 100.6, 1)
+        assert settling.settled(path, (20, 2.0), 101.0, 1)
         # Not decodable yet: each further look waits longer, then it is taken to fail.
         for _ in range(1, ATTEMPTS):
             assert settling.look_again(path, 101.0)
         assert not settling.look_again(path, 101.0)
         # Gone (renamed away): forgotten, and nothing waits any more.
-        assert not settling.settled(path, None, 102.0)
+        assert not settling.settled(path, None, 102.0, 1)
         assert settling.due_in(102.0) is None
+
+    asyncio.run(scenario())
+
+
+def test_an_event_during_a_look_keeps_a_file_that_looked_gone() -> None:
+    async def scenario() -> None:
+        settling = Settling(0.5)
+        path = Path("hero.png")
+        settling.notice(path)  # the first hero.png moved away: an event under its name
+        [(looked, events)] = settling.paths()
+        settling.notice(path)  # meanwhile another hero.png is written
+        assert not settling.settled(looked, None, 100.0, events)
+        assert settling.due_in(100.0) == 0.0  # not forgotten: looked at again at once
+        [(_, events)] = settling.paths()
+        assert not settling.settled(path, None, 100.1, events)  # now truly gone
+        assert settling.due_in(100.1) is None
+
+    asyncio.run(scenario())
+
+
+def test_the_same_name_dropped_while_the_first_is_being_taken_is_taken_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second hero.png is written just after a look found the name empty, so its
+    events reach the watcher while that look is still running."""
+    recorded: list[str] = []
+    inbox = tmp_path / "game" / "inbox"
+    second = np.random.default_rng(2).integers(0, 255, (32, 32, 3), dtype=np.uint8)
+    real_footprints = watch_module._footprints
+    written: list[bool] = []
+
+    def footprints_then_a_second_drop(paths: list[Path]) -> list[Any]:
+        marks = real_footprints(paths)
+        hero = inbox / "hero.png"
+        if not written and any(p == hero and m is None for p, m in zip(paths, marks, strict=True)):
+            written.append(True)
+            Image.fromarray(second).save(hero)
+            time.sleep(0.5)  # its events reach the event loop before this look returns
+        return marks
+
+    monkeypatch.setattr(watch_module, "_footprints", footprints_then_a_second_drop)
+
+    def submit(request: dict[str, Any], name: str, target: Path, kind: str) -> Job:
+        recorded.append(name)
+        return _job(request, name, target, kind)
+
+    async def scenario() -> None:
+        (tmp_path / "game").mkdir()
+        watcher = ProjectWatcher(
+            {"root": str(tmp_path / "game"), "inbox": "inbox", "defaults": {"prompt": "x"}},
+            submit,
+            lambda digest: [],
+            used_names=lambda target: set(recorded),
+            stable_seconds=0.2,
+        )
+        await watcher.start([])
+        try:
+            first = np.random.default_rng(1).integers(0, 255, (32, 32, 3), dtype=np.uint8)
+            Image.fromarray(first).save(inbox / "hero.png")
+            for _ in range(200):
+                if len(recorded) == 2:
+                    break
+                await asyncio.sleep(0.05)
+            assert written, "the race was not staged"
+            assert recorded == ["hero", "hero_2"]
+            assert not (inbox / "hero.png").exists()
+        finally:
+            await watcher.stop()
 
     asyncio.run(scenario())

@@ -30,6 +30,7 @@ class Candidate:
     gap: float = 0.0  # the longest pause seen between two changes: the writer's pace
     grew: bool = False
     attempts: int = 0
+    events: int = 0  # events noticed about it: tells a look whether one came meanwhile
 
     def quiet_needed(self, stable: float) -> float:
         needed = stable * float(2**self.attempts)
@@ -55,15 +56,17 @@ class Settling:
 
     def notice(self, path: Path) -> None:
         """Something happened to path (or it was found at start-up): look at it soon."""
-        self._candidates.setdefault(path, Candidate())
+        self._candidates.setdefault(path, Candidate()).events += 1
         self._nudged.set()
 
     def nudge(self) -> None:
         """Wake the waiter without a file: to stop, or for work queued beside the files."""
         self._nudged.set()
 
-    def paths(self) -> list[Path]:
-        return list(self._candidates)
+    def paths(self) -> list[tuple[Path, int]]:
+        """The candidates, each with the count of events noticed about it so far; a look
+        hands that count back to `settled`."""
+        return [(path, seen.events) for path, seen in self._candidates.items()]
 
     def get(self, path: Path) -> Candidate | None:
         return self._candidates.get(path)
@@ -93,14 +96,20 @@ class Settling:
         # Cleared before the look: an event arriving during it makes the next wait short.
         self._nudged.clear()
 
-    def settled(self, path: Path, mark: Mark | None, now: float) -> bool:
-        """Record what a look at path found; True when it has held still long enough to
-        be probed. A file gone (mark None) is forgotten."""
+    def settled(self, path: Path, mark: Mark | None, now: float, events: int) -> bool:
+        """Record what a look at path found (`events`: the count `paths` gave when the
+        look began); True when it has held still long enough to be probed. A file gone
+        (mark None) is forgotten, unless an event about it came while the look ran: then
+        a new file of that name may have arrived after it looked (the same name dropped
+        again once the first was taken), and it is looked at again at once."""
         seen = self._candidates.get(path)
         if seen is None:
             return False
         if mark is None:
-            del self._candidates[path]  # renamed away (a temp file) or removed
+            if seen.events == events:
+                del self._candidates[path]  # renamed away (a temp file) or removed
+            else:
+                self._candidates[path] = Candidate(events=seen.events)
             return False
         if mark != (seen.size, seen.mtime):
             if seen.looked_at:  # it changed while watched: a writer is at work

@@ -209,14 +209,14 @@ class ProjectWatcher:
 
     async def _settle_once(self) -> None:
         settling = self._settling
-        paths = settling.paths()
-        if not paths:
+        looked = settling.paths()
+        if not looked:
             return
-        prints = await asyncio.to_thread(_footprints, paths)
-        for path, mark in zip(paths, prints, strict=True):
+        prints = await asyncio.to_thread(_footprints, [path for path, _ in looked])
+        for (path, events), mark in zip(looked, prints, strict=True):
             if self._stopping:
                 return
-            if not settling.settled(path, mark, time.monotonic()):
+            if not settling.settled(path, mark, time.monotonic(), events):
                 continue
             try:
                 await asyncio.to_thread(probe, path, path.name)
