@@ -120,7 +120,9 @@ def test_an_event_during_a_look_keeps_a_file_that_looked_gone() -> None:
         path = Path("hero.png")
         settling.notice(path)  # the first hero.png moved away: an event under its name
         [(looked, events)] = settling.paths()
+        assert settling.unchanged_since(path, events)
         settling.notice(path)  # meanwhile another hero.png is written
+        assert not settling.unchanged_since(path, events)  # not taken on this look
         assert not settling.settled(looked, None, 100.0, events)
         assert settling.due_in(100.0) == 0.0  # not forgotten: looked at again at once
         [(_, events)] = settling.paths()

@@ -120,6 +120,11 @@ class Settling:
             return False
         return now - seen.since >= seen.quiet_needed(self.stable_seconds)
 
+    def unchanged_since(self, path: Path, events: int) -> bool:
+        """No event about path came since the look that counted `events` began."""
+        seen = self._candidates.get(path)
+        return seen is not None and seen.events == events
+
     def look_again(self, path: Path, now: float) -> bool:
         """The probe found path incomplete: True to wait a longer quiet spell and look
         again, False when its attempts are spent (take it, and let it fail)."""

@@ -225,6 +225,8 @@ class ProjectWatcher:
                     continue
             except Exception:  # noqa: S110
                 pass  # refused for good: taken now, and failed with its reason
+            if not settling.unchanged_since(path, events):
+                continue  # written to while probed: its next look decides
             settling.forget(path)
             try:
                 await self._take(path)
