@@ -171,6 +171,9 @@ class AnimateRoutes:
         refusal = registry.engine_refusal(engine, root, target)
         if refusal:
             raise Bad(400, "INVALID", f"target_folder: {refusal}")
+        unusable = await asyncio.to_thread(registry.target_refusal, root, target)
+        if unusable:  # found out here, not as a failed job after the charge
+            raise Bad(400, "INVALID", unusable)
         name = body.name or clean_name(image.stem)
         try:
             last_frame, references = quote_context.extra_images(root, body)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from companion.api.schema import ExportOptions, Selection
-from companion.daemon import bodies, quote_context
+from companion.daemon import bodies, quote_context, registry
 from companion.daemon.schema import (
     AgainIn,
     AnimateIn,
@@ -241,6 +241,9 @@ class GenerationRoutes:
             if refusal:
                 return error(400, "INVALID", f"target_folder: {refusal}")
             target = chosen
+        unusable = await asyncio.to_thread(registry.target_refusal, root, target)
+        if unusable:  # free, but refused now rather than as a failed job
+            return error(400, "INVALID", unusable)
         request = JobRequest.recut(
             JobRequest.of(job.request),
             parent=job.clip_source,
