@@ -37,7 +37,10 @@ def read_only() -> Iterator[Callable[[Path], Path]]:
                 check=False,
             )
             if done.returncode != 0:
-                pytest.skip(f"no read-only folder can be made here: {done.stderr.decode()}")
+                reason = f"no read-only folder can be made here: {done.stderr.decode()}"
+                if os.environ.get("CI", "").lower() == "true":
+                    pytest.fail(f"{reason} (CI=true: a read-only mount is needed)")
+                pytest.skip(reason)
         made.append(folder)
         return folder
 
