@@ -128,7 +128,7 @@ def add_export_options(
         "--name",
         help=(
             "base name of the output files (default: the input's name): letters and digits "
-            "of any script, spaces and symbols; not <>:\"/\\|?*#%%[]{} or a leading or "
+            'of any script, spaces and symbols; not <>:"/\\|?*#%%[]{} or a leading or '
             "trailing dot, space, - or _"
         ),
     )
