@@ -32,6 +32,11 @@ def _ended(running: DaemonThread, job_id: str) -> dict[str, Any]:
     raise AssertionError(f"job {job_id} did not end")
 
 
+def _installable(running: DaemonThread, project: Path, job_id: str) -> bool:
+    rows = call(running, "GET", f"/api/v1/generations?project={project}").json["data"]
+    return bool(next(r for r in rows if r["id"] == job_id)["installable"])
+
+
 def test_the_same_request_again_installs_what_was_paid_for(
     make_sandbox: Callable[..., SandboxThread], tmp_path: Path
 ) -> None:
@@ -87,11 +92,14 @@ def test_a_retry_installs_what_was_paid_for(
         recut = call(running, "POST", f"/api/v1/generations/{job_id}/recut", {"export": {}})
         assert recut.status == 409 and recut.error["code"] == "NOT_INSTALLED", recut.body
         assert f"/api/v1/jobs/{job_id}/retry" in recut.error["message"]
+        # The Generations panel's row says it can be installed, free.
+        assert _installable(running, project, job_id) is True
 
         (project / "anim").unlink()
         retried = call(running, "POST", f"/api/v1/jobs/{job_id}/retry")
         assert retried.status == 202, retried.body
         assert _ended(running, job_id)["state"] == "done"
+        assert _installable(running, project, job_id) is False
         assert (project / "anim" / "hero.png").is_file()
         assert len(_creates(sandbox)) == 1
     finally:

@@ -7,7 +7,7 @@ from typing import Any
 
 from companion.daemon.gif_preview import has_preview_source
 from companion.daemon.schema import ClipOut, GenerationList, GenerationOut, OutputOut
-from companion.jobs import FINAL, State
+from companion.jobs import FINAL, State, paid_not_installed
 from companion.media import MediaError, probe
 from companion.store import Job, Store
 from companion.store.clips import ClipStore
@@ -89,6 +89,7 @@ def generation(store: Store, job: Job, clip: ClipOut) -> GenerationOut:
         preview_gif=f"/api/v1/jobs/{job.id}/preview.gif" if preview else None,
         clip=clip,
         outputs=outputs,
+        installable=paid_not_installed(store, job),
     )
 
 

@@ -234,6 +234,11 @@ class GenerationOut(Reply):
     preview_gif: str | None = None
     clip: ClipOut
     outputs: list[OutputOut] = Field(default_factory=list)
+    installable: bool = Field(
+        default=False,
+        description="paid for, outputs not installed: POST /api/v1/jobs/{id}/retry installs "
+        "them free",
+    )
 
 
 class RecutIn(Request):
