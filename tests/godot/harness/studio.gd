@@ -7,7 +7,9 @@ extends RefCounted
 ## browser; then re-animating into a SpriteFrames the user extended, and a file the user
 ## changed kept (the free name the dock offered taken, then a name typed) or replaced only
 ## after the dock asked. A second editor start (plan "restart") finds the daemon away,
-## says so, and lists the earlier jobs once it runs.
+## says so, and lists the earlier jobs once it runs. Plan "paid_install" (a job id): that
+## job was paid for but its files never went in; its row offers Install (free), which
+## fails again while the folder is still a file and installs once the user fixed it.
 
 var h: EditorPlugin
 var dock: Node
@@ -24,6 +26,9 @@ func run(harness: EditorPlugin) -> void:
 	generations = h._find("Generations", "select_row")
 	if plan.has("restart"):
 		await _restart()
+		return
+	if plan.has("paid_install"):
+		await _paid_install()
 		return
 	h._show(dock)  # the Animate tab, opened as a user clicks it
 	await h._until(func() -> bool: return dock._width.editable, 20)
@@ -366,3 +371,39 @@ func _restart() -> void:
 	out["listed_summary"] = generations._summary.text
 	out["status_back"] = dock._status_label.text
 	h._done("")
+
+
+## The row of a job paid for whose files never went in offers Install (free), and only
+## that row; pressed while its folder is still a file the install fails again, saying
+## why; the user turns the file back into a folder and presses again: installed.
+func _paid_install() -> void:
+	var id: String = plan["paid_install"]
+	h._show(generations)
+	await h._until(func() -> bool: return _row_of(id) >= 0 and _row_of(plan["done"]) >= 0, 60)
+	var button: Button = generations._install_button
+	await _select(plan["done"])
+	out["done_row"] = {"visible": button.is_visible_in_tree(), "cells": _cells(_row_of(plan["done"]))}
+	await _select(id)
+	out["offered"] = {"visible": button.is_visible_in_tree(), "enabled": not button.disabled,
+		"text": button.text, "tooltip": button.tooltip_text, "cells": _cells(_row_of(id)),
+		"state_tooltip": generations._list.get_root().get_child(_row_of(id)).get_tooltip_text(1),
+		"recut_enabled": not generations._recut_button.disabled,
+		"import_enabled": not generations._import_button.disabled}
+	out["failed_again"] = await _install(id)
+	DirAccess.remove_absolute(ProjectSettings.globalize_path(plan["folder"]))  # the user's fix
+	out["installed"] = await _install(id)
+	h._done("")
+
+
+func _install(id: String) -> Dictionary:
+	var button: Button = generations._install_button
+	generations.said = ""
+	h._press(button)
+	await h._until(func() -> bool: return generations.said.begins_with("Installed") \
+		or generations.said.begins_with("The install"), 60)
+	var row := _row_of(id)
+	return {"said": generations.said, "summary": generations._summary.text,
+		"selected": generations.selected().get("id", ""), "cells": _cells(row),
+		"row": generations.rows[row].duplicate() if row >= 0 else {},
+		"visible": button.is_visible_in_tree(), "enabled": not button.disabled,
+		"recut_enabled": not generations._recut_button.disabled}

@@ -35,6 +35,7 @@ var revealed := ""
 @onready var _list: Tree = %List
 @onready var _summary: Label = %Summary
 @onready var _preview: TextureRect = %Preview
+@onready var _install_button: Button = %InstallButton
 @onready var _use_button: Button = %UseButton
 @onready var _reveal_button: Button = %RevealButton
 @onready var _again_button: Button = %AgainButton
@@ -57,6 +58,7 @@ func _ready() -> void:
 		_list.set_column_clip_content(column, true)
 	_list.item_selected.connect(_show_selected)
 	%RefreshButton.pressed.connect(refresh)
+	_install_button.pressed.connect(install_paid)
 	_use_button.pressed.connect(func() -> void: use_settings.emit(selected().get("settings", {})))
 	_reveal_button.pressed.connect(reveal)
 	_again_button.pressed.connect(func() -> void: again.emit(selected().get("settings", {})))
@@ -137,10 +139,14 @@ func _fill() -> void:
 		var error: Variant = row.get("error")
 		if error != null and String(error) != "":
 			item.set_tooltip_text(1, String(error))
+		if row.get("installable", false):
+			item.set_tooltip_text(1, item.get_tooltip_text(1)
+				+ "\nPaid for: Install (free) puts its files in without paying again.")
 	_summary.text = "%d generation%s of this project, newest first" % [
 		rows.size(), "" if rows.size() == 1 else "s"]
 	for button in _row_buttons():
 		button.disabled = true
+	_install_button.visible = false
 	_drop_variations()
 	_variations_button.disabled = true
 	for index in rows.size():  # the row the user had selected stays selected
@@ -178,10 +184,15 @@ func _show_selected() -> void:
 	var placed := String(row.get("target_dir", "")) != "" if row.get("target_dir") != null else false
 	_reveal_button.disabled = not placed
 	_remove_button.disabled = not placed
+	# Paid for, its files never went in: installing them is free, and re-cutting or
+	# importing it is refused until they are.
+	var installable := bool(row.get("installable", false))
+	_install_button.visible = installable
+	_install_button.disabled = not installable
 	var clip: Variant = row.get("clip")
 	var kept := typeof(clip) == TYPE_DICTIONARY and bool(clip.get("kept", false))
-	_recut_button.disabled = not (kept and placed)
-	_import_button.disabled = not (kept and placed)
+	_recut_button.disabled = not (kept and placed) or installable
+	_import_button.disabled = not (kept and placed) or installable
 	if _recut_panel.visible and not _recut_button.disabled:
 		_recut.open(row)
 	elif _recut_button.disabled:
@@ -189,8 +200,8 @@ func _show_selected() -> void:
 
 
 func _row_buttons() -> Array[Button]:
-	return [_use_button, _again_button, _reveal_button, _recut_button, _import_button,
-		_remove_button]
+	return [_install_button, _use_button, _again_button, _reveal_button, _recut_button,
+		_import_button, _remove_button]
 
 
 ## How many variations the daemon takes at once, from its own API description.
@@ -300,6 +311,41 @@ func import_files() -> void:
 		_say("The import %s: %s" % [job.get("state", ""), String(job.get("error", ""))])
 	files_changed.emit()
 	refresh()
+
+
+## Paid for already, its files never went in (a full disk, a folder that could not be
+## written, a cancel while downloading): the daemon fetches and installs them again
+## (POST /api/v1/jobs/{id}/retry), nothing spent, nothing made again.
+func install_paid() -> void:
+	var row := selected()
+	if row.is_empty():
+		return
+	var path := "/api/v1/jobs/%s/retry" % String(row["id"])
+	var reply: Dictionary = await client.call_api(HTTPClient.METHOD_POST, path, {})
+	if not reply["ok"]:
+		_say(reply["message"])
+		return
+	_install_button.disabled = true  # one install at a time
+	_say("Installing (free)...")
+	var job: Dictionary = await client.wait_job(String(reply["data"].get("id", row["id"])))
+	var text := ""
+	if job.get("state") == "done":
+		var where: Variant = job.get("resource")
+		if where == null or String(where) == "":
+			where = job.get("target_dir", "")
+		text = "Installed, nothing spent: %s" % String(where)
+	else:
+		# The daemon's error goes on to name command-line fixes and asset ids (the State
+		# cell's tooltip keeps all of it); here its first sentence says what to fix.
+		var why: Variant = job.get("error")
+		var first := "" if why == null else String(why).get_slice(". ", 0)
+		text = "The install %s, nothing spent: %s" % [job.get("state", ""), first]
+	files_changed.emit()
+	await refresh()
+	var row_now := selected()
+	if row_now.get("id") == row["id"] and row_now.get("installable", false):
+		text += ". Fix that, then press Install (free) again."
+	_say(text)
 
 
 ## Asks before removing: only the companion's own files of this generation go.
