@@ -55,6 +55,8 @@ def nothing_spent(home: Path) -> None:
 @pytest.fixture
 def work(tmp_path: Path) -> Path:
     draw_character(64).save(tmp_path / "cat.png")
+    whole = (tmp_path / "cat.png").read_bytes()
+    (tmp_path / "cut.png").write_bytes(whole[: len(whole) // 2])  # a valid header, cut short
     (tmp_path / "afile").write_text("mine")
     (tmp_path / "adir").mkdir()
     return tmp_path
@@ -77,6 +79,16 @@ EXPORT_GODOT = ["export", "cat.png", "--formats", "godot_pack"]
         ),
         ([*ANIMATE, "--formats", "gif,mp4", "--out", "o"], 2, "'mp4' is not a format"),
         (["animate", "adir", "--prompt", "x", "--formats", "gif", "--out", "o"], 1, "is a folder"),
+        (  # decoded whole before the quote: the service would refuse it, naming nothing
+            ["animate", "cut.png", "--prompt", "x", "--formats", "gif", "--out", "o"],
+            1,
+            "cut.png: cannot be decoded as an image (damaged, cut short",
+        ),
+        (
+            [*ANIMATE, "--formats", "gif", "--ref", "cut.png", "--out", "o"],
+            1,
+            "error: --ref /",
+        ),
         (
             [*EXPORT_GODOT, "--godot-res-dir", "/abs", "--out", "o"],
             2,
