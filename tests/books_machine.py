@@ -39,6 +39,7 @@ from hypothesis.stateful import (
 from companion.api.client import Client
 from companion.jobs.engine import Budget, Engine
 from companion.jobs.lifecycle import FINAL, State
+from companion.jobs.resume import paid_not_installed
 from companion.media.demo_art import draw_character
 from companion.sandbox import SandboxThread
 from companion.sandbox.faults import Faults
@@ -47,7 +48,8 @@ from companion.store import Store, day_start, month_start
 from companion.store.books import store_books
 from tests.books_ways import DaemonProcess, animate_cli, credits_json, wait_for
 
-CANCEL_AT = ("new", "quoted", "running")
+# "downloading": the service made it and charged for it; its outputs never go in.
+CANCEL_AT = ("new", "quoted", "running", "downloading")
 START = 1000
 PICTURES = 2  # few, so the same picture comes back
 PROMPTS = ("idle", "walk")
@@ -202,6 +204,28 @@ class BooksMachine(RuleBasedStateMachine):
             await engine.run(chosen)
 
         asyncio.run(self._engine(go))
+
+    @precondition(lambda self: any(paid_not_installed(self.store, j) for j in self.store.jobs()))
+    @rule(data=st.data())
+    def install_what_was_paid_for(self, data: st.DataObject) -> None:
+        """A job paid for whose outputs did not go in is retried: installed, not paid again."""
+        self._step("install_what_was_paid_for")
+        paid = [j.id for j in self.store.jobs() if paid_not_installed(self.store, j)]
+        chosen = data.draw(st.sampled_from(sorted(paid)))
+        charged = self.store.charged(chosen)
+        if chosen in self.daemons_own:  # as the dock retries it
+            reply = self._daemon().call("POST", f"/api/v1/jobs/{chosen}/retry")
+            assert reply.status == 202, reply.body
+            self._settled({chosen})
+        else:
+
+            async def go(engine: Engine, client: Client) -> None:
+                engine.retry(chosen)
+                await engine.run(chosen)
+
+            asyncio.run(self._engine(go))
+        assert self.store.job(chosen).state == State.DONE, self.store.job(chosen).error
+        assert self.store.charged(chosen) == charged  # installing cost nothing
 
     # -- the command line ---------------------------------------------------------------
 

@@ -1,16 +1,20 @@
 """A job whose outputs cannot be written never hangs the queue: it ends failed saying what
 to do, the other jobs run on, and a job caught between the service and the disk can be
-cancelled. Against a sandbox on loopback, through the real command line."""
+cancelled. Once the folder is fixed, a retry (or the same command again) installs what
+was paid for without paying again. Against a sandbox on loopback, through the real
+command line."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from companion.jobs.staging import STAGING
 from companion.media.demo_art import draw_character
+from companion.sandbox import SandboxThread
 from tests.cli_helpers import companion
 
 pytestmark = pytest.mark.slow
@@ -27,7 +31,8 @@ def states(base_url: str, home: Path) -> dict[str, str]:
 def test_an_unwritable_target_fails_its_job_and_the_others_run(
     make_sandbox, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    base = make_sandbox().base_url
+    sandbox = make_sandbox(journal=True)
+    base = sandbox.base_url
     home = tmp_path / "home"
     draw_character(64).save(tmp_path / "hero.png")
     add = ["jobs", "add", str(tmp_path / "hero.png"), "--prompt", "idle", *SMALL]
@@ -46,11 +51,26 @@ def test_an_unwritable_target_fails_its_job_and_the_others_run(
     assert f"cannot write the outputs into {tmp_path / 'project' / 'anim'}" in shown["error"]
     assert "companion assets download" in shown["error"]
     assert shown["outputs"][0]["asset"] in shown["error"]
+    assert f"companion jobs retry {lost.stdout.strip()[:8]}" in shown["error"]
     assert (tmp_path / "ok" / "hero.gif").is_file()
+
+    # The folder fixed, a retry installs the paid outputs; nothing is made again.
+    (tmp_path / "project").unlink()
+    retried = companion(base, home, "jobs", "retry", lost.stdout.strip()[:8])
+    assert retried.returncode == 0, retried.stderr
+    assert retried.stdout.split() == [lost.stdout.strip(), "done"]
+    assert (tmp_path / "project" / "anim" / "hero.gif").is_file()
+    assert len(_creates(sandbox)) == 2  # one for each job, none for the retry
+
+
+def _creates(sandbox: SandboxThread) -> list[str]:
+    entries = sandbox.call(lambda: list(sandbox.service.journal.entries))
+    return [e.path for e in entries if e.method == "POST" and e.path.endswith("/animations")]
 
 
 def test_a_job_caught_downloading_can_be_cancelled(make_sandbox, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    base = make_sandbox().base_url
+    sandbox = make_sandbox(journal=True)
+    base = sandbox.base_url
     home = tmp_path / "home"
     draw_character(64).save(tmp_path / "hero.png")
     target = tmp_path / "out"
@@ -73,3 +93,39 @@ def test_a_job_caught_downloading_can_be_cancelled(make_sandbox, tmp_path: Path)
     assert again.returncode == 1 and "already failed" in again.stderr
     assert companion(base, home, "jobs", "run").returncode == 0  # nothing left to run
     assert states(base, home) == {job: "failed"}
+
+    # Cancelled after the service made it: a retry installs it, free.
+    retried = companion(base, home, "jobs", "retry", job[:8])
+    assert retried.returncode == 0, retried.stderr
+    assert states(base, home) == {job: "done"}
+    assert (target / "hero.gif").is_file()
+    assert len(_creates(sandbox)) == 1
+
+
+def test_the_same_command_again_installs_a_paid_job_whose_outputs_did_not_go_in(
+    make_sandbox: Callable[..., SandboxThread], tmp_path: Path
+) -> None:
+    sandbox = make_sandbox(journal=True)
+    base = sandbox.base_url
+    home = tmp_path / "home"
+    draw_character(64).save(tmp_path / "hero.png")
+    out = tmp_path / "out"
+    animate = ["animate", str(tmp_path / "hero.png"), "--prompt", "idle", *SMALL]
+    animate += ["--out", str(out)]
+    killed = companion(base, home, *animate, crash="mid_download")
+    assert killed.returncode < 0
+    [job] = states(base, home)
+    assert companion(base, home, "jobs", "cancel", job[:8]).returncode == 0
+    assert states(base, home) == {job: "failed"}
+
+    again = companion(base, home, *animate)
+    assert again.returncode == 0, again.stderr
+    assert "nothing is paid again" in again.stderr
+    assert "nothing spent by this run" in again.stderr
+    assert states(base, home) == {job: "done"}
+    assert (out / "hero.gif").is_file()
+    assert len(_creates(sandbox)) == 1
+    # Done now, with its outputs in place: a third run only reports them.
+    third = companion(base, home, *animate)
+    assert third.returncode == 0 and "already made" in third.stderr
+    assert len(_creates(sandbox)) == 1

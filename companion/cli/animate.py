@@ -31,6 +31,7 @@ from companion.jobs import (
     already_made,
     live_models,
     suggestion,
+    to_reinstall,
     unfinished,
 )
 from companion.runtime import open_engine
@@ -189,12 +190,20 @@ def run_plan(plan: Plan) -> int:
                 on_progress=lambda j, task: _progress(task, shown),
             ) as engine:
                 earlier = unfinished(store, str(request.fingerprint))
+                unpaid_install = to_reinstall(store, str(request.fingerprint))
                 if earlier is not None:
                     say(
                         f"companion: resuming job {earlier.id[:8]} ({earlier.state}) from an "
                         "earlier run of this command; nothing is paid twice"
                     )
                     current = earlier
+                elif unpaid_install is not None:
+                    say(
+                        f"companion: job {unpaid_install.id[:8]} of an earlier run of this "
+                        "command was paid for but its outputs did not go in; installing "
+                        "them now, nothing is paid again"
+                    )
+                    current = engine.retry(unpaid_install.id)
                 else:
                     for path in replaced:
                         verb = "update" if where is not None else "replace"
@@ -281,11 +290,14 @@ def _report(job: Job, as_json: bool, charged_before: int | None) -> int:
         }
         print(json.dumps(summary))
     else:
+        said = str(job.state)
+        if job.state != State.DONE and job.remote_status == "succeeded":
+            said = "made at the service, but its outputs did not go in"
         if job.remote_id and spent_now:
-            say(f"task {job.remote_id}: {job.state}; charged {spent_now} credits")
+            say(f"task {job.remote_id}: {said}; charged {spent_now} credits")
         elif job.remote_id:
             earlier = f" (it cost {charged} credits when it was made)" if charged else ""
-            say(f"task {job.remote_id}: {job.state}; nothing spent by this run{earlier}")
+            say(f"task {job.remote_id}: {said}; nothing spent by this run{earlier}")
         for output in outputs:
             print(f"  {output['format']:<20} {output['path']}  ({output['bytes']:,} bytes)")
     if job.state == State.AWAITING_APPROVAL:

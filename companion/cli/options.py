@@ -126,7 +126,11 @@ def add_export_options(
         _add_sheet_layout_options(parser)
     parser.add_argument(
         "--name",
-        help="base name of the output files, letters, digits, - and _ (default: the input's name)",
+        help=(
+            "base name of the output files (default: the input's name): letters and digits "
+            'of any script, spaces and symbols; not <>:"/\\|?*#%%[]{} or a leading or '
+            "trailing dot, space, - or _"
+        ),
     )
     if local:
         parser.add_argument(

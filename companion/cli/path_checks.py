@@ -4,9 +4,7 @@ names that are clean and never land on an input or a folder."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 from companion.cli.errors import InputFailure, UsageError
@@ -25,35 +23,13 @@ def input_file(path: Path, flag: str, kind: str = "an image file (PNG, JPEG, Web
 
 def output_folder(out: Path, flag: str = "--out") -> Path:
     """A folder the outputs can go into: one that exists and takes a file, or one that
-    can be made. Missing folders are made to prove it, then removed again, so a refusal
-    later in the checks leaves nothing behind."""
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"{flag} {out}: is a file; give a folder for the outputs")
-    folder = out.resolve()
-    missing: list[Path] = []
-    probe = folder
-    while not probe.exists():
-        missing.append(probe)
-        probe = probe.parent
-    if not probe.is_dir():
-        raise UsageError(f"{flag} {out}: {probe} is a file; give a folder for the outputs")
-    made: list[Path] = []
-    try:
-        for step in reversed(missing):
-            step.mkdir()
-            made.append(step)
-        with tempfile.TemporaryFile(dir=folder, prefix=".companion-probe-"):
-            pass
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise UsageError(
-            f"{flag} {out}: cannot write there ({reason}); choose a folder you can write to"
-        ) from exc
-    finally:
-        for step in reversed(made):
-            with contextlib.suppress(OSError):
-                step.rmdir()
-    return folder
+    can be made (proved, then left as it was; the daemon checks its target the same way)."""
+    from companion.install import folder_refusal
+
+    refusal = folder_refusal(out, f"{flag} {out}")
+    if refusal is not None:
+        raise UsageError(refusal)
+    return out.resolve()
 
 
 def never_over_a_source(outputs: list[Path], sources: list[Path]) -> None:

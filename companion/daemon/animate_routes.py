@@ -21,7 +21,14 @@ from companion.daemon.quotes import quote_id
 from companion.daemon.schema import AnimateIn, QuoteOut
 from companion.daemon.security import error
 from companion.install import Placement, conflicts, default_target, planned_writes, sha256_of
-from companion.jobs import ImageReadError, JobRequest, decode_whole, made_before, suggestion
+from companion.jobs import (
+    ImageReadError,
+    JobRequest,
+    State,
+    decode_whole,
+    made_before,
+    suggestion,
+)
 from companion.media import clean_name
 
 if TYPE_CHECKING:
@@ -124,6 +131,14 @@ class AnimateRoutes:
                 made_before, daemon.store, job_request, name, target, image_sha256
             )
             if earlier is not None and not body.again:
+                if earlier.state in (State.FAILED, State.CANCELLED):
+                    # Paid for, its outputs never went in: installed now, not paid again.
+                    earlier = daemon.engine.retry(earlier.id)
+                    daemon.enqueue(earlier)
+                    daemon.changed(earlier)
+                    return web.json_response(
+                        daemon.job_out(earlier).model_dump(mode="json"), status=202
+                    )
                 return web.json_response(
                     daemon.job_out(earlier).model_dump(mode="json"), status=200
                 )
@@ -165,6 +180,9 @@ class AnimateRoutes:
         refusal = registry.engine_refusal(engine, root, target)
         if refusal:
             raise Bad(400, "INVALID", f"target_folder: {refusal}")
+        unusable = await asyncio.to_thread(registry.target_refusal, root, target)
+        if unusable:  # found out here, not as a failed job after the charge
+            raise Bad(400, "INVALID", unusable)
         name = body.name or clean_name(image.stem)
         try:
             last_frame, references = await asyncio.to_thread(quote_context.extra_images, root, body)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from companion.api.schema import ExportOptions, Selection
-from companion.daemon import bodies, quote_context
+from companion.daemon import bodies, quote_context, registry
 from companion.daemon.schema import (
     AgainIn,
     AnimateIn,
@@ -26,7 +26,7 @@ from companion.daemon.schema import (
 )
 from companion.daemon.security import error
 from companion.install import Owner, Placement, conflicts, planned_writes
-from companion.jobs import JobRequest
+from companion.jobs import JobRequest, paid_not_installed
 from companion.media import MediaError, build_contact_sheet
 from companion.store import Job, Store
 from companion.store.clips import ClipGone
@@ -184,6 +184,14 @@ class GenerationRoutes:
         try:
             return clips.require(job.id)
         except ClipGone as exc:
+            if paid_not_installed(self.daemon.store, job):
+                return error(
+                    409,
+                    "NOT_INSTALLED",
+                    f"job {job.id[:8]} was paid for but its outputs did not go in "
+                    f"({job.error}); retry it to install them, free: POST "
+                    f"/api/v1/jobs/{job.id}/retry (or companion jobs retry {job.id[:8]})",
+                )
             return error(410, "CLIP_GONE", f'{exc}; "again" generates it anew')
 
     async def recut(self, request: web.Request) -> web.Response:
@@ -233,6 +241,9 @@ class GenerationRoutes:
             if refusal:
                 return error(400, "INVALID", f"target_folder: {refusal}")
             target = chosen
+        unusable = await asyncio.to_thread(registry.target_refusal, root, target)
+        if unusable:  # free, but refused now rather than as a failed job
+            return error(400, "INVALID", unusable)
         request = JobRequest.recut(
             JobRequest.of(job.request),
             parent=job.clip_source,

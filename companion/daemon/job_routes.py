@@ -14,7 +14,7 @@ from companion.daemon.gif_preview import preview_gif
 from companion.daemon.registry import expand
 from companion.daemon.schema import JobList
 from companion.daemon.security import error
-from companion.jobs import State
+from companion.jobs import JobFailed, State
 from companion.store import Job
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ class JobRoutes:
             ("GET", "/api/v1/jobs/{job_id}", self.get_job),
             ("POST", "/api/v1/jobs/{job_id}/cancel", self.cancel_job),
             ("POST", "/api/v1/jobs/{job_id}/approve", self.approve_job),
+            ("POST", "/api/v1/jobs/{job_id}/retry", self.retry_job),
             ("GET", "/api/v1/events", self.events),
             ("GET", "/api/v1/jobs/{job_id}/preview.gif", self.preview),
             ("GET", "/api/v1/generations", self.generations),
@@ -69,6 +70,18 @@ class JobRoutes:
         job = self.daemon.engine.approve(job.id)
         self.daemon.enqueue(job)
         return self._answer(job)
+
+    async def retry_job(self, request: web.Request) -> web.Response:
+        """A job paid for whose outputs did not go in is installed again, free; one that
+        never reached the service starts again (and is paid for as it is made)."""
+        job = self._job(request)
+        try:
+            job = self.daemon.engine.retry(job.id)
+        except JobFailed as exc:
+            return error(409, "NOT_RETRYABLE", str(exc))
+        self.daemon.enqueue(job)
+        self.daemon.changed(job)
+        return self._answer(job, status=202)
 
     async def generations(self, request: web.Request) -> web.Response:
         """A project's jobs, newest first, as the Generations panel lists them."""

@@ -42,6 +42,7 @@ ROUTES: list[tuple[str, str, str, Any, int, Any]] = [
     ("get", "/api/v1/jobs/{job_id}", "getJob", None, 200, JobOut),
     ("post", "/api/v1/jobs/{job_id}/cancel", "cancelJob", None, 200, JobOut),
     ("post", "/api/v1/jobs/{job_id}/approve", "approveJob", None, 200, JobOut),
+    ("post", "/api/v1/jobs/{job_id}/retry", "retryJob", None, 202, JobOut),
     ("get", "/api/v1/generations", "listGenerations", None, 200, GenerationList),
     ("post", "/api/v1/generations/{job_id}/again", "generateAgain", AgainIn, 202, JobOut),
     ("post", "/api/v1/generations/{job_id}/variations", "variations", VariationsIn, 202, None),

@@ -21,6 +21,7 @@ from companion.install import (
     InstallError,
     check_unity_target,
     default_target,
+    folder_refusal,
     missing_marker,
 )
 from companion.store import Store
@@ -140,6 +141,14 @@ def engine_refusal(engine: str, root: Path, target: Path) -> str | None:
         except InstallError as exc:
             return str(exc)
     return None
+
+
+def target_refusal(root: Path, target: Path) -> str | None:
+    """Why target cannot take the outputs (it is, or lies under, a file; it cannot be
+    written), a sentence naming target_folder; None when it can. It touches the disk: run
+    it off the event loop."""
+    where = target.relative_to(root).as_posix() if target.is_relative_to(root) else target
+    return folder_refusal(target, f"target_folder: {where}")
 
 
 def merge_defaults(kept: Any, given: dict[str, Any]) -> dict[str, Any]:

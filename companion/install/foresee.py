@@ -1,10 +1,13 @@
 """What an install will write, known before anything is paid: the files of a name in a
 target for the formats asked, and which of them are not the companion's to replace (a
-SpriteFrames the user extended, a sheet they edited). A job that would meet one is
-refused before it is sent, instead of failing after the service charged for it."""
+SpriteFrames the user extended, a sheet they edited), and whether the target folder
+can take them at all. A job that would meet one is refused before it is sent, instead of
+failing after the service charged for it."""
 
 from __future__ import annotations
 
+import contextlib
+import tempfile
 from pathlib import Path
 
 from companion.install import anim_merge
@@ -40,3 +43,34 @@ def conflicts(store: Store, name: str, paths: list[Path]) -> list[dict[str, str]
         if reason is not None and not (mergeable(path) or anim_merge.mergeable(path, owner)):
             found.append({"path": str(path), "reason": reason})
     return found
+
+
+def folder_refusal(folder: Path, label: str) -> str | None:
+    """Why folder cannot take the outputs (a sentence starting with label and saying what
+    to do), or None: it exists as a folder that takes a file, or it can be made. Missing
+    folders are made to prove it and removed again, so nothing is left behind."""
+    if folder.exists() and not folder.is_dir():
+        return f"{label}: is a file; give a folder for the outputs"
+    resolved = folder.resolve()
+    missing: list[Path] = []
+    probe = resolved
+    while not probe.exists():
+        missing.append(probe)
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"{label}: {probe} is a file; give a folder for the outputs"
+    made: list[Path] = []
+    try:
+        for step in reversed(missing):
+            step.mkdir()
+            made.append(step)
+        with tempfile.TemporaryFile(dir=resolved, prefix=".companion-probe-"):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        return f"{label}: cannot write there ({reason}); choose a folder you can write to"
+    finally:
+        for step in reversed(made):
+            with contextlib.suppress(OSError):
+                step.rmdir()
+    return None

@@ -19,7 +19,13 @@ if TYPE_CHECKING:
     from companion.jobs.naming import names_in, suggestion
     from companion.jobs.remote_steps import Budget
     from companion.jobs.request import JobKind, JobRequest, submit
-    from companion.jobs.resume import already_made, made_before, unfinished
+    from companion.jobs.resume import (
+        already_made,
+        made_before,
+        paid_not_installed,
+        to_reinstall,
+        unfinished,
+    )
     from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
     from companion.jobs.team import open_account
 
@@ -49,6 +55,8 @@ _LAZY = {
     "already_made": ("resume", "already_made"),
     "made_before": ("resume", "made_before"),
     "unfinished": ("resume", "unfinished"),
+    "to_reinstall": ("resume", "to_reinstall"),
+    "paid_not_installed": ("resume", "paid_not_installed"),
     "open_account": ("team", "open_account"),
 }
 
@@ -78,9 +86,11 @@ __all__ = [
     "made_before",
     "names_in",
     "open_account",
+    "paid_not_installed",
     "release_if_unused",
     "submit",
     "suggestion",
+    "to_reinstall",
     "unfinished",
     "unmade_length",
 ]

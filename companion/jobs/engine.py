@@ -36,6 +36,7 @@ from companion.jobs.outputs import OutputSteps
 from companion.jobs.remote_steps import Budget as Budget
 from companion.jobs.remote_steps import RemoteSteps
 from companion.jobs.request import JobKind, JobRequest, submit
+from companion.jobs.resume import paid_not_installed
 from companion.jobs.staging import STAGING as STAGING
 from companion.jobs.staging import release_if_unused
 from companion.store import Job, Store
@@ -118,11 +119,17 @@ class Engine(RemoteSteps, OutputSteps):
         return self._move(job, State.QUOTED, approved=1)
 
     def retry(self, job_id: str) -> Job:
+        """A job that never reached the service starts again; one the service made and
+        charged for whose outputs did not all go in downloads and installs them again
+        (free: nothing is sent to be made)."""
         job = self.store.job(job_id)
+        if paid_not_installed(self.store, job):
+            return self._move(job, State.DOWNLOADING, error=None)
         if job.state not in (State.FAILED, State.CANCELLED) or job.remote_id:
             raise JobFailed(
-                f"job {job_id} is {job.state}; only a job that never reached the "
-                "service can be retried (its outputs, if any, are installed)"
+                f"job {job_id} is {job.state}; only a job that never reached the service, "
+                "or one paid for whose outputs did not go in, can be retried (this one's "
+                "outputs are installed, or the service did not make them)"
             )
         return self._move(job, State.NEW, error=None, idempotency_key=None, body=None)
 
@@ -153,9 +160,10 @@ class Engine(RemoteSteps, OutputSteps):
                 State.FAILED,
                 error=(
                     f"cancelled while {job.state}: the service had finished the task, so "
-                    "its credits are spent; its outputs stay at the service: download them "
-                    "with companion assets download ASSET_ID --out FILE (ids: companion "
-                    f"jobs show {job_id[:8]})"
+                    "its credits are spent; its outputs stay at the service: install them "
+                    f"without paying again with companion jobs retry {job_id[:8]}, or "
+                    "download them with companion assets download ASSET_ID --out FILE (ids: "
+                    f"companion jobs show {job_id[:8]})"
                 ),
             )
         return self.store.job(job_id)

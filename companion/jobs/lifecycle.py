@@ -5,6 +5,10 @@
      │        │                                      tasks are installed too, then
      └────────┴──> failed | cancelled                the job ends failed/cancelled)
 
+A job the service made and charged for whose outputs did not all go in (a full disk, a
+folder made read-only, a cancel while downloading) goes from failed or cancelled back to
+downloading: its outputs are fetched and installed again, free.
+
 Every state is written before its work starts, so a killed process resumes each job
 from its record alone: `creating` holds the Idempotency-Key and the exact body bytes,
 `running` the remote task id, `downloading` and `installing` the per-asset progress."""
@@ -43,8 +47,8 @@ ALLOWED: dict[State, frozenset[State]] = {
     State.DOWNLOADING: frozenset({State.INSTALLING, State.FAILED}),  # e.g. a link in the way
     State.INSTALLING: frozenset({State.DONE, State.FAILED, State.CANCELLED}),
     State.DONE: frozenset(),
-    State.FAILED: frozenset({State.NEW}),  # retry
-    State.CANCELLED: frozenset({State.NEW}),  # retry
+    State.FAILED: frozenset({State.NEW, State.DOWNLOADING}),  # retry; reinstall if paid
+    State.CANCELLED: frozenset({State.NEW, State.DOWNLOADING}),
 }
 
 

@@ -69,10 +69,11 @@ class OutputSteps:
         where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(target) else ""
         assets = ", ".join(f"{row.id} ({row.format})" for row in self.store.assets(job.id))
         return (
-            f"cannot write the outputs into {target}: {reason}{where}. The task is paid for "
-            "and its outputs stay at the service: fix the folder or pick another one, then "
-            "download each with companion assets download ASSET_ID --out FILE"
-            + (f"; assets: {assets}" if assets else "")
+            f"cannot write the outputs into {target}: {reason}{where}. The video was made "
+            "and paid for, and its outputs stay at the service: fix the folder, then run "
+            f"the same command again or companion jobs retry {job.id[:8]} to install them "
+            "without paying again (or download each with companion assets download "
+            "ASSET_ID --out FILE)" + (f"; assets: {assets}" if assets else "")
         )
 
     async def _download(self, job: Job) -> Job:
