@@ -170,6 +170,11 @@ def test_engine_rules_are_checked_before_anything_is_spent(
     reply = call(daemon, "POST", "/api/v1/projects", {"root": str(project), "engine": "unity"})
     assert reply.status == 201 and reply.json["target"] == "Assets/Animations"
     base = {"project_root": str(project), "image_path": "Assets/Art/hero.png"}
+    for unsaid in ({}, {"prompt": "  "}):  # no motion asked for: refused, not paid for
+        for path in ("/api/v1/quote", "/api/v1/animate"):
+            reply = call(daemon, "POST", path, {**base, **unsaid})
+            assert reply.status == 400 and reply.error["message"].startswith("prompt: ")
+    base["prompt"] = "idle"
     reply = call(daemon, "POST", "/api/v1/animate", {**base, "target_folder": "Temp"})
     assert reply.status == 400 and "Assets" in reply.error["message"]
     # A one-click animation takes a frame count; fps is for independent exports.

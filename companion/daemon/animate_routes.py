@@ -183,6 +183,15 @@ class AnimateRoutes:
         unusable = await asyncio.to_thread(registry.target_refusal, root, target)
         if unusable:  # found out here, not as a failed job after the charge
             raise Bad(400, "INVALID", unusable)
+        if not body.prompt.strip():
+            # The service would make (and charge for) a video of no asked-for motion; the
+            # command line and dropped files refuse it too.
+            raise Bad(
+                400,
+                "INVALID",
+                'prompt: say what should move (e.g. "idle breathing", "walk cycle"); '
+                "nothing was quoted or spent",
+            )
         name = body.name or clean_name(image.stem)
         try:
             last_frame, references = await asyncio.to_thread(quote_context.extra_images, root, body)
