@@ -113,6 +113,7 @@ def test_add_and_remove_with_the_daemon_stopped(
     )  # fmt: skip
     assert added.returncode == 0, added.stderr
     assert "the daemon serves it when it starts" in added.stdout
+    assert "no prompt" not in added.stderr
     # Registering again changes only what is given; defaults merge one level deep.
     again = projects(env, "add", str(game), "--defaults", '{"prompt": "walk"}')
     assert again.returncode == 0, again.stderr
@@ -127,6 +128,12 @@ def test_add_and_remove_with_the_daemon_stopped(
     assert refused.returncode == 2 and "is not a Godot project" in refused.stderr
     outside = projects(env, "add", str(game), "--inbox", "../elsewhere")
     assert outside.returncode == 2 and "inbox" in outside.stderr
+    # An inbox whose drops have no prompt to go by is said at once, not at the first drop.
+    other = godot_project(tmp_path / "other")
+    unprompted = projects(env, "add", str(other), "--engine", "godot", "--inbox", "drop")
+    assert unprompted.returncode == 0, unprompted.stderr
+    assert "defaults have no prompt" in unprompted.stderr and "--defaults" in unprompted.stderr
+    assert projects(env, "remove", str(other)).returncode == 0
     # The daemon started afterwards serves and watches it.
     daemon = DaemonThread(home, sandbox.base_url, TEST_KEY).start()
     try:

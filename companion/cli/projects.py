@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from companion.cli.daemon_link import call, refusal
-from companion.cli.errors import InputFailure, UsageError
+from companion.cli.errors import InputFailure, UsageError, say
 from companion.cli.session import settings
 from companion.store import Store
 
@@ -63,10 +63,18 @@ def cmd_add(args: argparse.Namespace) -> int:
             f"registered {reply['root']} ({reply['engine']}); outputs go to "
             f"{reply['target']}; the daemon serves it when it starts"
         )
-        return 0
-    print(f"registered {reply['root']} ({reply['engine']}); outputs go to {reply['target']}")
-    if reply.get("inbox"):
-        print(f"  watching {Path(reply['root']) / reply['inbox']} for dropped images")
+    else:
+        print(f"registered {reply['root']} ({reply['engine']}); outputs go to {reply['target']}")
+        if reply.get("inbox"):
+            print(f"  watching {Path(reply['root']) / reply['inbox']} for dropped images")
+    prompt = (reply.get("defaults") or {}).get("prompt")
+    if reply.get("inbox") and not str(prompt or "").strip():
+        # Said now, not as the first drop's failure.
+        say(
+            "companion: note: the project's defaults have no prompt, so a dropped picture "
+            "needs a sidecar NAME.yaml with a prompt: line beside it; give every drop one "
+            'with: companion projects add ROOT --defaults \'{"prompt": "idle breathing"}\''
+        )
     return 0
 
 
@@ -140,6 +148,7 @@ def _register(store: Store, body: dict[str, Any]) -> dict[str, Any]:
         "engine": registered["engine"],
         "target": registered.get("target"),
         "inbox": registered.get("inbox"),
+        "defaults": registered.get("defaults") or {},
     }
 
 
