@@ -52,8 +52,11 @@ def picture(root: Path, field: str, relative: str) -> Path:
     """The file a field names: inside the project and, by its first bytes, a picture the
     service takes (project.godot or an empty .png is refused here, not by a failed job)."""
     path = registry.inside(root, relative)
-    if path is None or not path.is_file():
-        raise BadInput(f"{field}: must be a file inside the project")
+    if path is None:
+        raise BadInput(f"{field}: must be a file inside the project; {relative} is outside it")
+    if not path.is_file():
+        what = "is a folder" if path.is_dir() else "does not exist"
+        raise BadInput(f"{field}: {relative} {what} in the project; give a picture's path")
     with path.open("rb") as file:
         head = file.read(16)
     if sniff_image_type(head) is None:
