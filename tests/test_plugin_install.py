@@ -186,6 +186,10 @@ def test_anything_not_a_project_of_that_engine_is_refused(tmp_path: Path, engine
     )
     missing = companion(home, "plugin", "install", engine, str(tmp_path / "nowhere"))
     assert missing.returncode == 2 and "no such folder" in missing.stderr
+    marker = godot_project(tmp_path / "marked") / "project.godot"
+    a_file = companion(home, "plugin", "install", engine, str(marker))
+    assert a_file.returncode == 2 and "project.godot is a file" in a_file.stderr
+    assert f"({marker.parent})" in a_file.stderr
 
 
 def test_unity_install_embeds_the_package_under_packages(tmp_path: Path) -> None:

@@ -55,8 +55,11 @@ def picture(root: Path, field: str, relative: str) -> Path:
     whole (project.godot, an empty .png or one cut short is refused here, not by the
     service or a failed job). Blocking: run it off the event loop."""
     path = registry.inside(root, relative)
-    if path is None or not path.is_file():
-        raise BadInput(f"{field}: must be a file inside the project")
+    if path is None:
+        raise BadInput(f"{field}: must be a file inside the project; {relative} is outside it")
+    if not path.is_file():
+        what = "is a folder" if path.is_dir() else "does not exist"
+        raise BadInput(f"{field}: {relative} {what} in the project; give a picture's path")
     info = path.stat()
     if info.st_size > MAX_IMAGE_BYTES:
         raise BadInput(

@@ -84,6 +84,12 @@ def destination(engine: Engine, project: Path) -> Path:
 
 def check_project(engine: Engine, project: Path) -> Path:
     """The project's folder, resolved, or PluginError saying why it is not one."""
+    if project.is_file():
+        # project.godot itself, or a file beside it: the folder holding it was meant.
+        raise PluginError(
+            f"{project} is a file; give the {engine} project's folder"
+            + (f" ({project.parent})" if project.name == "project.godot" else "")
+        )
     if not project.is_dir():
         raise PluginError(f"{project}: no such folder; give the {engine} project's folder")
     root = project.resolve()
