@@ -55,8 +55,11 @@ def nothing_spent(home: Path) -> None:
 @pytest.fixture
 def work(tmp_path: Path) -> Path:
     draw_character(64).save(tmp_path / "cat.png")
+    whole = (tmp_path / "cat.png").read_bytes()
+    (tmp_path / "cut.png").write_bytes(whole[: len(whole) // 2])  # a valid header, cut short
     (tmp_path / "afile").write_text("mine")
     (tmp_path / "adir").mkdir()
+    (tmp_path / "empty.mp4").write_bytes(b"")
     return tmp_path
 
 
@@ -76,7 +79,27 @@ EXPORT_GODOT = ["export", "cat.png", "--formats", "godot_pack"]
             "--seconds 100: model sandbox-motion-1 makes videos of 1, 2, 3",
         ),
         ([*ANIMATE, "--formats", "gif,mp4", "--out", "o"], 2, "'mp4' is not a format"),
+        (  # a bound said plainly, with the value given
+            [*ANIMATE, "--formats", "gif", "--width", "2000", "--out", "o"],
+            2,
+            "error: --width: must be at most 1024 (got 2000)",
+        ),
+        (
+            ["export", "empty.mp4", "--formats", "gif", "--out", "o"],
+            1,
+            "empty.mp4: not a readable video (the file is empty); give a video file",
+        ),
         (["animate", "adir", "--prompt", "x", "--formats", "gif", "--out", "o"], 1, "is a folder"),
+        (  # decoded whole before the quote: the service would refuse it, naming nothing
+            ["animate", "cut.png", "--prompt", "x", "--formats", "gif", "--out", "o"],
+            1,
+            "cut.png: cannot be decoded as an image (damaged, cut short",
+        ),
+        (
+            [*ANIMATE, "--formats", "gif", "--ref", "cut.png", "--out", "o"],
+            1,
+            "error: --ref /",
+        ),
         (
             [*EXPORT_GODOT, "--godot-res-dir", "/abs", "--out", "o"],
             2,

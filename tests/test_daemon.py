@@ -112,9 +112,16 @@ def test_projects_confine_paths(daemon: DaemonThread, tmp_path: Path) -> None:
         call(daemon, "POST", "/api/v1/projects", {"root": str(project), "engine": "godot"}).status
         == 201
     )
-    for path in ("../secret.png", str(outside), "art/../../secret.png", "art/missing.png"):
+    for path in ("../secret.png", str(outside), "art/../../secret.png"):
         reply = call(daemon, "POST", "/api/v1/animate", {**base, "image_path": path})
-        assert reply.status == 400 and "image_path" in reply.error["message"], path
+        assert reply.status == 400 and "is outside it" in reply.error["message"], path
+    for path, what in (("art/missing.png", "does not exist"), ("art", "is a folder")):
+        reply = call(daemon, "POST", "/api/v1/animate", {**base, "image_path": path})
+        assert reply.status == 400, path
+        assert (
+            reply.error["message"]
+            == f"image_path: {path} {what} in the project; give a picture's path"
+        )
     reply = call(
         daemon,
         "POST",

@@ -5,6 +5,7 @@ same files go to failed/: tests/test_daemon_drops.py.)"""
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,8 @@ def project(daemon: DaemonThread, tmp_path: Path) -> Path:
     (root / "project.godot").write_text("config_version=5\n")
     (root / "notes.txt").write_text("walk cycle, 8 frames\n")
     (root / "empty.png").write_bytes(b"")
+    whole = (root / "art" / "hero.png").read_bytes()
+    (root / "art" / "cut.png").write_bytes(whole[: len(whole) // 2])  # valid header, cut short
     reply = call(daemon, "POST", "/api/v1/projects", {"root": str(root), "engine": "godot"})
     assert reply.status == 201, reply.json
     return root
@@ -59,3 +62,27 @@ def test_a_length_the_model_does_not_make_is_a_400(daemon: DaemonThread, project
     assert call(daemon, "GET", "/api/v1/jobs").json["data"] == []
     quote = call(daemon, "POST", "/api/v1/quote", {**base, "video": {"duration_seconds": 8}})
     assert quote.status == 200, quote.json
+
+
+@pytest.mark.parametrize("route", ["/api/v1/quote", "/api/v1/animate"])
+def test_a_picture_cut_short_is_a_400_naming_the_file(
+    daemon: DaemonThread, project: Path, route: str
+) -> None:
+    """Its header is whole, so only decoding it finds it cut short: done here, the
+    service's INVALID_IMAGE (which names no local file) is never met and nothing is spent."""
+    base = {"project_root": str(project), "prompt": "walk"}
+    for field, value, named in (
+        ("image_path", "art/cut.png", "image_path: art/cut.png: cannot be decoded"),
+        ("last_frame_path", "art/cut.png", "last_frame_path: art/cut.png: cannot be decoded"),
+        ("reference_paths", ["art/cut.png"], "reference_paths[0]: art/cut.png: cannot be"),
+    ):
+        body = {**base, "image_path": "art/hero.png", field: value}
+        reply = call(daemon, "POST", route, body)
+        assert reply.status == 400, reply.json
+        message = reply.error["message"]
+        assert message.startswith(named) and "save it again" in message, message
+    whole = (project / "art" / "hero.png").read_bytes()
+    inline = {**base, "image_base64": base64.b64encode(whole[: len(whole) // 2]).decode()}
+    reply = call(daemon, "POST", route, inline)
+    assert reply.status == 400 and reply.error["message"].startswith("image_base64: "), reply.json
+    assert call(daemon, "GET", "/api/v1/jobs").json["data"] == []

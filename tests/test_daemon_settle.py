@@ -182,3 +182,68 @@ def test_the_same_name_dropped_while_the_first_is_being_taken_is_taken_too(
             await watcher.stop()
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("engine", ["godot", "unity", "other"])
+def test_a_godot_inbox_inside_the_project_is_hidden_from_godots_import(
+    tmp_path: Path, engine: str
+) -> None:
+    """Godot imports every folder of a project but one holding a `.gdignore`: the inbox
+    of a Godot project gets one (empty), so its drops, done/ and failed/ are never
+    imported; other engines' inboxes get none. A drop is still taken beside it."""
+    recorded: list[str] = []
+
+    def submit(request: dict[str, Any], name: str, target: Path, kind: str) -> Job:
+        recorded.append(name)
+        return _job(request, name, target, kind)
+
+    root = tmp_path / "game"
+    root.mkdir()
+    inbox = root / "art" / "inbox"
+    watcher = ProjectWatcher(
+        {"root": str(root), "engine": engine, "inbox": "art/inbox", "defaults": {"prompt": "x"}},
+        submit,
+        lambda digest: [],
+        stable_seconds=0.2,
+    )
+
+    async def scenario() -> None:
+        await watcher.start([])
+        try:
+            assert (inbox / ".gdignore").exists() == (engine == "godot")
+            if engine == "godot":
+                assert (inbox / ".gdignore").read_bytes() == b""
+            pixels = np.random.default_rng(2).integers(0, 255, (32, 32, 3), dtype=np.uint8)
+            Image.fromarray(pixels).save(inbox / "hero.png")
+            for _ in range(300):
+                if recorded:
+                    break
+                await asyncio.sleep(0.05)
+            assert recorded == ["hero"]  # the .gdignore itself is never a drop
+            assert not list((inbox / "failed").iterdir())
+        finally:
+            await watcher.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_gdignore_is_never_overwritten_nor_made_outside_the_project(tmp_path: Path) -> None:
+    root = tmp_path / "game"
+    inbox = root / "inbox"
+    inbox.mkdir(parents=True)
+    (inbox / ".gdignore").write_text("mine\n")
+    outside = tmp_path / "drops"  # an inbox outside the project: Godot never sees it
+
+    async def scenario() -> None:
+        for where in ("inbox", str(outside)):
+            watcher = ProjectWatcher(
+                {"root": str(root), "engine": "godot", "inbox": where},
+                lambda *given: _job({}, "x", root, "animation"),
+                lambda digest: [],
+            )
+            await watcher.start([])
+            await watcher.stop()
+
+    asyncio.run(scenario())
+    assert (inbox / ".gdignore").read_text() == "mine\n"
+    assert (outside / "done").is_dir() and not (outside / ".gdignore").exists()

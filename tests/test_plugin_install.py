@@ -138,6 +138,13 @@ def test_godot_install_update_and_uninstall_keep_the_users_settings_and_files(
     assert (game / "addons/companion/dock.gd").read_text() == "# my change\n"
     state = json.loads(companion(home, "plugin", "status", "godot", str(game), "--json").stdout)
     assert not state["current"] and "dock.gd" in state["changed_files"]
+    edited = ["addons/companion/dock.gd", "addons/companion/plugin.cfg"]
+    assert state["blocking_files"] == edited, state
+    # Its advice is what the install takes: the edited files moved away first, named.
+    said = companion(home, "plugin", "status", "godot", str(game)).stdout
+    advice = [line for line in said.splitlines() if "to fix:" in line]
+    assert len(advice) == 1 and f"move {', '.join(edited)} out of" in advice[0], said
+    assert advice[0].endswith(f"then run: companion plugin install godot {game.resolve()}")
 
     _, gone = uninstall("godot", game)
     assert "addons/companion/dock.gd" in gone.kept and "addons/companion/my_notes.txt" in gone.kept
@@ -179,6 +186,10 @@ def test_anything_not_a_project_of_that_engine_is_refused(tmp_path: Path, engine
     )
     missing = companion(home, "plugin", "install", engine, str(tmp_path / "nowhere"))
     assert missing.returncode == 2 and "no such folder" in missing.stderr
+    marker = godot_project(tmp_path / "marked") / "project.godot"
+    a_file = companion(home, "plugin", "install", engine, str(marker))
+    assert a_file.returncode == 2 and "project.godot is a file" in a_file.stderr
+    assert f"({marker.parent})" in a_file.stderr
 
 
 def test_unity_install_embeds_the_package_under_packages(tmp_path: Path) -> None:

@@ -71,7 +71,7 @@ class Plan:
 def _read_image(path: Path, flag: str) -> LocalImage:
     checks.input_file(path, flag)
     try:
-        return LocalImage.read(path)
+        return LocalImage.checked(path)  # decoded whole: a cut-short file is refused here
     except ImageReadError as exc:
         raise InputFailure(f"{flag} {exc}") from exc
 

@@ -63,8 +63,32 @@ FLAG_OF_RULE = {
 }
 
 
+# Pydantic's wording of a bound ("Input should be less than or equal to 1024") said as a
+# person would, with the value given.
+PLAIN_BOUNDS = {
+    "less_than_equal": "at most {le}",
+    "greater_than_equal": "at least {ge}",
+    "less_than": "less than {lt}",
+    "greater_than": "more than {gt}",
+    "int_parsing": "a whole number",
+    "int_from_float": "a whole number",
+    "float_parsing": "a number",
+}
+
+
+def _plain(exc: ValidationError, message: str) -> str:
+    error = exc.errors()[0]
+    wording = PLAIN_BOUNDS.get(str(error.get("type")))
+    if wording is None:
+        return message
+    given = error.get("input")
+    got = f" (got {given})" if isinstance(given, int | float | str) else ""
+    return f"must be {wording.format(**(error.get('ctx') or {}))}{got}"
+
+
 def _where(exc: ValidationError, flags: dict[str, str]) -> str:
     param, message = first_error(exc)
+    message = _plain(exc, message)
     where = ".".join(p for p in (param or "").split(".") if not p.isdigit())
     where = flags.get(where, where)
     if where:

@@ -113,7 +113,13 @@ def cmd_status(args: argparse.Namespace) -> int:
     if engine == "godot" and not found["enabled"]:
         print("  not enabled in project.godot")
     print(f"  registered with the daemon: {'yes' if found['registered'] else 'no'}")
-    if not found["current"] or not found["registered"] or not found.get("enabled", True):
+    blocking = found["blocking_files"]
+    if blocking:  # install would refuse until they are gone: say so, naming them
+        print(
+            f"  to fix: move {', '.join(blocking)} out of {found['project']} (install never "
+            f"overwrites a file you changed; keep a copy of your edits), then run: {fix}"
+        )
+    elif not found["current"] or not found["registered"] or not found.get("enabled", True):
         print(f"  to fix: {fix}")
     return 0
 

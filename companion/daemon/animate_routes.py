@@ -21,7 +21,14 @@ from companion.daemon.quotes import quote_id
 from companion.daemon.schema import AnimateIn, QuoteOut
 from companion.daemon.security import error
 from companion.install import Placement, conflicts, default_target, planned_writes, sha256_of
-from companion.jobs import JobRequest, State, made_before, suggestion
+from companion.jobs import (
+    ImageReadError,
+    JobRequest,
+    State,
+    decode_whole,
+    made_before,
+    suggestion,
+)
 from companion.media import clean_name
 
 if TYPE_CHECKING:
@@ -155,8 +162,10 @@ class AnimateRoutes:
             )
         root = Path(project["root"])
         if body.image_path is not None:
-            try:
-                image = quote_context.picture(root, "image_path", body.image_path)
+            try:  # read and decoded whole: off the event loop
+                image = await asyncio.to_thread(
+                    quote_context.picture, root, "image_path", body.image_path
+                )
             except quote_context.BadInput as exc:
                 raise Bad(400, "INVALID", str(exc)) from exc
         else:
@@ -185,7 +194,7 @@ class AnimateRoutes:
             )
         name = body.name or clean_name(image.stem)
         try:
-            last_frame, references = quote_context.extra_images(root, body)
+            last_frame, references = await asyncio.to_thread(quote_context.extra_images, root, body)
         except quote_context.BadInput as exc:
             raise Bad(400, "INVALID", str(exc)) from exc
         request = await asyncio.to_thread(  # it reads the picture (is it transparent?)
@@ -207,8 +216,13 @@ class AnimateRoutes:
             data = base64.b64decode(text, validate=True)
         except (binascii.Error, ValueError) as exc:
             raise Bad(400, "INVALID", "image_base64: not valid Base64") from exc
-        if sniff_image_type(data) is None:
+        mime = sniff_image_type(data)
+        if mime is None:
             raise Bad(415, "UNSUPPORTED_MEDIA_TYPE", "image_base64: not PNG, JPEG or WebP")
+        try:  # a cut-short picture is refused here, before anything is priced or spent
+            decode_whole(data, mime, "image_base64")
+        except ImageReadError as exc:
+            raise Bad(400, "INVALID", f"{exc} (nothing was spent)") from exc
         folder = self.daemon.home / "inbox"
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{hashlib.sha256(data).hexdigest()[:32]}.img"

@@ -11,30 +11,19 @@ it is decoded. A file that does not decode yet may still be being written: that 
 
 from __future__ import annotations
 
-import io
 import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
-from typing import IO
-
-from PIL import Image, ImageFile, JpegImagePlugin, PngImagePlugin, WebPImagePlugin
 
 from companion.api.schema.images import sniff_image_type
 from companion.daemon.errors import DaemonError
-from companion.jobs import FINAL, State
+from companion.jobs import FINAL, ImageDamaged, ImageReadError, State, decode_whole
 from companion.store import Job
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp"})
-MAX_SIDE = 4096  # the service's decoded-size limits (the sandbox enforces the same)
-MAX_PIXELS = 4096 * 4096
 MAX_IMAGE_BYTES = 20_000_000  # the service's upload limit
 MAX_SIDECAR_BYTES = 64 * 1024
-_OPENERS: dict[str, Callable[[IO[bytes]], ImageFile.ImageFile]] = {
-    "image/png": PngImagePlugin.PngImageFile,
-    "image/jpeg": JpegImagePlugin.JpegImageFile,
-    "image/webp": WebPImagePlugin.WebPImageFile,
-}
 
 
 class DropError(DaemonError):
@@ -95,7 +84,8 @@ def read_regular(path: Path, limit: int, label: str | None = None) -> bytes:
 
 def check_image(data: bytes, label: str) -> None:
     """Refuse what is not a PNG, JPEG or WebP within the service's size limits, judging
-    the size by the header first; then decode it whole."""
+    the size by the header first; then decode it whole (decode_whole, as the command line
+    and the API check theirs)."""
     mime = sniff_image_type(data)
     if mime is None:
         if not data:
@@ -105,28 +95,11 @@ def check_image(data: bytes, label: str) -> None:
             "save it again as PNG, JPEG or WebP"
         )
     try:
-        image = _OPENERS[mime](io.BytesIO(data))  # reads the header only
-    except (OSError, SyntaxError, ValueError, EOFError) as exc:
-        raise Incomplete(
-            f"{label} cannot be read as an image (damaged, or still being written when it "
-            "was taken); save it again"
-        ) from exc
-    with image:
-        width, height = image.size
-        if width > MAX_SIDE or height > MAX_SIDE or width * height > MAX_PIXELS:
-            raise DropError(
-                f"{label} declares {width}x{height} pixels; the service takes at most "
-                f"{MAX_SIDE} a side and {MAX_PIXELS} in all: scale it down and drop it again"
-            )
-        if width < 1 or height < 1:
-            raise DropError(f"{label} declares {width}x{height} pixels; it has no picture")
-        try:
-            image.load()
-        except (OSError, SyntaxError, ValueError, EOFError, Image.DecompressionBombError) as exc:
-            raise Incomplete(
-                f"{label} cannot be decoded as an image (damaged, or still being written "
-                "when it was taken); save it again"
-            ) from exc
+        decode_whole(data, mime, label)
+    except ImageDamaged as exc:  # perhaps still being written: worth another look
+        raise Incomplete(str(exc)) from exc
+    except ImageReadError as exc:
+        raise DropError(f"{exc}, and drop it again") from exc
 
 
 def read_image(path: Path, label: str | None = None) -> bytes:

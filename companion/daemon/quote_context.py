@@ -6,16 +6,18 @@ project before anything is priced."""
 from __future__ import annotations
 
 import asyncio
+import functools
 from pathlib import Path
 
 from companion.api.errors import CompanionApiError
 from companion.api.schema.images import sniff_image_type
 from companion.api.transport import RetryPolicy
 from companion.daemon import registry
+from companion.daemon.drops import MAX_IMAGE_BYTES
 from companion.daemon.errors import DaemonError
 from companion.daemon.schema import AnimateIn, BudgetOut
 from companion.install import sha256_of
-from companion.jobs import Engine
+from companion.jobs import Engine, ImageReadError, decode_whole
 from companion.store import day_start
 
 BALANCE_POLICY = RetryPolicy(max_attempts=1, deadline=5.0)  # a quote does not wait on it
@@ -49,20 +51,41 @@ class BadInput(DaemonError, ValueError):
 
 
 def picture(root: Path, field: str, relative: str) -> Path:
-    """The file a field names: inside the project and, by its first bytes, a picture the
-    service takes (project.godot or an empty .png is refused here, not by a failed job)."""
+    """The file a field names: inside the project and a picture the service takes, decoded
+    whole (project.godot, an empty .png or one cut short is refused here, not by the
+    service or a failed job). Blocking: run it off the event loop."""
     path = registry.inside(root, relative)
-    if path is None or not path.is_file():
-        raise BadInput(f"{field}: must be a file inside the project")
-    with path.open("rb") as file:
-        head = file.read(16)
-    if sniff_image_type(head) is None:
-        what = "is empty" if not head else "is not a PNG, JPEG or WebP image"
+    if path is None:
+        raise BadInput(f"{field}: must be a file inside the project; {relative} is outside it")
+    if not path.is_file():
+        what = "is a folder" if path.is_dir() else "does not exist"
+        raise BadInput(f"{field}: {relative} {what} in the project; give a picture's path")
+    info = path.stat()
+    if info.st_size > MAX_IMAGE_BYTES:
+        raise BadInput(
+            f"{field}: {relative} is {info.st_size} bytes; the service takes at most "
+            f"{MAX_IMAGE_BYTES}: save it smaller (nothing was spent)"
+        )
+    _decodes(path, info.st_size, info.st_mtime_ns, field, relative)
+    return path
+
+
+@functools.lru_cache(maxsize=64)
+def _decodes(path: Path, size: int, mtime_ns: int, field: str, relative: str) -> None:
+    """Decode a picture once per version of the file (size and mtime say which): quoting
+    the same picture again, then animating it, decodes it once. Only a pass is kept."""
+    data = path.read_bytes()
+    mime = sniff_image_type(data)
+    if mime is None:
+        what = "is empty" if not data else "is not a PNG, JPEG or WebP image"
         raise BadInput(
             f"{field}: {relative} {what}; name a PNG, JPEG or WebP picture inside the project"
             " (nothing was spent)"
         )
-    return path
+    try:
+        decode_whole(data, mime, relative)
+    except ImageReadError as exc:
+        raise BadInput(f"{field}: {exc} (nothing was spent)") from exc
 
 
 def extra_images(root: Path, body: AnimateIn) -> tuple[Path | None, list[Path]]:

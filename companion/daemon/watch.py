@@ -30,11 +30,14 @@ becomes a job, and its results land in the project's target folder.
   said in done/NAME.note.txt.
 - Results go only inside the project: a target folder that leads outside it through a
   symbolic link is refused, as the API refuses it.
+- A Godot project's inbox inside the project gets an empty `.gdignore` (a hidden name,
+  so never a drop): Godot would otherwise import the drops, done/ and failed/.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -59,6 +62,7 @@ log = logging.getLogger("companion.daemon.watch")
 TEMPORARY_SUFFIXES = (".tmp", ".part", ".crdownload", ".download", "~", ".swp")
 SPECIAL = frozenset({"done", "failed", ".processing"})
 STOP_SECONDS = 10.0  # how long stopping waits for the drop in hand
+GDIGNORE = ".gdignore"  # Godot imports nothing from a folder that holds one
 
 
 def _ignored(path: Path) -> bool:
@@ -149,6 +153,12 @@ class ProjectWatcher:
     def _prepare_folders(self) -> list[Path]:
         for folder in (self.inbox, self.processing, self.inbox / "done", self.inbox / "failed"):
             folder.mkdir(parents=True, exist_ok=True)
+        if self.engine == "godot" and self.root.resolve() in self.inbox.resolve().parents:
+            # Godot would import the drops, done/ and failed/ (a bad drop there is an
+            # import error each time the project opens); it skips a folder holding a
+            # .gdignore. One the user made is left as it is.
+            with contextlib.suppress(FileExistsError):
+                (self.inbox / GDIGNORE).open("x").close()
         return sorted(self.processing.iterdir())
 
     async def stop(self) -> None:

@@ -84,6 +84,12 @@ def destination(engine: Engine, project: Path) -> Path:
 
 def check_project(engine: Engine, project: Path) -> Path:
     """The project's folder, resolved, or PluginError saying why it is not one."""
+    if project.is_file():
+        # project.godot itself, or a file beside it: the folder holding it was meant.
+        raise PluginError(
+            f"{project} is a file; give the {engine} project's folder"
+            + (f" ({project.parent})" if project.name == "project.godot" else "")
+        )
     if not project.is_dir():
         raise PluginError(f"{project}: no such folder; give the {engine} project's folder")
     root = project.resolve()
@@ -158,10 +164,9 @@ def _write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-def _copy(engine: Engine, src: Path, dest: Path, rel: str, change: Change) -> None:
-    """Make dest the plugin in src: files the record says are ours are updated or removed;
-    a file the user changed (or made, where ours would go) stops the install before any
-    file is written."""
+def _clashes(engine: Engine, src: Path, dest: Path, rel: str) -> list[str]:
+    """The files (relative to the project) an install of src into dest would have to
+    overwrite though the user changed them (or made them where ours go): each stops it."""
     theirs_before = _record(dest)
     ours = _tree(src)
     present = _tree(dest) if dest.is_dir() else {}
@@ -175,6 +180,17 @@ def _copy(engine: Engine, src: Path, dest: Path, rel: str, change: Change) -> No
         if same or (recorded is not None and recorded == _digest(path)) or ours_by_name:
             continue
         clashes.append(f"{rel}/{name}")
+    return clashes
+
+
+def _copy(engine: Engine, src: Path, dest: Path, rel: str, change: Change) -> None:
+    """Make dest the plugin in src: files the record says are ours are updated or removed;
+    a file the user changed (or made, where ours would go) stops the install before any
+    file is written."""
+    theirs_before = _record(dest)
+    ours = _tree(src)
+    present = _tree(dest) if dest.is_dir() else {}
+    clashes = _clashes(engine, src, dest, rel)
     if clashes:
         raise PluginError(
             "these files were changed after companion installed them (or are not its): "
@@ -367,6 +383,8 @@ def status(engine: Engine, project: Path) -> dict[str, Any]:
         "shipped": shipped,
         "current": installed is not None and installed == shipped and not changed,
         "changed_files": changed,
+        # Those an install would stop at (it never overwrites them): to be moved away first
+        "blocking_files": _clashes(engine, source(engine), dest, dest.relative_to(root).as_posix()),
     }
     if engine == "godot":
         text = (root / "project.godot").read_text(encoding="utf-8")

@@ -13,7 +13,7 @@ from companion.jobs.errors import JobFailed, JobsError
 
 if TYPE_CHECKING:
     from companion.jobs.engine import Engine
-    from companion.jobs.inputs import ImageReadError, LocalImage
+    from companion.jobs.inputs import ImageDamaged, ImageReadError, LocalImage, decode_whole
     from companion.jobs.lifecycle import FINAL, State
     from companion.jobs.models_cache import chosen_model, live_models, unmade_length
     from companion.jobs.naming import names_in, suggestion
@@ -44,6 +44,8 @@ _LAZY = {
     "FINAL": ("lifecycle", "FINAL"),
     "State": ("lifecycle", "State"),
     "ImageReadError": ("inputs", "ImageReadError"),
+    "ImageDamaged": ("inputs", "ImageDamaged"),
+    "decode_whole": ("inputs", "decode_whole"),
     "LocalImage": ("inputs", "LocalImage"),
     "live_models": ("models_cache", "live_models"),
     "chosen_model": ("models_cache", "chosen_model"),
@@ -67,6 +69,7 @@ __all__ = [
     "STAGING",
     "Budget",
     "Engine",
+    "ImageDamaged",
     "ImageReadError",
     "JobFailed",
     "JobKind",
@@ -77,6 +80,7 @@ __all__ = [
     "State",
     "already_made",
     "chosen_model",
+    "decode_whole",
     "job_folder",
     "live_models",
     "made_before",

@@ -1,23 +1,70 @@
 """A local input image, read once: its bytes, its real media type, and the two ways it
 can travel to the service (inline as Base64, or uploaded for a reusable file_id).
 
-Callers decide which way; this module only does the reading and encoding they share."""
+Callers decide which way; this module only does the reading and encoding they share,
+and the check that a picture decodes whole within the service's limits (the command
+line's and the daemon's, before anything is spent)."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import io
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
+
+from PIL import Image, ImageFile, JpegImagePlugin, PngImagePlugin, WebPImagePlugin
 
 from companion.api.client import Client
 from companion.api.schema import Base64ImageInput, FileImageInput
 from companion.api.schema.images import sniff_image_type
 from companion.jobs.errors import JobsError
 
+MAX_SIDE = 4096  # the service's decoded-size limits (the sandbox enforces the same)
+MAX_PIXELS = MAX_SIDE * MAX_SIDE
+_OPENERS: dict[str, Callable[[IO[bytes]], ImageFile.ImageFile]] = {
+    "image/png": PngImagePlugin.PngImageFile,
+    "image/jpeg": JpegImagePlugin.JpegImageFile,
+    "image/webp": WebPImagePlugin.WebPImageFile,
+}
+_UNREADABLE = (OSError, SyntaxError, ValueError, EOFError, Image.DecompressionBombError)
+
 
 class ImageReadError(JobsError):
     """The file cannot be sent as an image; the message says why."""
+
+
+class ImageDamaged(ImageReadError):
+    """The picture does not decode whole: damaged, cut short, or still being written."""
+
+
+def decode_whole(data: bytes, mime: str, label: str) -> None:
+    """Refuse a picture the service would: by the size its header declares (before a
+    pixel is decoded, so a header bomb costs nothing), then by decoding it whole (once),
+    so a truncated or damaged file is refused here, naming label, not by the service."""
+    damaged = (
+        f"{label}: cannot be decoded as an image (damaged, cut short, or still being "
+        "written); save it again as PNG, JPEG or WebP"
+    )
+    try:
+        image = _OPENERS[mime](io.BytesIO(data))  # reads the header only
+    except _UNREADABLE as exc:
+        raise ImageDamaged(damaged) from exc
+    with image:
+        width, height = image.size
+        if width > MAX_SIDE or height > MAX_SIDE or width * height > MAX_PIXELS:
+            raise ImageReadError(
+                f"{label}: declares {width}x{height} pixels; the service takes at most "
+                f"{MAX_SIDE} a side and {MAX_PIXELS} in all: scale it down"
+            )
+        if width < 1 or height < 1:
+            raise ImageReadError(f"{label}: declares {width}x{height} pixels; it has no picture")
+        try:
+            image.load()
+        except _UNREADABLE as exc:
+            raise ImageDamaged(damaged) from exc
 
 
 @dataclass(frozen=True)
@@ -36,6 +83,13 @@ class LocalImage:
         if mime is None:
             raise ImageReadError(f"{path}: not a PNG, JPEG or WebP image")
         return cls(path, data, mime)
+
+    @classmethod
+    def checked(cls, path: Path) -> LocalImage:
+        """The image read and decoded whole (decode_whole): for the checks before a spend."""
+        image = cls.read(path)
+        decode_whole(image.data, image.mime_type, str(path))
+        return image
 
     @property
     def size(self) -> int:

@@ -66,7 +66,9 @@ def probe(path: Path) -> VideoInfo:
     except MediaError:
         raise
     except (av.error.FFmpegError, UnicodeDecodeError) as exc:
-        raise MediaError(f"{path}: not a readable video ({exc.__class__.__name__})") from exc
+        empty = path.is_file() and path.stat().st_size == 0
+        why = "the file is empty" if empty else "damaged, still being written, or not a video"
+        raise MediaError(f"{path}: not a readable video ({why}); give a video file") from exc
     if info.width <= 0 or info.height <= 0 or info.duration <= 0 or info.frame_count == 1:
         raise MediaError(f"{path}: is a still image or an empty video; give a video file")
     return info
