@@ -130,6 +130,10 @@ class ScriptedPlugin:
     def approve(self, job_id: str) -> Reply:
         return self._call("POST", f"/api/v1/jobs/{job_id}/approve", {})
 
+    def install_free(self, job_id: str) -> Reply:
+        """The Generations row's Install (free): a paid job whose outputs did not go in."""
+        return self._call("POST", f"/api/v1/jobs/{job_id}/retry", {})
+
     # -- the studio: models, generations and their actions -----------------------------
 
     def models(self) -> list[dict[str, Any]]:

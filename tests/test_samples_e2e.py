@@ -50,6 +50,8 @@ def test_godot_sample_gets_a_ready_sprite_frames(daemon: DaemonThread, tmp_path:
     # The dock's Cancel and Approve reach the daemon too (on a finished job: no effect).
     assert plugin.cancel(job["id"]).json["state"] == "done"
     assert plugin.approve(job["id"]).status == 409
+    # Install (free) is for a paid job whose outputs did not go in; this one's did.
+    assert plugin.install_free(job["id"]).json["error"]["code"] == "NOT_RETRYABLE"
     # The studio's calls: the model listing, the generations panel and a variations quote,
     # which spends nothing and prices the count at the single job's price.
     assert plugin.models()

@@ -53,6 +53,7 @@ func _run() -> void:
 
 	# 60 fps for 10 s is more frames than allowed: the dock says so with the quote.
 	dock.set_image(plan["image"])
+	dock._prompt.text = "idle breathing"
 	dock._fps.value = 60
 	dock._seconds.value = 10
 	await _quote()
