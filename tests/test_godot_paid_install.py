@@ -87,8 +87,11 @@ def test_install_free_from_the_generations_tab(
     assert offered["visible"] and offered["enabled"], offered
     assert offered["text"] == "Install (free)", offered
     assert "without paying again" in offered["tooltip"], offered
-    assert offered["cells"][1:3] == ["failed", "walk"], offered
+    # Its State says it was paid for, unlike a failure that cost nothing; the tooltip
+    # keeps the daemon's whole error.
+    assert offered["cells"][1:3] == ["paid · not installed", "walk"], offered
     assert "Install (free)" in offered["state_tooltip"], offered
+    assert failed["error"] in offered["state_tooltip"], offered
     # A re-cut or import of it would be refused (NOT_INSTALLED): not offered.
     assert not offered["recut_enabled"] and not offered["import_enabled"], offered
 
@@ -101,7 +104,7 @@ def test_install_free_from_the_generations_tab(
     assert said.endswith(". Fix that, then press Install (free) again."), again
     assert "companion jobs retry" not in said and again["summary"] == said, again
     assert again["selected"] == job_id and again["visible"] and again["enabled"], again
-    assert again["row"]["installable"] and again["cells"][1] == "failed", again
+    assert again["row"]["installable"] and again["cells"][1] == "paid · not installed", again
 
     # The folder fixed, pressed again: installed, nothing spent, no longer offered.
     installed = seen["installed"]

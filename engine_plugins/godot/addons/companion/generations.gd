@@ -12,7 +12,10 @@ signal again(settings: Dictionary)
 signal files_changed
 
 const COLUMNS := ["When", "State", "Name", "Credits", "Model / seed", "Prompt"]
-const COLUMN_WIDTHS := [124, 64, 72, 56, 120, 80]
+const COLUMN_WIDTHS := [124, 128, 72, 56, 120, 80]
+## The State cell of a job paid for whose files never went in: unlike a plain "failed"
+## (which cost nothing) its credits are spent and Install (free) puts its files in.
+const PAID_NOT_INSTALLED := "paid · not installed"
 ## Shown while the daemon does not answer; the list comes back by itself when it does.
 const OFFLINE := "Offline: the companion daemon is not running (see the Animate tab). " \
 	+ "This list shows again once it runs."
@@ -126,7 +129,7 @@ func _fill() -> void:
 		var model := String(row.get("model", "")) if row.get("model") != null else ""
 		var texts := [
 			String(row.get("created_at", "")).replace("T", " ").substr(5, 11),  # 11-25 12:13
-			String(row.get("state", "")),
+			_state_text(row),
 			String(row.get("name", "")),
 			"" if cost == null else str(int(cost)),
 			model + ("" if seed == null else " / %d" % int(seed)),
@@ -152,6 +155,14 @@ func _fill() -> void:
 	for index in rows.size():  # the row the user had selected stays selected
 		if kept != "" and rows[index].get("id") == kept:
 			select_row(index)
+
+
+## What the State column says of a row: the daemon's state, except for a job paid for
+## whose files never went in, which is not the same as a failure that cost nothing.
+func _state_text(row: Dictionary) -> String:
+	if row.get("installable", false):
+		return PAID_NOT_INSTALLED
+	return String(row.get("state", ""))
 
 
 func selected() -> Dictionary:
