@@ -105,6 +105,17 @@ def test_install_free_from_the_generations_tab(
     assert "companion jobs retry" not in said and again["summary"] == said, again
     assert again["selected"] == job_id and again["visible"] and again["enabled"], again
     assert again["row"]["installable"] and again["cells"][1] == "paid · not installed", again
+    # That long message wraps in the Summary instead of widening the panel past its
+    # buttons (the label keeps a width of its own, not a column of single words).
+    short, long = offered["width"], again["width"]
+    assert long["autowrap"] == short["autowrap"] == 3, long  # TextServer.AUTOWRAP_WORD_SMART
+    assert long["summary_lines"] > short["summary_lines"], (short, long)
+    # Its first lines show (the list below keeps its room), all of it in the tooltip.
+    assert 1 < long["shown"] <= 4 and long["summary_tooltip"] == said, long
+    assert long["summary_width"] == short["summary_width"], (short, long)
+    assert long["summary_min"] == short["summary_min"] >= 200, (short, long)
+    assert long["panel_min"] == short["panel_min"], (short, long)
+    assert long["panel"] == short["panel"], (short, long)
 
     # The folder fixed, pressed again: installed, nothing spent, no longer offered.
     installed = seen["installed"]

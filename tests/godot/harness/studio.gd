@@ -384,11 +384,12 @@ func _paid_install() -> void:
 	await _select(plan["done"])
 	out["done_row"] = {"visible": button.is_visible_in_tree(), "cells": _cells(_row_of(plan["done"]))}
 	await _select(id)
+	var width: Dictionary = await _width()  # before any long message
 	out["offered"] = {"visible": button.is_visible_in_tree(), "enabled": not button.disabled,
 		"text": button.text, "tooltip": button.tooltip_text, "cells": _cells(_row_of(id)),
 		"state_tooltip": generations._list.get_root().get_child(_row_of(id)).get_tooltip_text(1),
 		"recut_enabled": not generations._recut_button.disabled,
-		"import_enabled": not generations._import_button.disabled}
+		"import_enabled": not generations._import_button.disabled, "width": width}
 	out["failed_again"] = await _install(id)
 	DirAccess.remove_absolute(ProjectSettings.globalize_path(plan["folder"]))  # the user's fix
 	out["installed"] = await _install(id)
@@ -402,8 +403,20 @@ func _install(id: String) -> Dictionary:
 	await h._until(func() -> bool: return generations.said.begins_with("Installed") \
 		or generations.said.begins_with("The install"), 60)
 	var row := _row_of(id)
+	var width: Dictionary = await _width()
 	return {"said": generations.said, "summary": generations._summary.text,
 		"selected": generations.selected().get("id", ""), "cells": _cells(row),
 		"row": generations.rows[row].duplicate() if row >= 0 else {},
 		"visible": button.is_visible_in_tree(), "enabled": not button.disabled,
-		"recut_enabled": not generations._recut_button.disabled}
+		"recut_enabled": not generations._recut_button.disabled, "width": width}
+
+
+## How wide the Generations panel is, and the least its Summary label asks for, with the
+## label's wrap mode: a long message wraps instead of widening the panel past its buttons.
+func _width() -> Dictionary:
+	await h._settle()
+	var summary: Label = generations._summary
+	return {"panel": generations.size.x, "panel_min": generations.get_combined_minimum_size().x,
+		"summary_min": summary.get_combined_minimum_size().x, "summary_width": summary.size.x,
+		"summary_lines": summary.get_line_count(), "shown": summary.get_visible_line_count(),
+		"autowrap": summary.autowrap_mode, "summary_tooltip": summary.tooltip_text}

@@ -92,7 +92,7 @@ func refresh() -> void:
 	elif reply["status"] == 404:
 		var jobs: Dictionary = await client.call_api(HTTPClient.METHOD_GET, "/api/v1/jobs")
 		if not jobs["ok"]:
-			_summary.text = jobs["message"]
+			_show_summary(jobs["message"])
 			return
 		var inside := project_root.simplify_path().trim_suffix("/") + "/"
 		for job in jobs["data"].get("data", []):
@@ -102,7 +102,7 @@ func refresh() -> void:
 		show_offline()
 		return
 	else:
-		_summary.text = reply["message"]
+		_show_summary(reply["message"])
 		return
 	rows.clear()
 	for item in found:
@@ -114,7 +114,7 @@ func refresh() -> void:
 
 ## The daemon is away: the panel says so (the list stays as it was until it is back).
 func show_offline() -> void:
-	_summary.text = OFFLINE
+	_show_summary(OFFLINE)
 
 
 func _fill() -> void:
@@ -145,8 +145,8 @@ func _fill() -> void:
 		if row.get("installable", false):
 			item.set_tooltip_text(1, item.get_tooltip_text(1)
 				+ "\nPaid for: Install (free) puts its files in without paying again.")
-	_summary.text = "%d generation%s of this project, newest first" % [
-		rows.size(), "" if rows.size() == 1 else "s"]
+	_show_summary("%d generation%s of this project, newest first" % [
+		rows.size(), "" if rows.size() == 1 else "s"])
 	for button in _row_buttons():
 		button.disabled = true
 	_install_button.visible = false
@@ -272,7 +272,14 @@ func variations() -> void:
 
 func _say(text: String) -> void:
 	said = text
+	_show_summary(text)
+
+
+## The Summary wraps (a long error keeps the panel's width) and shows its first lines;
+## all of it is in its tooltip.
+func _show_summary(text: String) -> void:
 	_summary.text = text
+	_summary.tooltip_text = text
 
 
 ## Opens the generation's folder, as the daemon names it, in the system's file browser.
