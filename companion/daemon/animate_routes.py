@@ -20,7 +20,7 @@ from companion.daemon.middleware import Bad, away, read_body
 from companion.daemon.quotes import quote_id
 from companion.daemon.schema import AnimateIn, QuoteOut
 from companion.daemon.security import error
-from companion.install import Placement, conflicts, default_target, planned_writes, sha256_of
+from companion.install import Placement, default_target, foreseen, planned_writes, sha256_of
 from companion.jobs import (
     ImageReadError,
     JobRequest,
@@ -76,7 +76,9 @@ class AnimateRoutes:
         refused = away(self.daemon.reach)
         if refused is not None:
             return refused
-        writes, clashes, free = await asyncio.to_thread(self._foresee, job_request, name, target)
+        writes, clashes, earlier, free = await asyncio.to_thread(
+            self._foresee, job_request, name, target
+        )
         credits = await self.daemon.engine.quote(job_request, name)
         return QuoteOut(
             credits=credits,
@@ -85,6 +87,7 @@ class AnimateRoutes:
             target_dir=str(target),
             writes=[str(p) for p in writes],
             conflicts=clashes,
+            replaces=earlier,
             name_suggestion=free,
             **await quote_context.context(self.daemon.engine, credits),
         ).model_dump()
@@ -112,7 +115,7 @@ class AnimateRoutes:
                 "quote_id: the settings or the image changed since that quote; quote again "
                 "(nothing was spent)",
             )
-        _, clashes, free = await asyncio.to_thread(self._foresee, job_request, name, target)
+        _, clashes, _, free = await asyncio.to_thread(self._foresee, job_request, name, target)
         if clashes and body.replace:  # said explicitly: each is moved aside, never lost
             replace = await asyncio.to_thread(quote_context.agreed, clashes)
             job_request = job_request.model_copy(update={"replace": replace})
@@ -231,13 +234,14 @@ class AnimateRoutes:
 
     def _foresee(
         self, job_request: JobRequest, name: str, target: Path
-    ) -> tuple[list[Path], list[dict[str, str]], str | None]:
-        """The files the install will write, those it may not replace, and (when there
-        are such) the free name to give instead."""
+    ) -> tuple[list[Path], list[dict[str, str]], list[dict[str, str]], str | None]:
+        """The files the install will write, those it may not replace, those of an earlier
+        job of this name it replaces unasked (unchanged since), and (when there are
+        conflicts) the free name to give instead."""
         engine = job_request.install.engine if job_request.install else "other"
         formats = job_request.install_formats or []
         writes = planned_writes(engine, target, name, formats)
         store = self.daemon.store
-        clashes = conflicts(store, name, writes)
+        clashes, earlier = foreseen(store, name, writes)
         free = suggestion(store, engine, target, name, formats) if clashes else None
-        return writes, clashes, free
+        return writes, clashes, earlier, free

@@ -158,6 +158,13 @@ class QuoteOut(Reply):
         "(path, reason); animate refuses the request (409 CONFLICT, with the same "
         'name_suggestion in its error) before spending, unless it says "replace": true',
     )
+    replaces: list[dict[str, str]] = Field(
+        default_factory=list,
+        description="files of an earlier job of the companion's, unchanged, that this job "
+        "will replace without asking, as a re-import would (path, job: the earlier job's id, "
+        "name: its animation's name, when known); that generation stays listed, and its "
+        "import brings them back, free",
+    )
     name_suggestion: str | None = Field(
         default=None,
         description="when there are conflicts: a name free in that folder (no job took it, "

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from companion.install.editor_plugins import install as install_plugin
     from companion.install.editor_plugins import status as plugin_status
     from companion.install.editor_plugins import uninstall as uninstall_plugin
-    from companion.install.foresee import conflicts, folder_refusal
+    from companion.install.foresee import conflicts, folder_refusal, foreseen
     from companion.install.foresee import planned as planned_writes
     from companion.install.into_engine import ApplyFailed
     from companion.install.into_engine import install as install_into_engine
@@ -59,6 +59,7 @@ _LAZY = {
     "build_tree": ("plan", "build"),
     "planned_writes": ("foresee", "planned"),
     "conflicts": ("foresee", "conflicts"),
+    "foreseen": ("foresee", "foreseen"),
     "folder_refusal": ("foresee", "folder_refusal"),
     "free_name": ("names", "free_name"),
     "output_names": ("names", "output_names"),
@@ -105,6 +106,7 @@ __all__ = [
     "default_target",
     "drop_leftovers",
     "folder_refusal",
+    "foreseen",
     "free_name",
     "godot_zip",
     "install_into_engine",

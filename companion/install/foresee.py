@@ -35,14 +35,33 @@ def planned(engine: str, target: Path, name: str, formats: list[str]) -> list[Pa
 
 def conflicts(store: Store, name: str, paths: list[Path]) -> list[dict[str, str]]:
     """Each planned path the companion may not replace, with why."""
+    return foreseen(store, name, paths)[0]
+
+
+def foreseen(
+    store: Store, name: str, paths: list[Path]
+) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """The planned paths the companion may not replace, with why (path, reason), and
+    those an earlier job of this name wrote and that are unchanged since, which the
+    install replaces without asking, as a re-import would (path, job, name). One pass:
+    only files that exist and that the store recorded are hashed, each once."""
     owner = Owner(store, "quote", name)
-    found = []
+    found: list[dict[str, str]] = []
+    earlier: list[dict[str, str]] = []
     for path in paths:
         reason = owner.refusal(path)
         # A SpriteFrames, or a Unity clip or meta the companion wrote, is merged instead.
         if reason is not None and not (mergeable(path) or anim_merge.mergeable(path, owner)):
             found.append({"path": str(path), "reason": reason})
-    return found
+        elif reason is None and path.is_file():
+            # Exists and may be replaced: the store recorded it, unchanged, for this name.
+            known = store.written_file(str(path))
+            if known is not None:
+                item = {"path": str(path), "job": known.job_id}
+                if known.name:
+                    item["name"] = known.name
+                earlier.append(item)
+    return found, earlier
 
 
 def folder_refusal(folder: Path, label: str) -> str | None:

@@ -1,0 +1,70 @@
+"""The quote says, before anything is paid, which files of an earlier job of the same name
+the new job will replace unasked (as a re-import would): `replaces`, each with the
+earlier job's id. A file the user changed is never among them: it is a conflict."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from companion.sandbox import SandboxThread
+from tests.conftest import TEST_KEY
+from tests.daemon_helpers import DaemonThread
+from tests.drop_helpers import DEFAULTS, png_bytes
+from tests.test_daemon import call
+
+
+def _done(daemon: DaemonThread, job_id: str) -> dict[str, Any]:
+    for _ in range(600):
+        job: dict[str, Any] = call(daemon, "GET", f"/api/v1/jobs/{job_id}").json
+        if job["state"] in ("done", "failed", "cancelled"):
+            assert job["state"] == "done", job
+            return job
+        time.sleep(0.05)
+    raise AssertionError(f"job {job_id} did not end")
+
+
+def test_the_quote_names_the_earlier_jobs_files_it_replaces(
+    make_sandbox: Callable[..., SandboxThread], tmp_path: Path
+) -> None:
+    sandbox = make_sandbox(task_seconds=0.2)
+    running = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
+    try:
+        project = tmp_path / "game"
+        project.mkdir()
+        (project / "hero.png").write_bytes(png_bytes(5))
+        assert call(running, "POST", "/api/v1/projects", {"root": str(project)}).status == 201
+        body: dict[str, Any] = {"project_root": str(project), "image_path": "hero.png"}
+        body.update(DEFAULTS, name="hero")
+        first = call(running, "POST", "/api/v1/quote", body)
+        assert first.status == 200, first.body
+        assert first.json["replaces"] == [] and first.json["conflicts"] == []
+        made = call(running, "POST", "/api/v1/animate", body)
+        assert made.status == 202, made.body
+        earlier = _done(running, made.json["id"])["id"]
+        written = [p for p in first.json["writes"] if Path(p).is_file()]
+        assert written, first.json["writes"]
+
+        again = {**body, "prompt": "walk cycle"}
+        quote = call(running, "POST", "/api/v1/quote", again)
+        assert quote.status == 200, quote.body
+        assert quote.json["conflicts"] == []
+        assert quote.json["replaces"] == [
+            {"path": p, "job": earlier, "name": "hero"} for p in written
+        ]
+
+        # A file the user changed since is theirs: a conflict, never replaced unasked.
+        changed = Path(written[0])
+        changed.write_bytes(changed.read_bytes() + b"\n")
+        quote = call(running, "POST", "/api/v1/quote", again)
+        assert [c["path"] for c in quote.json["conflicts"]] == [str(changed)]
+        assert str(changed) not in [r["path"] for r in quote.json["replaces"]]
+        assert [r["path"] for r in quote.json["replaces"]] == written[1:]
+
+        document = call(running, "GET", "/api/v1/openapi.json").json
+        described = document["components"]["schemas"]["QuoteOut"]["properties"]["replaces"]
+        assert "earlier job" in described["description"]
+    finally:
+        running.stop()
