@@ -213,6 +213,13 @@ def test_the_dock_does_its_job_in_a_real_editor(
     assert main["job"]["state"] == "done" and main["finishes"] == 1, main
     assert any(m.startswith("Animating") for m in main["messages"]), main
     assert main["progress"][-1] == pytest.approx(1.0), main
+    # The same picture quoted again (another prompt): the dock says, before anything is
+    # paid, that the main job's unchanged files are replaced, and how to get them back.
+    assert "Replaces" not in seen["quote_message"], seen["quote_message"]
+    replaced, resource = seen["replaces_quote"], str(main["job"]["resource"])
+    assert f"Replaces {resource.removeprefix('res://')} and 2 more files" in replaced, replaced
+    assert f"(job {main['job']['id'][:8]}, from an earlier generation;" in replaced, replaced
+    assert "Generations > Import brings it back" in replaced, replaced
     resource = main["job"]["resource"]
     assert resource == "res://animations/hero.tres" and main["message"] == f"Done: {resource}"
     assert seen["selected"] == resource and seen["edited"] == resource, seen

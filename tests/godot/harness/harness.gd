@@ -130,9 +130,11 @@ func _run() -> void:
 	dock.set_image(plan["image"])
 	dock._width.value = 128
 
-	# Cancel while the job waits for approval.
+	# Cancel while the job waits for approval. The same picture quoted again with another
+	# prompt: the dock says which files of the main job it replaces, before anything is paid.
 	dock._prompt.text = "walk cycle"
 	await _quote()
+	out["replaces_quote"] = dock._message.text
 	out["cancelled"] = await _job(false, false)
 
 	# A job the service fails.

@@ -66,8 +66,10 @@ func take(quoted: Dictionary, request: Dictionary, frames_note: String) -> void:
 	suggestion = "" if free == null else String(free)
 	_animate_button.disabled = false
 	_animate_button.text = "Animate (%d credits)" % credits
-	say.call("This will cost %d credits%s. Press Animate to go ahead.%s"
-		% [credits, money_note(quoted), "" if frames_note == "" else "\n" + frames_note])
+	var replaced := replaces_note(quoted.get("replaces", []))
+	say.call("This will cost %d credits%s. Press Animate to go ahead.%s%s"
+		% [credits, money_note(quoted), "" if frames_note == "" else "\n" + frames_note,
+			"" if replaced == "" else "\n" + replaced])
 	if not conflicts.is_empty():
 		ask_replace()
 
@@ -86,6 +88,25 @@ static func money_note(quoted: Dictionary) -> String:
 		if budget.get("over", false):
 			parts.append("over budget: it waits for your approval")
 	return "" if parts.is_empty() else " (%s)" % ", ".join(parts)
+
+
+## The files of an earlier job of this name the install replaces unasked (unchanged
+## since, as a re-import would), said before anything is paid: "Replaces
+## animations/knight.tres and 2 more files (job abc12345, ...)"; "" when none.
+static func replaces_note(replaces: Array) -> String:
+	if replaces.is_empty():
+		return ""
+	var first: Dictionary = replaces[0]
+	for item: Dictionary in replaces:  # the playable resource names it best
+		if String(item.get("path", "")).get_extension() in ["tres", "anim"]:
+			first = item
+			break
+	var path := ProjectSettings.localize_path(String(first.get("path", "")))
+	path = path.trim_prefix("res://") if path.begins_with("res://") else path.get_file()
+	var others := replaces.size() - 1
+	var more := "" if others == 0 else " and %d more file%s" % [others, "" if others == 1 else "s"]
+	return ("Replaces %s%s (job %s, from an earlier generation; Generations > Import brings it back)"
+		% [path, more, String(first.get("job", "")).left(8)])
 
 
 ## The install would replace files the user changed: ask, never replace unasked.
