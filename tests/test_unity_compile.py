@@ -214,7 +214,8 @@ def test_the_requests_the_package_writes_are_what_the_daemon_takes(tmp_path: Pat
     escaped, unset, bare, listed, full, seven, nine, lite, lite_seven, lengths = map(
         json.loads, lines[:10]
     )
-    whole, picked, anew, named = map(json.loads, lines[10:])
+    whole, picked, anew, named = map(json.loads, lines[10:14])
+    several, one, none = lines[14:]
     assert escaped == {
         "text": 'a "quote", a \\ back, \n\r\t, a bell \u0007, é and 飛',
         "tenth": 0.1, "big": 4294967295, "yes": True, "list": ["x", "y"], "seeds": [1, 2],
@@ -272,3 +273,11 @@ def test_the_requests_the_package_writes_are_what_the_daemon_takes(tmp_path: Pat
     # The Animate form's name, in any script, reaches the body trimmed and the daemon takes it.
     assert named["name"] == "héros_飛" and named["project_root"] == "/game", named
     assert AnimateIn.model_validate(named).name == "héros_飛"
+    # The files of an earlier job the quote says are replaced, under the price: the clip
+    # first, relative to the project, the earlier job's short id, and how to get them back.
+    assert several == (
+        "Replaces Assets/Animations/hero.anim and 2 more files (job abcdef12, from an "
+        "earlier generation; Generations > Import brings it back)"
+    )
+    assert one.startswith("Replaces Assets/Animations/hero.png (job abcdef12,"), one
+    assert none == "[]"

@@ -99,5 +99,12 @@ public static class BodyProbe
         // The Animate form with a name in another script (as the user typed it, spaces trimmed).
         var form = new AnimateForm { source = Picture("Assets/Art/hero.png"), prompt = "walk", animationName = " héros_飛 " };
         Console.WriteLine(form.Body());
+
+        // The quote's replaces, as the window says them under the price (plain lines).
+        var earlier = new[] { "hero.png", "hero.anim", "hero.png.meta" }.Select(n => new ReplacedFile
+            { path = "/game/Assets/Animations/" + n, job = "abcdef1234567890", name = "hero" }).ToArray();
+        Console.WriteLine(AnimateQuote.ReplacesNote(earlier));
+        Console.WriteLine(AnimateQuote.ReplacesNote(earlier.Take(1).ToArray()));
+        Console.WriteLine("[" + AnimateQuote.ReplacesNote(new ReplacedFile[0]) + "]");
     }
 }

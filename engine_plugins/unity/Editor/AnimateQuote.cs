@@ -1,3 +1,5 @@
+using System;
+using System.IO;
 using System.Linq;
 using UnityEditor;
 using UnityEngine;
@@ -71,11 +73,38 @@ namespace Companion.Animate
                 message += $", {quoted.budget.per_day} a day ({quoted.budget.spent_today} spent today)";
             if (replaceAgreed)
                 message += "\nYour changed files will be moved aside (.companion-replaced~), not deleted.";
+            var replaced = ReplacesNote(quoted.replaces ?? new ReplacedFile[0]);
+            if (replaced != "")
+                message += "\n" + replaced;
             if (quoted.budget.over)
                 message += "\nThis is over your budget: the job will wait for your approval.";
             if (cutNote != "")
                 message += "\n" + cutNote;
             return message;
+        }
+
+        /// <summary>
+        /// The files of an earlier job of this name the install replaces unasked (unchanged
+        /// since), said before anything is paid: "Replaces Assets/Animations/knight.anim and
+        /// 2 more files (job abc12345, ...)"; "" when none.
+        /// </summary>
+        public static string ReplacesNote(ReplacedFile[] replaces)
+        {
+            if (replaces.Length == 0)
+                return "";
+            // The playable clip (or SpriteFrames) names it best.
+            var first = replaces.FirstOrDefault(r => r.path.EndsWith(".anim") || r.path.EndsWith(".tres"))
+                ?? replaces[0];
+            var full = Path.GetFullPath(first.path).Replace('\\', '/');
+            var root = Path.GetFullPath(CompanionWindow.ProjectRoot()).Replace('\\', '/').TrimEnd('/') + "/";
+            var shown = full.StartsWith(root, StringComparison.OrdinalIgnoreCase)
+                ? full.Substring(root.Length)
+                : Path.GetFileName(full);
+            var others = replaces.Length - 1;
+            var more = others == 0 ? "" : $" and {others} more file{(others == 1 ? "" : "s")}";
+            var job = first.job.Length > 8 ? first.job.Substring(0, 8) : first.job;
+            return $"Replaces {shown}{more} (job {job}, from an earlier generation; " +
+                "Generations > Import brings it back)";
         }
 
         const int Replace = 0, Keep = 1, UseName = 2;

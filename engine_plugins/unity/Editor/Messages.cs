@@ -98,7 +98,20 @@ namespace Companion.Animate
         public int balance = -1; // -1: the service did not say (see Json.Unset)
         public BudgetReply budget = new BudgetReply();
         public KeptFile[] conflicts = new KeptFile[0];
+        public ReplacedFile[] replaces = new ReplacedFile[0];
         public string name_suggestion = "";
+    }
+
+    /// <summary>
+    /// A file of an earlier job of the same name, unchanged since, that the quoted job
+    /// replaces unasked (as a re-import would); job is that earlier job's id.
+    /// </summary>
+    [Serializable]
+    public sealed class ReplacedFile
+    {
+        public string path = "";
+        public string job = "";
+        public string name = "";
     }
 
     /// <summary>The budgets a quote is held to; per_job and per_day are -1 for none.</summary>
