@@ -205,14 +205,35 @@ class BooksMachine(RuleBasedStateMachine):
 
         asyncio.run(self._engine(go))
 
+    @rule()
+    def animate_into_a_folder_that_is_a_file(self) -> None:
+        """The target turned into a file: the service makes and charges for the video, and
+        its outputs cannot go in (the job ends failed, paid for, retryable free)."""
+        self._step("animate_into_a_folder_that_is_a_file")
+        blocker = self.home / "blocked"
+        if not blocker.exists():
+            blocker.write_text("a file where the folder goes")
+        request = self._request(False)
+
+        async def go(engine: Engine, client: Client) -> None:
+            job = engine.submit(request, name=f"s{self.steps}", target_dir=blocker / "out")
+            await engine.run(job.id)
+
+        asyncio.run(self._engine(go))
+
     @precondition(lambda self: any(paid_not_installed(self.store, j) for j in self.store.jobs()))
     @rule(data=st.data())
     def install_what_was_paid_for(self, data: st.DataObject) -> None:
         """A job paid for whose outputs did not go in is retried: installed, not paid again."""
         self._step("install_what_was_paid_for")
         paid = [j.id for j in self.store.jobs() if paid_not_installed(self.store, j)]
-        chosen = data.draw(st.sampled_from(sorted(paid)))
+        self.install_free(data.draw(st.sampled_from(sorted(paid))))
+
+    def install_free(self, chosen: str) -> None:
         charged = self.store.charged(chosen)
+        blocker = self.home / "blocked"
+        if blocker.is_file():  # the folder is fixed first
+            blocker.unlink()
         if chosen in self.daemons_own:  # as the dock retries it
             reply = self._daemon().call("POST", f"/api/v1/jobs/{chosen}/retry")
             assert reply.status == 202, reply.body

@@ -118,6 +118,8 @@ def test_unity_sample_gets_sliced_sprites_and_a_clip(daemon: DaemonThread, tmp_p
     assert not list(project.rglob("*.unitypackage"))
     assert plugin.cancel(job["id"]).json["state"] == "done"
     assert plugin.approve(job["id"]).status == 409
+    # Install (free) is for a paid job whose outputs did not go in; this one's did.
+    assert plugin.install_free(job["id"]).json["error"]["code"] == "NOT_RETRYABLE"
     listed = plugin.generations()[0]  # Window > Companion > Generations
     assert (listed["id"], listed["seed"], listed["model"]) == (job["id"], 7, model["id"])
     # Use these settings: the window finds the picture in the project by its full path.

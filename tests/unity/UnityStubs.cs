@@ -34,7 +34,9 @@ namespace UnityEngine
     public static class ImageConversion { public static bool LoadImage(Texture2D t, byte[] data, bool markNonReadable = false) => true; }
     public sealed class GUILayoutOption {}
     public class GUIStyle {}
+    public class GUIContent { public GUIContent(string text, string tooltip) {} }
     public static class GUILayout { public static bool Button(string text, params GUILayoutOption[] o) => false;
+        public static bool Button(GUIContent content, params GUILayoutOption[] o) => false;
         public static GUILayoutOption Width(float w) => null; public static GUILayoutOption MinHeight(float h) => null;
         public static bool Toggle(bool value, string text, params GUILayoutOption[] o) => value; }
     public static class GUILayoutUtility { public static Rect GetRect(float w, float h, params GUILayoutOption[] o) => new Rect(); }

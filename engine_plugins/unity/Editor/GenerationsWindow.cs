@@ -15,12 +15,21 @@ namespace Companion.Animate
     /// again with a new seed or as N variations (each priced first: the first press
     /// quotes, the second spends), re-cut for free (RecutPanel), imported again here or
     /// into another folder, shown in Explorer/Finder, or have its files removed (asked
-    /// first; only the companion's own unchanged files go). A daemon without
+    /// first; only the companion's own unchanged files go). One paid for whose files never
+    /// went in reads "paid · not installed" and offers Install (free) instead of re-cut and
+    /// import, which the daemon refuses until its files are in. A daemon without
     /// GET /api/v1/generations gives its job list, narrowed to this project's folder.
     /// </summary>
     public sealed class GenerationsWindow : CompanionWindow
     {
         const double PollSeconds = 1.0;
+        /// <summary>The state of a job paid for whose files never went in: unlike a plain
+        /// "failed" (which cost nothing) its credits are spent, and Install (free) puts
+        /// its files in.</summary>
+        public const string PaidNotInstalled = "paid · not installed";
+
+        static readonly GUIContent InstallButton = new GUIContent("Install (free)",
+            "Paid for already: installs its outputs without paying again");
 
         readonly List<GenerationReply> rows = new List<GenerationReply>();
         readonly Dictionary<string, string> states = new Dictionary<string, string>();
@@ -37,6 +46,8 @@ namespace Companion.Animate
         int variations = 2;
         int fewest = 2;
         int most = 2;
+        // The job whose free install runs: what came of it is said when it ends.
+        string installing = "";
 
         [MenuItem("Window/Companion/Generations")]
         static void Open()
@@ -124,6 +135,12 @@ namespace Companion.Animate
                 }
                 states[row.id] = row.state;
             }
+            var install = rows.FirstOrDefault(r => r.id == installing);
+            if (install != null && install.Finished)
+            {
+                message = InstallOutcome(install);
+                installing = "";
+            }
             var shown = Picked();
             if (imported && shown != null)
                 player.Play(shown.state == "done" ? shown.resource : "");
@@ -186,7 +203,7 @@ namespace Companion.Animate
                 var cost = row.cost_credits >= 0 ? row.cost_credits : row.quote;
                 var seed = row.seed >= 0 ? $" / {row.seed}" : "";
                 EditorGUILayout.LabelField(
-                    $"{when.Substring(0, Math.Min(19, when.Length))}  {row.state}  {row.name}  " +
+                    $"{when.Substring(0, Math.Min(19, when.Length))}  {StateText(row)}  {row.name}  " +
                     $"{cost} credits  {row.model}{seed}  {row.prompt}",
                     EditorStyles.wordWrappedLabel);
                 using (new EditorGUI.DisabledScope(string.IsNullOrEmpty(row.resource)))
@@ -204,13 +221,17 @@ namespace Companion.Animate
 
         void DrawPicked(GenerationReply row)
         {
-            EditorGUILayout.LabelField($"{row.name} ({row.state})", EditorStyles.boldLabel);
+            EditorGUILayout.LabelField($"{row.name} ({StateText(row)})", EditorStyles.boldLabel);
             using (new EditorGUILayout.HorizontalScope())
             {
                 player.Draw(GUILayoutUtility.GetRect(96f, 96f, GUILayout.Width(96f)));
                 using (new EditorGUILayout.VerticalScope())
                 using (new EditorGUI.DisabledScope(busy))
                 {
+                    if (row.installable)
+                        using (new EditorGUI.DisabledScope(installing == row.id)) // one at a time
+                            if (GUILayout.Button(InstallButton))
+                                Run(() => Install(row));
                     if (GUILayout.Button("Use these settings"))
                         AnimateWindow.UseSettings(row);
                     if (GUILayout.Button(againQuote == null
@@ -228,6 +249,8 @@ namespace Companion.Animate
                             : $"Make {variationsQuote.count} ({variationsQuote.credits_total} credits)"))
                             Run(() => Variations(row));
                     }
+                    // The daemon refuses to import a generation whose files never went in.
+                    using (new EditorGUI.DisabledScope(row.installable))
                     using (new EditorGUILayout.HorizontalScope())
                     {
                         if (GUILayout.Button("Import again"))
@@ -255,6 +278,14 @@ namespace Companion.Animate
                 }
             }
             EditorGUILayout.LabelField("Re-cut for free", EditorStyles.boldLabel);
+            if (row.installable)
+            {
+                // The daemon refuses re-cuts (and their contact sheet) until its files are in.
+                EditorGUILayout.HelpBox(
+                    "Paid for, but its files never went in: press Install (free) first, then " +
+                    "re-cut or import it.", MessageType.None);
+                return;
+            }
             var press = recut.Draw(row, busy);
             if (press == RecutPanel.Press.Sheet)
                 Run(async () => message = await recut.MakeSheet(row));
@@ -265,6 +296,10 @@ namespace Companion.Animate
                     await Refresh();
                 });
         }
+
+        /// <summary>The daemon's state, except for a job paid for whose files never went in,
+        /// which is not the same as a failure that cost nothing.</summary>
+        static string StateText(GenerationReply row) => row.installable ? PaidNotInstalled : row.state;
 
         /// <summary>A folder of this project, relative to its root; "" when none or outside.</summary>
         static string ChooseFolder()
@@ -349,6 +384,40 @@ namespace Companion.Animate
                 ? $"Importing {row.name} {(folder == "" ? "again" : "into " + folder)}: nothing is spent."
                 : reply.Message;
             await Refresh();
+        }
+
+        /// <summary>
+        /// Paid for already, its files never went in (a full disk, a folder that could not
+        /// be written, a cancel while downloading): the daemon fetches and installs them
+        /// again, nothing spent, nothing made again. The list follows the job; what came
+        /// of it is said when it ends (Landed).
+        /// </summary>
+        async Task Install(GenerationReply row)
+        {
+            var id = row.id;
+            var reply = await DaemonClient.Post($"/api/v1/jobs/{id}/retry", null);
+            if (!reply.Ok)
+            {
+                message = reply.Message;
+                return;
+            }
+            installing = id;
+            message = $"Installing {row.name} (free)...";
+            await Refresh();
+        }
+
+        /// <summary>What a free install came to: where its files went, or why they did not
+        /// (the first sentence of the daemon's error: the rest names command-line fixes).</summary>
+        static string InstallOutcome(GenerationReply row)
+        {
+            if (row.state == "done")
+                return "Installed, nothing spent: " +
+                    (string.IsNullOrEmpty(row.resource) ? row.target_dir : row.resource);
+            var why = row.error ?? "";
+            var cut = why.IndexOf(". ", StringComparison.Ordinal);
+            var text = $"The install {row.state}, nothing spent: " +
+                $"{(cut >= 0 ? why.Substring(0, cut) : why).TrimEnd('.')}.";
+            return row.installable ? text + " Fix that, then press Install (free) again." : text;
         }
 
         static void Reveal(GenerationReply row)

@@ -168,6 +168,9 @@ namespace Companion.Animate
         public string kind = "";
         public ClipReply clip = new ClipReply();
         public GenerationSettings settings = new GenerationSettings();
+        // Paid for at the service, its outputs never went in: POST /api/v1/jobs/{id}/retry
+        // installs them without paying again.
+        public bool installable;
 
         public bool Finished => state == "done" || state == "failed" || state == "cancelled";
     }
