@@ -18,7 +18,7 @@ from companion.api.schema.images import sniff_image_type
 from companion.daemon import model_fit, quote_context, registry
 from companion.daemon.middleware import Bad, away, read_body
 from companion.daemon.quotes import quote_id
-from companion.daemon.schema import AnimateIn, QuoteOut
+from companion.daemon.schema import AnimateIn, EarlierOut, QuoteOut, Why
 from companion.daemon.security import error
 from companion.install import Placement, default_target, foreseen, planned_writes, sha256_of
 from companion.jobs import (
@@ -67,29 +67,45 @@ class AnimateRoutes:
         except Bad as bad:
             return bad.response()
 
-    async def quote_reply(self, body: AnimateIn) -> dict[str, Any] | web.Response:
-        """What POST /quote answers for body."""
+    async def quote_reply(
+        self, body: AnimateIn, new_seed: bool = False
+    ) -> dict[str, Any] | web.Response:
+        """What POST /quote answers for body: the price, and what pressing animate with it
+        spends now (nothing when an earlier job of exactly this request answers it instead).
+        new_seed: a generation made again (its own lineage), which never looks for one."""
         try:
-            job_request, name, target, digest, _ = await self._priced(body)
+            job_request, name, target, digest, image_sha256 = await self._priced(body)
         except Bad as bad:
             return bad.response()
         refused = away(self.daemon.reach)
         if refused is not None:
             return refused
-        writes, clashes, earlier, free = await asyncio.to_thread(
+        writes, clashes, replaced, free = await asyncio.to_thread(
             self._foresee, job_request, name, target
         )
         credits = await self.daemon.engine.quote(job_request, name)
+        made = None
+        if not body.again and not new_seed:  # what animate would answer instead of paying
+            _, made = await asyncio.to_thread(
+                made_before, self.daemon.store, job_request, name, target, image_sha256
+            )
+        earlier = None
+        if made is not None:
+            earlier = EarlierOut(id=made.id, state=str(made.state), why=_why(made.state))
+        spends = credits if earlier is None else 0
         return QuoteOut(
             credits=credits,
+            spends=spends,
+            earlier=earlier,
             quote_id=digest,
             name=name,
             target_dir=str(target),
             writes=[str(p) for p in writes],
             conflicts=clashes,
-            replaces=earlier,
+            replaces=replaced if earlier is None else [],  # animate replaces nothing then
             name_suggestion=free,
-            **await quote_context.context(self.daemon.engine, credits),
+            # held to the budget by what it spends: a press that spends nothing waits for none
+            **await quote_context.context(self.daemon.engine, spends),
         ).model_dump()
 
     async def submit_animate(
@@ -245,3 +261,12 @@ class AnimateRoutes:
         clashes, earlier = foreseen(store, name, writes)
         free = suggestion(store, engine, target, name, formats) if clashes else None
         return writes, clashes, earlier, free
+
+
+def _why(state: str) -> Why:
+    """Why animate answers an earlier job instead of paying (see made_before)."""
+    if state == State.DONE:
+        return "made"  # done, its outputs still in place
+    if state in (State.FAILED, State.CANCELLED):
+        return "paid_not_installed"  # installed again, free
+    return "under_way"  # animate joins it

@@ -235,8 +235,10 @@ class Daemon:
     async def digest(self, body: AnimateIn) -> str | web.Response:
         return await self.animate_routes.digest(body)
 
-    async def quote_reply(self, body: AnimateIn) -> dict[str, Any] | web.Response:
-        return await self.animate_routes.quote_reply(body)
+    async def quote_reply(
+        self, body: AnimateIn, new_seed: bool = False
+    ) -> dict[str, Any] | web.Response:
+        return await self.animate_routes.quote_reply(body, new_seed)
 
     async def submit_animate(
         self, body: AnimateIn, lineage: dict[str, str] | None = None

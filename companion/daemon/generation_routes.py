@@ -112,7 +112,7 @@ class GenerationRoutes:
         except (OSError, ValueError) as exc:
             return error(409, "CANNOT_REPEAT", f"the generation cannot be sent again: {exc}")
         if body.quote_only:
-            reply = await self.daemon.quote_reply(settings)
+            reply = await self.daemon.quote_reply(settings, new_seed=True)
             if isinstance(reply, web.Response):
                 return reply
             reply["settings"] = settings.model_dump(mode="json", exclude_none=True)
@@ -145,7 +145,7 @@ class GenerationRoutes:
             return digests[0]
         together = "v_" + hashlib.sha256(json.dumps(digests).encode()).hexdigest()[:40]
         if body.quote_only:
-            one = await self.daemon.quote_reply(all_settings[0])
+            one = await self.daemon.quote_reply(all_settings[0], new_seed=True)
             if isinstance(one, web.Response):
                 return one
             each = int(one["credits"])

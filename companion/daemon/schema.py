@@ -143,8 +143,33 @@ class BudgetOut(Reply):
     over: bool = Field(description="this quote is over a budget: the job waits for approval")
 
 
+Why = Literal["made", "under_way", "paid_not_installed"]
+
+
+class EarlierOut(Reply):
+    id: str = Field(description="the earlier job of exactly this request")
+    state: str = Field(description="its state now")
+    why: Why = Field(
+        description="made: done, its outputs still in place (animate answers it, 200); "
+        "under_way: animate joins it (200); paid_not_installed: the service made and charged "
+        "it but its outputs did not all go in (animate installs them again, free, 202)"
+    )
+
+
 class QuoteOut(Reply):
-    credits: int
+    credits: int = Field(
+        description='the service\'s price of this request: what it costs made anew ("again": true)'
+    )
+    spends: int = Field(
+        description="what animate with this body spends now: credits, or 0 when earlier "
+        'answers it instead (unless the body says "again": true)'
+    )
+    earlier: EarlierOut | None = Field(
+        default=None,
+        description="the earlier job of exactly this request (the picture's bytes, every "
+        "setting, the name and the target) that animate answers instead of paying again; "
+        'null when there is none, or the body says "again": true',
+    )
     quote_id: str = Field(
         description="a digest of exactly the request priced (its settings and the image's "
         "bytes); give it to animate, which refuses anything else"
@@ -163,7 +188,7 @@ class QuoteOut(Reply):
         description="files of an earlier job of the companion's, unchanged, that this job "
         "will replace without asking, as a re-import would (path, job: the earlier job's id, "
         "name: its animation's name, when known); that generation stays listed, and its "
-        "import brings them back, free",
+        "import brings them back, free. Empty when earlier is set (nothing is replaced)",
     )
     name_suggestion: str | None = Field(
         default=None,
@@ -173,7 +198,9 @@ class QuoteOut(Reply):
     balance: int | None = Field(
         default=None, description="credits available now (null: the service did not say)"
     )
-    budget: BudgetOut | None = None
+    budget: BudgetOut | None = Field(
+        default=None, description="the budget the press is held to, by what it spends"
+    )
 
 
 class OutputOut(Reply):
