@@ -223,7 +223,18 @@ def test_the_dock_does_its_job_in_a_real_editor(
     resource = main["job"]["resource"]
     assert resource == "res://animations/hero.tres" and main["message"] == f"Done: {resource}"
     assert seen["selected"] == resource and seen["edited"] == resource, seen
-    assert seen["scans"] == 1 and seen["scans_at_end"] == 1, seen
+    assert seen["scans"] == 1 and seen["scans_at_end"] == 2, seen  # the free press lands too
+    # The same settings quoted again once it is done: Animate spends nothing (the main job
+    # made exactly this), says so, and pressing it answers that job: no new job is made.
+    made = seen["made_quote"]
+    assert made["animate_text"] == "Animate (free: already made)", made
+    assert made["spends"] == 0 and made["credits"] > 0, made
+    assert f"job {main['job']['id'][:8]} already made exactly this" in made["message"], made
+    assert f"Generate again makes a new one at {made['credits']} credits" in made["message"]
+    assert "Replaces" not in made["message"], made
+    pressed = seen["made_pressed"]
+    assert pressed["job"]["id"] == main["job"]["id"] and pressed["finishes"] == 1, pressed
+    assert pressed["job"]["state"] == "done" and not pressed["approval"], pressed
     # Cancel while it waits for approval; a job the service rejects.
     cancelled, failed = seen["cancelled"], seen["failed"]
     assert cancelled["job"]["state"] == "cancelled" and cancelled["finishes"] == 1, cancelled
@@ -233,7 +244,7 @@ def test_the_dock_does_its_job_in_a_real_editor(
     assert seen["null_error_message"] == "The job cancelled.", seen
     assert failed["job"]["state"] == "failed" and failed["finishes"] == 1, failed
     assert failed["message"].startswith("The job failed:") and len(failed["message"]) > 20
-    assert seen["finishes"] == ["done", "cancelled", "failed"]
+    assert seen["finishes"] == ["done", "done", "cancelled", "failed"]
     # The daemon stopped: the dock says so, offers to start it, and connects by itself.
     assert seen["down_status"] == "Daemon: not running"
     assert seen["down_generations"].startswith("Offline"), seen  # the Generations tab too

@@ -92,6 +92,20 @@ func _run() -> void:
 		"animate_disabled": dock._animate_button.disabled,
 		"animate_text": dock._animate_button.text,
 	}
+	# The same settings quoted again: the main job made exactly this, so Animate is free
+	# and pressing it answers that job (no new one is made, nothing is spent).
+	await _quote()
+	out["made_quote"] = {
+		"animate_text": dock._animate_button.text,
+		"message": dock._message.text,
+		"credits": dock.quoted_credits,
+		"spends": dock.quoted_spends,
+	}
+	var pressed := await _job(false, false)
+	out["made_pressed"] = {"job": pressed["job"], "finishes": pressed["finishes"],
+		"message": pressed["message"], "approval": pressed.has("approval_message")}
+	await _until(func() -> bool: return dock.pending_resource == "", 30)
+	await _settle()
 	dock.set_image(plan["other_image"])
 	var still_disabled: bool = dock._animate_button.disabled
 	await _quote()

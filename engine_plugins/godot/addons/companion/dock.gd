@@ -36,6 +36,10 @@ var job_id: String:
 var quoted_credits: int:
 	get:
 		return _quote.credits
+## What pressing Animate spends now: the price, or 0 when an earlier job answers it.
+var quoted_spends: int:
+	get:
+		return _quote.spends
 ## The daemon's id for that quote (sent with Animate) and the request it priced.
 var quote_id: String:
 	get:

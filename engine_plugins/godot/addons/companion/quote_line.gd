@@ -7,8 +7,18 @@ extends RefCounted
 ## The user took the quote's free name: the form's Name becomes it and is quoted again.
 signal name_taken(chosen: String)
 
+## What the button says instead of the price when an earlier job of exactly this request
+## answers Animate (the daemon's "earlier.why"): nothing is spent then.
+const FREE_BECAUSE := {
+	"made": "already made",
+	"under_way": "under way",
+	"paid_not_installed": "install what was paid for",
+}
+
 ## The price of the quoted request, or -1 when there is no quote for what is shown.
 var credits := -1
+## What pressing Animate spends now: credits, or 0 when an earlier job answers it.
+var spends := -1
 ## The daemon's id for that quote (sent with Animate) and the request it priced.
 var id := ""
 var body := ""
@@ -41,6 +51,7 @@ func is_empty() -> bool:
 
 func drop() -> void:
 	credits = -1
+	spends = -1
 	id = ""
 	body = ""
 	conflicts = []
@@ -55,9 +66,11 @@ func prices(request: Dictionary) -> bool:
 	return credits >= 0 and JSON.stringify(request) == body
 
 
-## Keeps the daemon's quote of that request and shows its price on the Animate button.
+## Keeps the daemon's quote of that request and shows what Animate spends on its button:
+## the price, or "free" when an earlier job of exactly this request answers it.
 func take(quoted: Dictionary, request: Dictionary, frames_note: String) -> void:
 	credits = int(quoted.get("credits", 0))
+	spends = int(quoted.get("spends", credits))
 	id = String(quoted.get("quote_id", ""))
 	body = JSON.stringify(request)
 	conflicts = quoted.get("conflicts", [])
@@ -65,13 +78,39 @@ func take(quoted: Dictionary, request: Dictionary, frames_note: String) -> void:
 	var free: Variant = quoted.get("name_suggestion")
 	suggestion = "" if free == null else String(free)
 	_animate_button.disabled = false
-	_animate_button.text = "Animate (%d credits)" % credits
+	var earlier: Variant = quoted.get("earlier")
+	if typeof(earlier) == TYPE_DICTIONARY and spends != credits:
+		var why := String(earlier.get("why", ""))
+		_animate_button.text = "Animate (free: %s)" % FREE_BECAUSE.get(why, "nothing spent")
+		say.call("%s%s.%s" % [earlier_note(earlier, credits), money_note(quoted),
+			"" if frames_note == "" else "\n" + frames_note])
+		return
+	_animate_button.text = "Animate (%d credits)" % spends
 	var replaced := replaces_note(quoted.get("replaces", []))
 	say.call("This will cost %d credits%s. Press Animate to go ahead.%s%s"
-		% [credits, money_note(quoted), "" if frames_note == "" else "\n" + frames_note,
+		% [spends, money_note(quoted), "" if frames_note == "" else "\n" + frames_note,
 			"" if replaced == "" else "\n" + replaced])
 	if not conflicts.is_empty():
 		ask_replace()
+
+
+## Which earlier job answers Animate, free, and what a new one costs: "Nothing is spent:
+## job abc12345 already made exactly this ... Generations > Generate again makes a new one
+## at 9 credits."
+static func earlier_note(earlier: Dictionary, price: int) -> String:
+	var job := String(earlier.get("id", "")).left(8)
+	var what := "Press Animate to show it"
+	match String(earlier.get("why", "")):
+		"made":
+			what = ("already made exactly this, and its files are still in place. "
+				+ "Press Animate to show it")
+		"under_way":
+			what = "is making exactly this now. Press Animate to follow it"
+		"paid_not_installed":
+			what = ("was paid for, but its files did not all go in. "
+				+ "Press Animate to install them, free")
+	return ("Nothing is spent: job %s %s.\nGenerations > Generate again makes a new one at "
+		+ "%d credits") % [job, what, price]
 
 
 ## The balance and the budgets beside the price: "(balance 960, budget 50 a job)".
