@@ -15,6 +15,10 @@ namespace Companion.Animate
     {
         /// <summary>The price, or -1 when there is no quote for what is shown.</summary>
         public int credits = -1;
+        /// <summary>What pressing Animate spends now: credits, or 0 when an earlier job of
+        /// exactly this request answers it (then free says why).</summary>
+        public int spends = -1;
+        public string free = "";
         public string id = "";
         public string body = "";
         // The user agreed, for this quote, that their changed files are moved aside.
@@ -29,6 +33,8 @@ namespace Companion.Animate
         public void Drop()
         {
             credits = -1;
+            spends = -1;
+            free = "";
             id = "";
             body = "";
             replaceAgreed = false;
@@ -62,9 +68,14 @@ namespace Companion.Animate
             }
             replaceAgreed = quoted.conflicts.Length > 0;
             credits = quoted.credits;
+            var earlier = quoted.earlier != null && quoted.earlier.id != "" ? quoted.earlier : null;
+            spends = quoted.spends >= 0 ? quoted.spends : credits;
+            free = earlier != null && spends != credits ? FreeBecause(earlier.why) : "";
             id = quoted.quote_id ?? "";
             body = request.ToString();
-            var message = $"This will cost {credits} credits. Press Animate to go ahead.";
+            var message = free != ""
+                ? EarlierNote(earlier, credits)
+                : $"This will cost {spends} credits. Press Animate to go ahead.";
             if (quoted.balance >= 0)
                 message += $"\nBalance {quoted.balance} credits";
             if (quoted.budget.per_job >= 0)
@@ -81,6 +92,37 @@ namespace Companion.Animate
             if (cutNote != "")
                 message += "\n" + cutNote;
             return message;
+        }
+
+        /// <summary>The Animate button's label: its spend, "free: already made" when an
+        /// earlier job answers it, or the price.</summary>
+        public string ButtonLabel() =>
+            credits < 0 ? "Animate" : free != "" ? $"Animate (free: {free})" : $"Animate ({spends} credits)";
+
+        /// <summary>Why Animate spends nothing (the daemon's earlier.why), for the button.</summary>
+        public static string FreeBecause(string why) =>
+            why == "made" ? "already made"
+            : why == "under_way" ? "under way"
+            : why == "paid_not_installed" ? "install what was paid for"
+            : "nothing spent";
+
+        /// <summary>
+        /// Which earlier job answers Animate, free, and what a new one costs: "Nothing is
+        /// spent: job abc12345 already made exactly this ... Generations > Generate again
+        /// makes a new one at 9 credits."
+        /// </summary>
+        public static string EarlierNote(EarlierJob earlier, int price)
+        {
+            var job = earlier.id.Length > 8 ? earlier.id.Substring(0, 8) : earlier.id;
+            var what = earlier.why == "made"
+                ? "already made exactly this, and its files are still in place. Press Animate to show it"
+                : earlier.why == "under_way"
+                ? "is making exactly this now. Press Animate to follow it"
+                : earlier.why == "paid_not_installed"
+                ? "was paid for, but its files did not all go in. Press Animate to install them, free"
+                : "answers exactly this. Press Animate to show it";
+            return $"Nothing is spent: job {job} {what}.\nGenerations > Generate again makes a new one " +
+                $"at {price} credits.";
         }
 
         /// <summary>

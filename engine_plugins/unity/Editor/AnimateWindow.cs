@@ -99,7 +99,7 @@ namespace Companion.Animate
                 if (GUILayout.Button("Quote"))
                     Run(Quote);
                 using (new EditorGUI.DisabledScope(quote.credits < 0 || jobId != ""))
-                    if (GUILayout.Button(quote.credits < 0 ? "Animate" : $"Animate ({quote.credits} credits)"))
+                    if (GUILayout.Button(quote.ButtonLabel()))
                         Run(Animate);
             }
             using (new EditorGUILayout.HorizontalScope())

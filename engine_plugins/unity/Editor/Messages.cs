@@ -94,12 +94,29 @@ namespace Companion.Animate
     public sealed class QuoteReply
     {
         public int credits;
+        // What Animate with this request spends now: credits, or 0 when earlier answers it
+        // (-1: a daemon that does not say; then it is credits).
+        public int spends = -1;
+        public EarlierJob earlier = new EarlierJob();
         public string quote_id = "";
         public int balance = -1; // -1: the service did not say (see Json.Unset)
         public BudgetReply budget = new BudgetReply();
         public KeptFile[] conflicts = new KeptFile[0];
         public ReplacedFile[] replaces = new ReplacedFile[0];
         public string name_suggestion = "";
+    }
+
+    /// <summary>
+    /// The earlier job of exactly the quoted request that Animate answers instead of paying
+    /// again (id "" when none): why is "made" (its files in place), "under_way" or
+    /// "paid_not_installed" (installed again, free).
+    /// </summary>
+    [Serializable]
+    public sealed class EarlierJob
+    {
+        public string id = "";
+        public string state = "";
+        public string why = "";
     }
 
     /// <summary>
