@@ -157,18 +157,13 @@ class EarlierOut(Reply):
 
 
 class QuoteOut(Reply):
-    credits: int = Field(
-        description='the service\'s price of this request: what it costs made anew ("again": true)'
-    )
-    spends: int = Field(
-        description="what animate with this body spends now: credits, or 0 when earlier "
-        'answers it instead (unless the body says "again": true)'
-    )
+    credits: int = Field(description='the price: what it costs made anew ("again": true)')
+    spends: int = Field(description="what animate with this body spends now: credits, or 0")
     earlier: EarlierOut | None = Field(
         default=None,
         description="the earlier job of exactly this request (the picture's bytes, every "
-        "setting, the name and the target) that animate answers instead of paying again; "
-        'null when there is none, or the body says "again": true',
+        "setting, the name and the target) that animate answers instead of paying again, "
+        'spending 0; null when there is none, or the body says "again": true',
     )
     quote_id: str = Field(
         description="a digest of exactly the request priced (its settings and the image's "
@@ -198,9 +193,7 @@ class QuoteOut(Reply):
     balance: int | None = Field(
         default=None, description="credits available now (null: the service did not say)"
     )
-    budget: BudgetOut | None = Field(
-        default=None, description="the budget the press is held to, by what it spends"
-    )
+    budget: BudgetOut | None = None  # held to by what it spends
 
 
 class OutputOut(Reply):
