@@ -164,12 +164,17 @@ def _write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-def _clashes(engine: Engine, src: Path, dest: Path, rel: str) -> list[str]:
-    """The files (relative to the project) an install of src into dest would have to
-    overwrite though the user changed them (or made them where ours go): each stops it."""
-    theirs_before = _record(dest)
-    ours = _tree(src)
-    present = _tree(dest) if dest.is_dir() else {}
+def _clashes(
+    engine: Engine,
+    dest: Path,
+    rel: str,
+    theirs_before: dict[str, str],
+    ours: dict[str, Path],
+    present: dict[str, Path],
+) -> list[str]:
+    """The files (relative to the project) an install of ours into dest would have to
+    overwrite though the user changed them (or made them where ours go): each stops it.
+    theirs_before: dest's record; ours and present: the shipped and installed trees."""
     ours_by_name = version_of(engine, dest) is not None and not theirs_before
     clashes = []
     for name, path in present.items():
@@ -190,7 +195,7 @@ def _copy(engine: Engine, src: Path, dest: Path, rel: str, change: Change) -> No
     theirs_before = _record(dest)
     ours = _tree(src)
     present = _tree(dest) if dest.is_dir() else {}
-    clashes = _clashes(engine, src, dest, rel)
+    clashes = _clashes(engine, dest, rel, theirs_before, ours, present)
     if clashes:
         raise PluginError(
             "these files were changed after companion installed them (or are not its): "
@@ -384,7 +389,14 @@ def status(engine: Engine, project: Path) -> dict[str, Any]:
         "current": installed is not None and installed == shipped and not changed,
         "changed_files": changed,
         # Those an install would stop at (it never overwrites them): to be moved away first
-        "blocking_files": _clashes(engine, source(engine), dest, dest.relative_to(root).as_posix()),
+        "blocking_files": _clashes(
+            engine,
+            dest,
+            dest.relative_to(root).as_posix(),
+            recorded,
+            _tree(source(engine)),
+            _tree(dest) if dest.is_dir() else {},
+        ),
     }
     if engine == "godot":
         text = (root / "project.godot").read_text(encoding="utf-8")
