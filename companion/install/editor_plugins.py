@@ -21,15 +21,15 @@ import tempfile
 from dataclasses import dataclass, field
 from importlib.resources import as_file, files
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from companion.install.errors import InstallFamilyError
+from companion.install.godot_plugin_cfg import GODOT_CFG, enabled_plugins, set_enabled
 from companion.install.project import missing_marker
 
 Engine = Literal["godot", "unity"]
 ENGINES: tuple[Engine, ...] = ("godot", "unity")
 RECORD = ".companion-install.json"
-GODOT_CFG = "res://addons/companion/plugin.cfg"
 UNITY_NAME = "dev.companion.animate"
 
 
@@ -164,17 +164,22 @@ def _write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-def _clashes(
-    engine: Engine,
-    dest: Path,
-    rel: str,
-    theirs_before: dict[str, str],
-    ours: dict[str, Path],
-    present: dict[str, Path],
-) -> list[str]:
-    """The files (relative to the project) an install of ours into dest would have to
-    overwrite though the user changed them (or made them where ours go): each stops it.
-    theirs_before: dest's record; ours and present: the shipped and installed trees."""
+class _Trees(NamedTuple):
+    """What an install compares: dest's record, and the shipped and installed files."""
+
+    record: dict[str, str]
+    ours: dict[str, Path]
+    present: dict[str, Path]
+
+    @classmethod
+    def read(cls, src: Path, dest: Path) -> _Trees:
+        return cls(_record(dest), _tree(src), _tree(dest) if dest.is_dir() else {})
+
+
+def _clashes(engine: Engine, dest: Path, rel: str, trees: _Trees) -> list[str]:
+    """The files (relative to the project) an install would have to overwrite though the
+    user changed them (or made them where ours go): each stops it."""
+    theirs_before, ours, present = trees
     ours_by_name = version_of(engine, dest) is not None and not theirs_before
     clashes = []
     for name, path in present.items():
@@ -192,10 +197,9 @@ def _copy(engine: Engine, src: Path, dest: Path, rel: str, change: Change) -> No
     """Make dest the plugin in src: files the record says are ours are updated or removed;
     a file the user changed (or made, where ours would go) stops the install before any
     file is written."""
-    theirs_before = _record(dest)
-    ours = _tree(src)
-    present = _tree(dest) if dest.is_dir() else {}
-    clashes = _clashes(engine, dest, rel, theirs_before, ours, present)
+    trees = _Trees.read(src, dest)
+    theirs_before, ours, present = trees
+    clashes = _clashes(engine, dest, rel, trees)
     if clashes:
         raise PluginError(
             "these files were changed after companion installed them (or are not its): "
@@ -248,48 +252,6 @@ def _remove(dest: Path, rel: str, change: Change) -> None:
 
 
 # --- project.godot ---------------------------------------------------------------------
-
-_SECTION = re.compile(r"^\[([^\]]+)\]\s*$")
-_ENABLED = re.compile(r"^enabled\s*=\s*PackedStringArray\((.*)\)\s*$")
-
-
-def enabled_plugins(text: str) -> list[str]:
-    section = None
-    for line in text.splitlines():
-        if found := _SECTION.match(line):
-            section = found.group(1)
-        elif section == "editor_plugins" and (found := _ENABLED.match(line)):
-            return re.findall(r'"((?:[^"\\]|\\.)*)"', found.group(1))
-    return []
-
-
-def set_enabled(text: str, enable: bool) -> str:
-    """project.godot with our plugin enabled or not; only the `enabled=` line of
-    `[editor_plugins]` changes (or that section is added at the end)."""
-    lines = text.splitlines(keepends=True)
-    section = None
-    for index, line in enumerate(lines):
-        if found := _SECTION.match(line):
-            section = found.group(1)
-            continue
-        if section == "editor_plugins" and (found := _ENABLED.match(line.rstrip("\r\n"))):
-            names = re.findall(r'"((?:[^"\\]|\\.)*)"', found.group(1))
-            wanted = [n for n in names if n != GODOT_CFG] + ([GODOT_CFG] if enable else [])
-            if wanted == names or (enable and GODOT_CFG in names):
-                return text
-            ending = line[len(line.rstrip("\r\n")) :] or "\n"
-            quoted = ", ".join(f'"{n}"' for n in wanted)
-            lines[index] = f"enabled=PackedStringArray({quoted}){ending}" if wanted else ""
-            return "".join(lines)
-    if not enable:
-        return text
-    body = f'enabled=PackedStringArray("{GODOT_CFG}")\n'
-    for index, line in enumerate(lines):
-        if _SECTION.match(line) and line.strip() == "[editor_plugins]":
-            lines.insert(index + 1, "\n" + body)
-            return "".join(lines)
-    tail = "" if text.endswith("\n") or not text else "\n"
-    return f"{text}{tail}\n[editor_plugins]\n\n{body}"
 
 
 def _godot_settings(root: Path, enable: bool, change: Change) -> None:
@@ -380,6 +342,7 @@ def status(engine: Engine, project: Path) -> dict[str, Any]:
         for name, digest in recorded.items()
         if not (dest / name).is_file() or _digest(dest / name) != digest
     )
+    rel = dest.relative_to(root).as_posix()
     found: dict[str, Any] = {
         "engine": engine,
         "project": str(root),
@@ -389,14 +352,7 @@ def status(engine: Engine, project: Path) -> dict[str, Any]:
         "current": installed is not None and installed == shipped and not changed,
         "changed_files": changed,
         # Those an install would stop at (it never overwrites them): to be moved away first
-        "blocking_files": _clashes(
-            engine,
-            dest,
-            dest.relative_to(root).as_posix(),
-            recorded,
-            _tree(source(engine)),
-            _tree(dest) if dest.is_dir() else {},
-        ),
+        "blocking_files": _clashes(engine, dest, rel, _Trees.read(source(engine), dest)),
     }
     if engine == "godot":
         text = (root / "project.godot").read_text(encoding="utf-8")
