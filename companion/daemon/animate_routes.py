@@ -20,7 +20,7 @@ from companion.daemon.middleware import Bad, away, read_body
 from companion.daemon.quotes import quote_id
 from companion.daemon.schema import AnimateIn, EarlierOut, QuoteOut, Why
 from companion.daemon.security import error
-from companion.install import Placement, default_target, foreseen, planned_writes, sha256_of
+from companion.install import Placement, default_target, foreseen, planned_writes
 from companion.jobs import (
     ImageReadError,
     JobRequest,
@@ -169,11 +169,12 @@ class AnimateRoutes:
     async def _priced(self, body: AnimateIn) -> tuple[JobRequest, str, Path, str, str]:
         """The job request, the quote id of exactly this body, and the picture's SHA-256
         (read once: the quote id and the made-once check both need it)."""
-        job_request, name, target = await self._request(body)
-        image_sha256 = await asyncio.to_thread(sha256_of, Path(job_request.image))
+        job_request, name, target, image_sha256 = await self._request(body)
         return job_request, name, target, quote_id(body, image_sha256), image_sha256
 
-    async def _request(self, body: AnimateIn) -> tuple[JobRequest, str, Path]:
+    async def _request(self, body: AnimateIn) -> tuple[JobRequest, str, Path, str]:
+        """The job request, its name and target, and the picture's SHA-256 (from the one
+        read that also checked it decodes)."""
         project = registry.find(self.daemon.store, body.project_root)
         if project is None:
             raise Bad(
@@ -182,14 +183,16 @@ class AnimateRoutes:
         root = Path(project["root"])
         if body.image_path is not None:
             try:  # read and decoded whole: off the event loop
-                image = await asyncio.to_thread(
+                image, image_sha256 = await asyncio.to_thread(
                     quote_context.picture, root, "image_path", body.image_path
                 )
             except quote_context.BadInput as exc:
                 raise Bad(400, "INVALID", str(exc)) from exc
         else:
             # Base64 decoding, hashing and writing up to 16 MiB: off the event loop
-            image = await asyncio.to_thread(self._store_inline, body.image_base64 or "")
+            image, image_sha256 = await asyncio.to_thread(
+                self._store_inline, body.image_base64 or ""
+            )
         engine = str(project.get("engine", "other"))
         target = registry.inside(
             root, body.target_folder or project.get("target") or default_target(engine)
@@ -228,9 +231,9 @@ class AnimateRoutes:
             negative_prompt=body.negative_prompt,
             placement=Placement(engine, root, target),
         )
-        return request, name, target
+        return request, name, target, image_sha256
 
-    def _store_inline(self, text: str) -> Path:
+    def _store_inline(self, text: str) -> tuple[Path, str]:
         try:
             data = base64.b64decode(text, validate=True)
         except (binascii.Error, ValueError) as exc:
@@ -244,9 +247,10 @@ class AnimateRoutes:
             raise Bad(400, "INVALID", f"{exc} (nothing was spent)") from exc
         folder = self.daemon.home / "inbox"
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{hashlib.sha256(data).hexdigest()[:32]}.img"
+        digest = hashlib.sha256(data).hexdigest()
+        path = folder / f"{digest[:32]}.img"
         path.write_bytes(data)
-        return path
+        return path, digest
 
     def _foresee(
         self, job_request: JobRequest, name: str, target: Path

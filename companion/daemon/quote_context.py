@@ -6,7 +6,9 @@ project before anything is priced."""
 from __future__ import annotations
 
 import asyncio
-import functools
+import hashlib
+import threading
+from collections import OrderedDict
 from pathlib import Path
 
 from companion.api.errors import CompanionApiError
@@ -50,31 +52,41 @@ class BadInput(DaemonError, ValueError):
     """A named field of the request is wrong; the message starts with its name."""
 
 
-def picture(root: Path, field: str, relative: str) -> Path:
-    """The file a field names: inside the project and a picture the service takes, decoded
-    whole (project.godot, an empty .png or one cut short is refused here, not by the
-    service or a failed job). Blocking: run it off the event loop."""
+def picture(root: Path, field: str, relative: str) -> tuple[Path, str]:
+    """The file a field names, and its SHA-256: inside the project and a picture the
+    service takes, decoded whole (project.godot, an empty .png or one cut short is refused
+    here, not by the service or a failed job). Read once: the digest prices it and finds
+    an earlier job of it. Blocking: run it off the event loop."""
     path = registry.inside(root, relative)
     if path is None:
         raise BadInput(f"{field}: must be a file inside the project; {relative} is outside it")
     if not path.is_file():
         what = "is a folder" if path.is_dir() else "does not exist"
         raise BadInput(f"{field}: {relative} {what} in the project; give a picture's path")
-    info = path.stat()
-    if info.st_size > MAX_IMAGE_BYTES:
+    size = path.stat().st_size
+    if size > MAX_IMAGE_BYTES:
         raise BadInput(
-            f"{field}: {relative} is {info.st_size} bytes; the service takes at most "
+            f"{field}: {relative} is {size} bytes; the service takes at most "
             f"{MAX_IMAGE_BYTES}: save it smaller (nothing was spent)"
         )
-    _decodes(path, info.st_size, info.st_mtime_ns, field, relative)
-    return path
-
-
-@functools.lru_cache(maxsize=64)
-def _decodes(path: Path, size: int, mtime_ns: int, field: str, relative: str) -> None:
-    """Decode a picture once per version of the file (size and mtime say which): quoting
-    the same picture again, then animating it, decodes it once. Only a pass is kept."""
     data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    _decodes(data, digest, field, relative)
+    return path, digest
+
+
+# Digests of pictures that decoded whole, newest last: quoting a picture, then animating
+# it, decodes it once. Keyed by content, so a file changed in place is decoded again.
+_DECODED: OrderedDict[str, None] = OrderedDict()
+_DECODED_KEPT = 64
+_DECODED_LOCK = threading.Lock()
+
+
+def _decodes(data: bytes, digest: str, field: str, relative: str) -> None:
+    with _DECODED_LOCK:
+        if digest in _DECODED:
+            _DECODED.move_to_end(digest)
+            return
     mime = sniff_image_type(data)
     if mime is None:
         what = "is empty" if not data else "is not a PNG, JPEG or WebP image"
@@ -86,13 +98,17 @@ def _decodes(path: Path, size: int, mtime_ns: int, field: str, relative: str) ->
         decode_whole(data, mime, relative)
     except ImageReadError as exc:
         raise BadInput(f"{field}: {exc} (nothing was spent)") from exc
+    with _DECODED_LOCK:  # only a pass is kept
+        _DECODED[digest] = None
+        while len(_DECODED) > _DECODED_KEPT:
+            _DECODED.popitem(last=False)
 
 
 def extra_images(root: Path, body: AnimateIn) -> tuple[Path | None, list[Path]]:
     """The last frame and the references the request names, each a picture in the project."""
 
     def one(field: str, relative: str) -> Path:
-        return picture(root, field, relative)
+        return picture(root, field, relative)[0]
 
     last = one("last_frame_path", body.last_frame_path) if body.last_frame_path else None
     references = [one(f"reference_paths[{n}]", p) for n, p in enumerate(body.reference_paths)]
