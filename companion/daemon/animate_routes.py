@@ -150,7 +150,7 @@ class AnimateRoutes:
                 made_before, daemon.store, job_request, name, target, image_sha256
             )
             if earlier is not None and not body.again:
-                if earlier.state in (State.FAILED, State.CANCELLED):
+                if _why(earlier.state) == "paid_not_installed":
                     # Paid for, its outputs never went in: installed now, not paid again.
                     earlier = daemon.engine.retry(earlier.id)
                     daemon.enqueue(earlier)
