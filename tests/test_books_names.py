@@ -20,6 +20,7 @@ from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
 from tests.drop_helpers import DEFAULTS, png_bytes
 from tests.http_helpers import Api
+from tests.paid_helpers import creates
 from tests.test_daemon import call
 
 
@@ -38,11 +39,6 @@ def test_a_name_is_free_only_when_none_of_its_files_exist(tmp_path: Path) -> Non
     (tmp_path / "hero_2_godot.zip").write_bytes(b"a file of the name hero_2")
     free = free_name("hero", {"Hero"}, tmp_path, lambda n: [tmp_path / f"{n}_godot.zip"])
     assert free == "hero_3"
-
-
-def _posts(sandbox: SandboxThread) -> list[str]:
-    entries = sandbox.call(lambda: list(sandbox.service.journal.entries))
-    return [e.path for e in entries if e.method == "POST" and e.path.endswith("/animations")]
 
 
 def test_the_api_offers_the_free_name_before_anything_is_paid(
@@ -65,7 +61,7 @@ def test_the_api_offers_the_free_name_before_anything_is_paid(
         assert refused.status == 409 and refused.error["code"] == "CONFLICT"
         assert refused.error["name_suggestion"] == "hero_2"
         assert "another name ('hero_2' is free" in refused.error["message"]
-        assert _posts(sandbox) == []  # nothing sent to be paid for
+        assert creates(sandbox) == []  # nothing sent to be paid for
         clear = call(running, "POST", "/api/v1/quote", {**body, "name": "hero_2"})
         assert clear.json["conflicts"] == [] and clear.json["name_suggestion"] is None
         taken = call(running, "POST", "/api/v1/animate", {**body, "name": "hero_2"})

@@ -16,6 +16,7 @@ from companion.jobs.staging import STAGING
 from companion.media.demo_art import draw_character
 from companion.sandbox import SandboxThread
 from tests.cli_helpers import companion
+from tests.paid_helpers import creates
 
 pytestmark = pytest.mark.slow
 
@@ -60,12 +61,7 @@ def test_an_unwritable_target_fails_its_job_and_the_others_run(
     assert retried.returncode == 0, retried.stderr
     assert retried.stdout.split() == [lost.stdout.strip(), "done"]
     assert (tmp_path / "project" / "anim" / "hero.gif").is_file()
-    assert len(_creates(sandbox)) == 2  # one for each job, none for the retry
-
-
-def _creates(sandbox: SandboxThread) -> list[str]:
-    entries = sandbox.call(lambda: list(sandbox.service.journal.entries))
-    return [e.path for e in entries if e.method == "POST" and e.path.endswith("/animations")]
+    assert len(creates(sandbox)) == 2  # one for each job, none for the retry
 
 
 def test_a_job_caught_downloading_can_be_cancelled(make_sandbox, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -99,7 +95,7 @@ def test_a_job_caught_downloading_can_be_cancelled(make_sandbox, tmp_path: Path)
     assert retried.returncode == 0, retried.stderr
     assert states(base, home) == {job: "done"}
     assert (target / "hero.gif").is_file()
-    assert len(_creates(sandbox)) == 1
+    assert len(creates(sandbox)) == 1
 
 
 def test_the_same_command_again_installs_a_paid_job_whose_outputs_did_not_go_in(
@@ -124,8 +120,8 @@ def test_the_same_command_again_installs_a_paid_job_whose_outputs_did_not_go_in(
     assert "nothing spent by this run" in again.stderr
     assert states(base, home) == {job: "done"}
     assert (out / "hero.gif").is_file()
-    assert len(_creates(sandbox)) == 1
+    assert len(creates(sandbox)) == 1
     # Done now, with its outputs in place: a third run only reports them.
     third = companion(base, home, *animate)
     assert third.returncode == 0 and "already made" in third.stderr
-    assert len(_creates(sandbox)) == 1
+    assert len(creates(sandbox)) == 1

@@ -17,11 +17,12 @@ from companion.sandbox import SandboxThread
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
 from tests.drop_helpers import DEFAULTS, EXPORT
+from tests.paid_helpers import creates
 from tests.real_godot import Godot, real_godot  # noqa: F401  (the fixture)
 from tests.test_daemon import call
+from tests.test_daemon_generations import wait_final
 from tests.test_godot_real import game
 from tests.test_godot_studio import editor, finished
-from tests.test_paid_reinstall import _creates, _ended
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
@@ -50,16 +51,16 @@ def test_install_free_from_the_generations_tab(
         body["export"] = {**EXPORT, "output_formats": formats}
         done = call(daemon, "POST", "/api/v1/animate", body)
         assert done.status == 202, done.body
-        assert _ended(daemon, done.json["id"])["state"] == "done"
+        assert wait_final(daemon, done.json["id"])["state"] == "done"
         body.update(name="walk", target_folder="anim", prompt="walk cycle")
         made = call(daemon, "POST", "/api/v1/animate", body)
         assert made.status == 202, made.body
         job_id = made.json["id"]
         (project / "anim").write_text("a file where the folder goes")  # while it runs
-        failed = _ended(daemon, job_id)
+        failed = wait_final(daemon, job_id)
         assert failed["state"] == "failed" and "without paying again" in failed["error"]
-        creates = _creates(sandbox)
-        assert len(creates) == 2
+        made_before = creates(sandbox)
+        assert len(made_before) == 2
         before = _listed(daemon, project)
         assert before[job_id]["installable"] is True, before[job_id]
         assert before[done.json["id"]]["installable"] is False
@@ -77,7 +78,7 @@ def test_install_free_from_the_generations_tab(
         after = _listed(daemon, project)
         ended = call(daemon, "GET", f"/api/v1/jobs/{job_id}").json
         refused = call(daemon, "POST", f"/api/v1/jobs/{job_id}/retry")
-        creates_after = _creates(sandbox)
+        creates_after = creates(sandbox)
     finally:
         daemon.stop()
 
@@ -130,5 +131,5 @@ def test_install_free_from_the_generations_tab(
     assert all(o["installed_path"] for o in after[job_id]["outputs"]), after[job_id]
     assert refused.status == 409 and refused.error["code"] == "NOT_RETRYABLE", refused.body
     # Made and charged once: neither press reached the service to create it again.
-    assert creates_after == creates
+    assert creates_after == made_before
     assert after[job_id]["cost_credits"] == before[job_id]["cost_credits"] > 0

@@ -12,7 +12,7 @@ from typing import Any
 from companion.sandbox import SandboxThread
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
-from tests.drop_helpers import DEFAULTS, png_bytes
+from tests.paid_helpers import registered_body
 from tests.test_daemon import call
 
 
@@ -32,12 +32,7 @@ def test_the_quote_names_the_earlier_jobs_files_it_replaces(
     sandbox = make_sandbox(task_seconds=0.2)
     running = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
     try:
-        project = tmp_path / "game"
-        project.mkdir()
-        (project / "hero.png").write_bytes(png_bytes(5))
-        assert call(running, "POST", "/api/v1/projects", {"root": str(project)}).status == 201
-        body: dict[str, Any] = {"project_root": str(project), "image_path": "hero.png"}
-        body.update(DEFAULTS, name="hero")
+        body = registered_body(running, tmp_path, 5)
         first = call(running, "POST", "/api/v1/quote", body)
         assert first.status == 200, first.body
         assert first.json["replaces"] == [] and first.json["conflicts"] == []

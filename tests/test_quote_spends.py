@@ -6,41 +6,15 @@ loopback: the money shown is the money spent."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from companion.sandbox import SandboxThread
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
-from tests.drop_helpers import DEFAULTS, png_bytes
+from tests.paid_helpers import creates, registered_body
 from tests.test_daemon import call
-
-
-def _creates(sandbox: SandboxThread) -> int:
-    entries = sandbox.call(lambda: list(sandbox.service.journal.entries))
-    return len([e for e in entries if e.method == "POST" and e.path.endswith("/animations")])
-
-
-def _ended(running: DaemonThread, job_id: str) -> dict[str, Any]:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        job: dict[str, Any] = call(running, "GET", f"/api/v1/jobs/{job_id}").json
-        if job["state"] in ("done", "failed", "cancelled"):
-            return job
-        time.sleep(0.05)
-    raise AssertionError(f"job {job_id} did not end")
-
-
-def _project(running: DaemonThread, tmp_path: Path, seed: int) -> dict[str, Any]:
-    project = tmp_path / "game"
-    project.mkdir()
-    (project / "hero.png").write_bytes(png_bytes(seed))
-    assert call(running, "POST", "/api/v1/projects", {"root": str(project)}).status == 201
-    body: dict[str, Any] = {"project_root": str(project), "image_path": "hero.png"}
-    body.update(DEFAULTS, name="hero", target_folder="anim")
-    return body
+from tests.test_daemon_generations import wait_final
 
 
 def test_the_quote_of_what_was_made_spends_nothing(
@@ -49,7 +23,7 @@ def test_the_quote_of_what_was_made_spends_nothing(
     sandbox = make_sandbox(task_seconds=1.0, journal=True)
     running = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
     try:
-        body = _project(running, tmp_path, 6)
+        body = registered_body(running, tmp_path, 6, target_folder="anim")
         first = call(running, "POST", "/api/v1/quote", body).json
         assert first["spends"] == first["credits"] > 0 and first["earlier"] is None
         job_id = call(running, "POST", "/api/v1/animate", body).json["id"]
@@ -58,7 +32,7 @@ def test_the_quote_of_what_was_made_spends_nothing(
         assert running_quote["spends"] == 0, running_quote
         assert running_quote["earlier"]["id"] == job_id
         assert running_quote["earlier"]["why"] == "under_way"
-        assert _ended(running, job_id)["state"] == "done"
+        assert wait_final(running, job_id)["state"] == "done"
 
         quote = call(running, "POST", "/api/v1/quote", body)
         assert quote.status == 200, quote.body
@@ -71,7 +45,7 @@ def test_the_quote_of_what_was_made_spends_nothing(
             running, "POST", "/api/v1/animate", {**body, "quote_id": quote.json["quote_id"]}
         )
         assert pressed.status == 200 and pressed.json["id"] == job_id
-        assert _creates(sandbox) == 1  # the quote said 0, and 0 was spent
+        assert len(creates(sandbox)) == 1  # the quote said 0, and 0 was spent
 
         anew = call(running, "POST", "/api/v1/quote", {**body, "again": True}).json
         assert anew["spends"] == anew["credits"] == first["credits"]
@@ -96,11 +70,11 @@ def test_the_quote_of_what_was_paid_and_not_installed_spends_nothing(
     sandbox = make_sandbox(task_seconds=1.0, journal=True)
     running = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
     try:
-        body = _project(running, tmp_path, 7)
+        body = registered_body(running, tmp_path, 7, target_folder="anim")
         job_id = call(running, "POST", "/api/v1/animate", body).json["id"]
         project = Path(body["project_root"])
         (project / "anim").write_text("a file where the folder goes")  # while it runs
-        assert _ended(running, job_id)["state"] == "failed"
+        assert wait_final(running, job_id)["state"] == "failed"
         (project / "anim").unlink()
 
         quote = call(running, "POST", "/api/v1/quote", body)
@@ -114,7 +88,7 @@ def test_the_quote_of_what_was_paid_and_not_installed_spends_nothing(
         assert quote.json["replaces"] == []
         pressed = call(running, "POST", "/api/v1/animate", body)
         assert pressed.status == 202 and pressed.json["id"] == job_id
-        assert _ended(running, job_id)["state"] == "done"
-        assert _creates(sandbox) == 1
+        assert wait_final(running, job_id)["state"] == "done"
+        assert len(creates(sandbox)) == 1
     finally:
         running.stop()
