@@ -327,5 +327,6 @@ def test_reanimating_keeps_the_users_spriteframes_edits(
     )  # fmt: skip
     assert result.is_file(), ran.stdout[-2000:] + ran.stderr[-2000:]
     found = json.loads(result.read_text())
-    assert found["default"] == {"count": 6, "speed": 3.0, "loop": False, "textures": True}
+    assert "default" not in found
+    assert found["hero"] == {"count": 6, "speed": 3.0, "loop": False, "textures": True}
     assert found["wave"] == {"count": 1, "speed": 7.0, "loop": True, "textures": True}

@@ -232,7 +232,7 @@ def test_godot_pack_sprite_frames(exported: ExportResult) -> None:
         for f in doc["frames"].values()
     ]
     resource = tres.split("[resource]")[1]
-    for key in ('"frames"', '"loop": true', '"name": &"default"', '"speed": 6.0'):
+    for key in ('"frames"', '"loop": true', '"name": &"hero"', '"speed": 6.0'):
         assert key in resource
     assert resource.count('"duration": 1.0') == COUNT
     used = re.findall(r'SubResource\("([^"]+)"\)', resource)

@@ -176,3 +176,26 @@ def test_edits_survive_every_reanimation_not_only_the_first() -> None:
     animations = twice.split("metadata/")[0]
     assert '"name": &"wave"' in animations and '"loop": false' in animations
     assert '"speed": 12.0' in animations and '"speed": 6.0' not in animations
+
+
+def test_a_file_of_the_release_that_named_it_default_takes_the_new_name() -> None:
+    """Every generated animation was named "default"; now it is named after what it is.
+    A file of that release the user extended: the old "default" was the companion's, so
+    the new animation takes its place (with the loop the user set on it), their own
+    animation stays, and no "default" is left behind beside the new one."""
+    theirs = (
+        _generated(8.0)
+        .replace('"loop": true', '"loop": false')
+        .replace("}]\n", '}, {\n"frames": [],\n"loop": true,\n"name": &"wave",\n"speed": 3.0\n}]\n')
+    )
+    named = _generated(6.0).replace('&"default"', '&"hero"')
+    merged = merge(theirs, named).split("metadata/")[0]
+    assert '&"default"' not in merged
+    assert merged.count('"name": &"hero"') == 1 and '"name": &"wave"' in merged
+    hero = merged[merged.index("animations = [") : merged.index('&"hero"')]
+    assert '"loop": false' in hero  # the loop the user set on the old one
+    # A user's own animation that happens to share the new name is the one replaced, and
+    # the old "default" is then theirs: kept.
+    both = theirs.replace('&"wave"', '&"hero"')
+    kept = merge(both, named).split("metadata/")[0]
+    assert kept.count('"name": &"hero"') == 1 and '"name": &"default"' in kept

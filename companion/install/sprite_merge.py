@@ -20,6 +20,7 @@ NAME = re.compile(r'"name":\s*&?"([^"]*)"')
 LOOP = re.compile(r'"loop":\s*(true|false)')
 SPEED = re.compile(r'"speed":\s*([-+0-9.eE]+)')
 PREFIX = "kept_"
+EARLIER_NAME = "default"  # every generated animation's name before they were named
 # What the companion generated for its animation, kept in a merged file's metadata (Godot
 # keeps it when the user saves): a loop or speed that differs from it is the user's.
 GENERATED = re.compile(r"^metadata/companion_generated\s*=\s*(\{[^}]*\})", re.M)
@@ -87,7 +88,7 @@ def merge(users: str, generated: str) -> str:
     if len(mine) != 1:
         raise NotMergeable("the generated file holds one animation")
     name_match = NAME.search(mine[0])
-    generated_name = name_match.group(1) if name_match else "default"
+    generated_name = name_match.group(1) if name_match else EARLIER_NAME
     resource = next((b for k, _, b in theirs if k == "resource"), None)
     if resource is None:
         raise NotMergeable("no [resource] section")
@@ -95,9 +96,13 @@ def merge(users: str, generated: str) -> str:
     animation = mine[0]
     made = {"loop": LOOP.search(animation), "speed": SPEED.search(animation)}
     before = GENERATED.search(resource)
-    for item in _animations(resource):
-        found = NAME.search(item)
-        if found and found.group(1) == generated_name:
+    items = _animations(resource)
+    names = [found.group(1) if (found := NAME.search(item)) else None for item in items]
+    # A file from a release that named every animation "default": that one was the
+    # companion's, and the new one (named after what it is) takes its place.
+    replaced = generated_name if generated_name in names else EARLIER_NAME
+    for item, item_name in zip(items, names, strict=True):
+        if item_name == replaced:
             for key, pattern in (("loop", LOOP), ("speed", SPEED)):
                 theirs_now = pattern.search(item)
                 was = pattern.search(before.group(1)) if before else None

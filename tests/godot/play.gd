@@ -17,9 +17,12 @@ func _run() -> void:
 		var found := {"loaded": false}
 		results[path] = found
 		var frames := ResourceLoader.load(path, "SpriteFrames") as SpriteFrames
-		if frames == null or not frames.has_animation("default"):
+		if frames == null or frames.get_animation_names().is_empty():
 			continue
+		# The generated animation comes first, named after what it is (never "default").
+		var played: StringName = frames.get_animation_names()[0]
 		found["loaded"] = true
+		found["name"] = String(played)
 		# What the editor's missing-dependency dialog checks: every dependency exists.
 		var deps := []
 		for dependency in ResourceLoader.get_dependencies(path):
@@ -36,15 +39,15 @@ func _run() -> void:
 				"loop": frames.get_animation_loop(animation),
 				"speed": frames.get_animation_speed(animation),
 			}
-		found["count"] = frames.get_frame_count("default")
-		found["speed"] = frames.get_animation_speed("default")
-		found["loop"] = frames.get_animation_loop("default")
+		found["count"] = frames.get_frame_count(played)
+		found["speed"] = frames.get_animation_speed(played)
+		found["loop"] = frames.get_animation_loop(played)
 		var sizes := []
 		var atlases := {}
 		var missing := 0
 		var clipped := true
 		for i in found["count"]:
-			var texture := frames.get_frame_texture("default", i)
+			var texture := frames.get_frame_texture(played, i)
 			if texture == null or texture.get_width() <= 0:
 				missing += 1
 				continue
@@ -66,7 +69,7 @@ func _run() -> void:
 		var sprite := AnimatedSprite2D.new()
 		sprite.sprite_frames = frames
 		root.add_child(sprite)
-		sprite.play("default")
+		sprite.play(played)
 		sprites[path] = sprite
 		found["shown"] = [sprite.frame]
 	var until := Time.get_ticks_msec() + 1200

@@ -49,7 +49,7 @@ def sprite_frames(animation: Animation, res_dir: str | None = None) -> str:
         "animations = [{",
         f'"frames": [{frames}],',
         '"loop": true,',
-        '"name": &"default",',
+        f'"name": &"{_string(animation.name)}",',  # named after what it is, never default
         f'"speed": {_real(animation.fps)}',
         "}]",
         "",
@@ -72,3 +72,8 @@ def write_godot_pack(animation: Animation, folder: Path, res_dir: str | None = N
     path = folder / f"{animation.name}_godot.zip"
     write_zip(path, members)
     return path
+
+
+def _string(text: str) -> str:
+    """text inside a Godot string literal."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
