@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from companion.api.schema import ExportOptions, VideoOptions
-from companion.jobs.defaults import for_engine
+from companion.jobs.defaults import for_picture
 from companion.media.demo_art import draw_character
 from companion.sandbox import SandboxThread
 from tests.test_daemon import call
@@ -85,15 +85,15 @@ def test_what_the_user_chose_is_kept(tmp_path: Path) -> None:
     draw_character(64).save(clear)
     draw_character(64).convert("RGB").convert("RGBA").save(opaque)  # alpha, all of it 255
     chosen = ExportOptions.model_validate({"output_formats": ["gif"]})
-    export, video = for_engine("godot", clear, chosen, VideoOptions())
+    export, video = for_picture(clear, chosen, VideoOptions(), engine="godot")
     assert [f.value for f in export.formats] == ["gif"] and export.transparent.enabled
     assert video.transparency is not None and video.transparency.mode == "alpha_key"
-    export, video = for_engine("unity", opaque, ExportOptions(), VideoOptions())
+    export, video = for_picture(opaque, ExportOptions(), VideoOptions(), engine="unity")
     assert [f.value for f in export.formats] == ["spritesheet", "spritesheet_json", "unity_pack"]
     assert not export.transparent.enabled and video.transparency is None
     standard = VideoOptions.model_validate({"transparency": {"mode": "standard"}})
-    export, video = for_engine("other", clear, ExportOptions(), standard)
+    export, video = for_picture(clear, ExportOptions(), standard, engine="other")
     assert [f.value for f in export.formats] == ["spritesheet"]
     assert not export.transparent.enabled and video == standard
     named = VideoOptions.model_validate({"model": "sandbox-motion-lite"})
-    assert for_engine("other", clear, ExportOptions(), named)[1] == named
+    assert for_picture(clear, ExportOptions(), named, engine="other")[1] == named

@@ -13,7 +13,7 @@ from PIL import Image
 from companion.api.schema import ExportOptions, Selection
 from companion.install.set_aside import ASIDE
 from companion.install.sprite_merge import carries_edits, merge
-from companion.media import export_video
+from companion.media import export_video, far_key_colour
 from companion.media.demo_art import draw_character
 from companion.media.formats.sheet import Spacing
 from companion.media.from_schema import export_spec
@@ -113,11 +113,15 @@ def test_quote_extras_replace_and_a_pixel_recut(make_sandbox, tmp_path: Path) ->
         assert wait_final(daemon, recut.json["id"])["state"] == "done"
         assert api.get("/credits/balance").json["available"] == balance
         assert len(tasks(api)) == remote
+        # The picture has transparent pixels: its clip was made on the key colour the
+        # companion chose, and the re-cut keys that out again.
+        with Image.open(project / "art" / "hero.png") as picture:
+            key = far_key_colour(picture)
         spec = export_spec(
             ExportOptions.model_validate(export),
             Selection.model_validate(selection),
             name="hero_px",
-            key_color=None,
+            key_color=key,
             pixel_art=True,
             spacing=Spacing(padding=3),
         )

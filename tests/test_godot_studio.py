@@ -109,7 +109,12 @@ def test_the_studio_in_a_real_editor(
     for key in ("last_frame_path", "reference_paths", "export", "prompt", "image_path"):
         assert used["sent"][key] == pickers["sent"][key], key
     keyed = {"mode": "alpha_key", "key_color": "#ff00aa", "key_selection": "manual"}
-    assert seen["used_transparency"] == {"keyed": keyed, "plain": {}}, seen["used_transparency"]
+    # The first job's own: its picture has transparent pixels, so the daemon asked for a
+    # keyed video on a colour far from the picture's hues; using its settings asks again.
+    made_on = settings["video"]["transparency"]
+    assert made_on["mode"] == "alpha_key" and made_on["key_color"], settings
+    assert seen["used_transparency"] == {"keyed": keyed, "plain": made_on}, seen
+    assert settings["export"]["transparent"] == {"enabled": True}, settings
     # The re-cut form, its range picked on the contact sheet, spending nothing.
     opened = seen["recut_opened"]
     assert opened["visible"] and opened["frames"] == 16 and opened["clip_seconds"] > 0, opened
@@ -170,7 +175,8 @@ def test_the_studio_in_a_real_editor(
     assert pixel[0]["settings"]["local_export"] == {"pixel_art": True, "padding": 0}, pixel
     kept = seen["extended_read"]
     assert kept["wave"] == {"count": 2, "loop": True, "speed": 3.0}, kept
-    assert kept["default"] == {"count": 8, "loop": False, "speed": 5.0}, kept
+    assert kept["hero"] == {"count": 8, "loop": False, "speed": 5.0}, kept
+    assert "default" not in kept, kept  # named after what it is
 
     # A changed sheet: the dock asks and offers the free name; taken, the Name box holds
     # it, the quote prices it, and the job lands under it with the user's sheet untouched.

@@ -32,9 +32,8 @@ PROVENANCE = {"origin", "fingerprint", "drop_source", "drop_hash", "drop_note"}
 SIDECAR = """
 prompt: wave
 video: {duration_seconds: 1, resolution: 360p}
-export: {frame_count: 4, output_width: 64, output_height: 64, output_formats: [spritesheet],
-  transparent: false}
-"""  # transparent said outright, as the command line's absent --transparent says it
+export: {frame_count: 4, output_width: 64, output_height: 64, output_formats: [spritesheet]}
+"""  # transparency left open, as the command line without --transparent or --opaque
 CLI_OPTIONS = ["--prompt", "wave", "--seconds", "1", "--resolution", "360p"]
 CLI_OPTIONS += ["--frame-count", "4", "--width", "64", "--height", "64"]
 CLI_OPTIONS += ["--formats", "spritesheet"]
@@ -65,7 +64,6 @@ def _daemon_request(home: Path, base_url: str, project: Path) -> dict[str, Any]:
                     "output_width": 64,
                     "output_height": 64,
                     "output_formats": ["spritesheet"],
-                    "transparent": False,
                 },
             },
         )
@@ -122,6 +120,9 @@ def test_every_way_in_builds_the_same_request(make_sandbox, tmp_path: Path) -> N
 
     assert intent(animate) == intent(jobs_add) == intent(daemon) == intent(inbox_drop)
     assert intent(animate)["install_formats"] == ["spritesheet"]
+    # The picture has transparent pixels: every door asks for a keyed video, keyed out.
+    assert intent(animate)["video"]["transparency"]["mode"] == "alpha_key"
+    assert intent(animate)["export"]["transparent"] == {"enabled": True}
     # The two ways in that know the project install into it alike.
     assert daemon["install"] == inbox_drop["install"] == {"engine": "other", "root": str(project)}
     assert JobRequest.of(daemon).model_copy(update=dict.fromkeys(PROVENANCE)) == JobRequest.of(

@@ -48,11 +48,14 @@ def test_recut_spends_nothing_and_matches_export(make_sandbox, tmp_path: Path) -
     assert recut.returncode == 0, recut.stderr
     assert api.get("/credits/balance").json["available"] == balance  # the books: 0
     assert len(tasks(api)) == remote
-    # The same options through export, on a copy of the same video: the same bytes.
+    # The same options through export, on a copy of the same video: the same bytes. The
+    # picture had transparent pixels, so the clip was made on a key colour the companion
+    # chose, and the re-cut keys it out as export does when told that colour.
+    key = job.request["video"]["transparency"]["key_color"]
     shutil.copyfile(clip, tmp_path / "hero.mp4")
     exported = companion(
         sandbox.base_url, home, "export", str(tmp_path / "hero.mp4"), *recut_args,
-        "--out", str(tmp_path / "exp"),
+        "--transparent", "--key-color", key, "--out", str(tmp_path / "exp"),
     )  # fmt: skip
     assert exported.returncode == 0, exported.stderr
     cut = sorted(p.name for p in (tmp_path / "cut").iterdir())

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from companion.api.client import Client
-from companion.api.schema import ExportOptions, Selection, Task, VideoOptions
+from companion.api.schema import ExportOptions, ModelsResponse, Selection, Task, VideoOptions
 from companion.cli import checks, into_project
 from companion.cli.errors import AwaitingApproval, InputFailure, ServiceRefused, UsageError, say
 from companion.cli.options import FORMAT_NAMES
@@ -29,6 +29,7 @@ from companion.jobs import (
     LocalImage,
     State,
     already_made,
+    has_alpha,
     live_models,
     suggestion,
     to_reinstall,
@@ -98,6 +99,19 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
     )
 
 
+def _listing(plan: Plan) -> ModelsResponse | None:
+    """The live listing when a named model decides a default (does it make keyed videos
+    for this transparent picture?); None when nothing hangs on it."""
+    said = plan.video.transparency is not None or "transparent" in plan.export.model_fields_set
+    if plan.video.model is None or said or not has_alpha(plan.image):
+        return None
+
+    async def listing(client: Client, endpoint: Endpoint, settings: Settings) -> ModelsResponse:
+        return await live_models(client, settings.home / "cache", endpoint.label)
+
+    return with_service(listing)
+
+
 def _request(plan: Plan, hashes: list[str], where: Placement | None) -> JobRequest:
     asked = JobRequest.animation(
         image=plan.image,
@@ -109,6 +123,7 @@ def _request(plan: Plan, hashes: list[str], where: Placement | None) -> JobReque
         references=plan.references,
         placement=where,
         origin="cli",
+        models=_listing(plan),
     )
     return asked.with_fingerprint(hashes, plan.name, str(plan.out))
 

@@ -150,6 +150,16 @@ def key_colour(args: argparse.Namespace) -> tuple[int, int, int] | None:
     return colour
 
 
+def _opaque(args: argparse.Namespace) -> bool | None:
+    """False when --opaque was given (an opaque result asked for), else None (not said)."""
+    return False if getattr(args, "opaque", False) else None
+
+
+def _given(**values: object) -> dict[str, object]:
+    """The values given, leaving out those not (None), so the defaults can tell them."""
+    return {k: v for k, v in values.items() if v is not None}
+
+
 def godot_res_dir(value: str | None) -> str | None:
     if value is None:
         return None
@@ -174,9 +184,9 @@ def export_options(args: argparse.Namespace) -> tuple[ExportOptions, Selection]:
             fps=args.fps,
             frame_count=args.frame_count,
             output_formats=formats,
-            output_width=args.width,
-            output_height=args.height,
-            transparent=args.transparent,
+            **_given(output_width=args.width, output_height=args.height),
+            # Said only when asked: left out, the picture decides (companion.jobs.defaults).
+            **_given(transparent=True if args.transparent else _opaque(args)),
             unity={"pivot": args.pivot, "pixels_per_unit": args.pixels_per_unit},
         )
         ranged = args.start is not None or args.duration is not None
@@ -255,7 +265,7 @@ def video_options(args: argparse.Namespace, seconds: float | None = None) -> Vid
         )
     if not args.prompt.strip():
         raise UsageError("--prompt: say what should move, e.g. --prompt 'idle breathing'")
-    transparency = None
+    transparency: dict[str, str] | None = {"mode": "standard"} if _opaque(args) else None
     if args.transparent:
         transparency = {"mode": "alpha_key"}
         if args.key_color:

@@ -76,15 +76,15 @@ def add_export_options(
         if local
         else argparse.SUPPRESS,
     )
+    size_default = "512" if local else "the picture's, within the bounds"
     parser.add_argument(
-        "--width", type=int, default=512, metavar="PX", help="frame width, 64 to 1024 (default 512)"
+        "--width", type=int, metavar="PX", help=f"frame width, 64 to 1024 (default {size_default})"
     )
     parser.add_argument(
         "--height",
         type=int,
-        default=512,
         metavar="PX",
-        help="frame height, 64 to 1024 (default 512)",
+        help=f"frame height, 64 to 1024 (default {size_default})",
     )
     parser.add_argument(
         "--start", type=float, metavar="S", help="selection start in seconds (default 0)"
@@ -95,8 +95,22 @@ def add_export_options(
         metavar="S",
         help="selection length in seconds (default: to the end of the video)",
     )
-    parser.add_argument(
-        "--transparent", action="store_true", help="key out the background colour (alpha)"
+    alpha = parser.add_mutually_exclusive_group()
+    alpha.add_argument(
+        "--transparent",
+        action="store_true",
+        help="key out the background colour (alpha)"
+        + ("" if local else "; the default for a picture with transparent pixels"),
+    )
+    alpha.add_argument(
+        "--opaque",
+        action="store_true",
+        help="keep the background colour"
+        + (
+            " (a re-cut of a clip made on a key colour keys it out unless told this)"
+            if local
+            else ", even for a picture with transparent pixels"
+        ),
     )
     parser.add_argument(
         "--key-color",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from companion.cli import checks, into_project
 from companion.cli.errors import InputFailure, UsageError, say
 from companion.install import Placement
-from companion.media import MAX_SHEET_SIDE
+from companion.media import MAX_SHEET_SIDE, hex_colour
 from companion.settings.config import Settings
 from companion.settings.endpoint import Endpoint
 from companion.store import Job
@@ -46,10 +46,30 @@ def cmd_recut(args: argparse.Namespace) -> int:
         raise InputFailure(str(exc)) from exc
     if args.name is None:
         args.name = job.name  # the same animation, re-cut (its files are replaced whole)
+    _made_on(args, source)
     where = into_project.placement(current.database, checks.output_folder(args.out))
     if where is None:
         return cmd_export(args)
     return _into_project(args, current, source, where)
+
+
+def _made_on(args: argparse.Namespace, source: Job) -> None:
+    """What the clip was made with, unless told otherwise (the rules are
+    companion.jobs.defaults'): its frame size, and its key colour keyed out again."""
+    from companion.api.schema import ExportOptions
+    from companion.jobs import JobRequest, recut_export, recut_local
+
+    made = JobRequest.of(source.request)
+    given = {k: v for k, v in (("output_width", args.width), ("output_height", args.height)) if v}
+    sized = recut_export(made.export, ExportOptions.model_validate(given))
+    args.width, args.height = sized.output_width, sized.output_height
+    if args.opaque or args.key_color:
+        return
+    local = recut_local(made.video, ExportOptions(), None)
+    if local and local.get("key_color"):
+        args.transparent = True
+        red, green, blue = (int(c) for c in local["key_color"])
+        args.key_color = hex_colour((red, green, blue))
 
 
 def _into_project(

@@ -219,6 +219,9 @@ class AnimateRoutes:
             last_frame, references = await asyncio.to_thread(quote_context.extra_images, root, body)
         except quote_context.BadInput as exc:
             raise Bad(400, "INVALID", str(exc)) from exc
+        models = await model_fit.listing_for(
+            self.daemon.engine, self.daemon.home / "cache", self.daemon.service_label, body.video
+        )
         request = await asyncio.to_thread(  # it reads the picture (is it transparent?)
             JobRequest.animation,
             image=image,
@@ -230,6 +233,7 @@ class AnimateRoutes:
             references=references,
             negative_prompt=body.negative_prompt,
             placement=Placement(engine, root, target),
+            models=models,
         )
         return request, name, target, image_sha256
 

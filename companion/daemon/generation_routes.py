@@ -200,7 +200,7 @@ class GenerationRoutes:
         if isinstance(body, web.Response):
             return body
         local = {"pixel_art": body.pixel_art, "padding": body.padding}
-        return await self._local(job, body.export.model_dump(mode="json"),
+        return await self._local(job, body.export.model_dump(mode="json", exclude_unset=True),
                                  body.selection.model_dump(mode="json"), body.name,
                                  body.target_folder, local, body.replace)  # fmt: skip
 

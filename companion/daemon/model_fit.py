@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from companion.api.errors import CompanionApiError
-from companion.api.schema import VideoOptions
+from companion.api.schema import ModelsResponse, VideoOptions
 from companion.jobs import Engine, live_models, unmade_length
 
 
@@ -30,3 +30,16 @@ async def length_refusal(
         f"video.duration_seconds: model {model.id} makes videos of {lengths} s; choose one "
         "of those (nothing was spent)"
     )
+
+
+async def listing_for(
+    engine: Engine, cache: Path, service: str, video: VideoOptions
+) -> ModelsResponse | None:
+    """The live listing when a model is named (does it make keyed videos?); None for the
+    service's default model, or when the listing cannot be had now."""
+    if video.model is None:
+        return None
+    try:
+        return await live_models(engine.client, cache, service)
+    except CompanionApiError:
+        return None  # not reachable now: a named model is then not taken to key

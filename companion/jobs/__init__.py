@@ -12,6 +12,7 @@ from companion import front_door
 from companion.jobs.errors import JobFailed, JobsError
 
 if TYPE_CHECKING:
+    from companion.jobs.defaults import has_alpha, recut_export, recut_local
     from companion.jobs.engine import Engine
     from companion.jobs.inputs import ImageDamaged, ImageReadError, LocalImage, decode_whole
     from companion.jobs.lifecycle import FINAL, State
@@ -58,6 +59,9 @@ _LAZY = {
     "to_reinstall": ("resume", "to_reinstall"),
     "paid_not_installed": ("resume", "paid_not_installed"),
     "open_account": ("team", "open_account"),
+    "recut_local": ("defaults", "recut_local"),
+    "recut_export": ("defaults", "recut_export"),
+    "has_alpha": ("defaults", "has_alpha"),
 }
 
 
@@ -81,12 +85,15 @@ __all__ = [
     "already_made",
     "chosen_model",
     "decode_whole",
+    "has_alpha",
     "job_folder",
     "live_models",
     "made_before",
     "names_in",
     "open_account",
     "paid_not_installed",
+    "recut_export",
+    "recut_local",
     "release_if_unused",
     "submit",
     "suggestion",

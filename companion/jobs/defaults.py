@@ -1,13 +1,26 @@
-"""What a job for a project asks for when its settings leave it open, decided by the
-project's engine and the picture: a Godot project gets what makes a SpriteFrames (the
-sheet, its JSON and the Godot pack), a Unity project what makes sprites and a clip (the
-sheet, its JSON and the Unity pack), and a picture with transparent pixels keeps them
-(an alpha-key video, exported transparent). Whatever the user chose is kept as given:
-these fill only what nobody chose, so nothing is paid for that the project cannot use."""
+"""What a job asks for when the user left it open, decided here once for every way in
+(the command line, `jobs add`, the daemon's API and so the plugins, drop folders; a
+re-cut keeps its source's): the picture and the project's engine decide it.
+
+- A Godot project gets what makes a SpriteFrames (the sheet, its JSON and the Godot
+  pack), a Unity project what makes sprites and a clip (the sheet, its JSON and the
+  Unity pack), so nothing is paid for that the project cannot use.
+- A picture with transparent pixels keeps them: the service is asked for a keyed
+  background where the model offers one, and the export is asked to key it out. A keyed
+  video asked for (the dock's Transparent box, `--transparent`) is always keyed by the
+  export too: never a coloured box. A key colour left open is one far from the
+  picture's own hues. Opaque is only ever asked for (`--opaque`, an unticked box):
+  `transparency.mode` "standard" or `export.transparent` false.
+- Frames are the picture's own size (a 64 px sprite gives 64 px frames), within the
+  service's bounds.
+Whatever the user chose is kept as given: these fill only what nobody chose."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from PIL import Image
 
@@ -16,44 +29,156 @@ from companion.api.schema import (
     ExportOptions,
     ExportTransparency,
     GenerationTransparency,
+    ModelsResponse,
     VideoOptions,
 )
+from companion.api.schema.export import MAX_OUTPUT_SIDE, MIN_OUTPUT_SIDE
+from companion.jobs.models_cache import chosen_model
 
 ENGINE_FORMATS: dict[str, list[ExportFormat]] = {
     "godot": [ExportFormat.SPRITESHEET, ExportFormat.SPRITESHEET_JSON, ExportFormat.GODOT_PACK],
     "unity": [ExportFormat.SPRITESHEET, ExportFormat.SPRITESHEET_JSON, ExportFormat.UNITY_PACK],
 }
+ALPHA_KEY = "alpha_key"
+
+
+@dataclass(frozen=True)
+class Picture:
+    """What the defaults need of the picture, from one read."""
+
+    size: tuple[int, int] | None  # None: not read here (the checks before the quote say why)
+    alpha: bool  # a pixel that is not fully opaque (an all-opaque RGBA has nothing to keep)
+    key: str | None = None  # the key colour far from its hues, as #rrggbb
+
+
+def picture(image: Path) -> Picture:
+    from companion.media import far_key_colour, hex_colour
+
+    try:
+        with Image.open(image) as opened:
+            size = opened.size
+            if opened.mode not in ("RGBA", "LA", "PA", "RGBa", "La") and (
+                "transparency" not in opened.info
+            ):
+                return Picture(size, False, hex_colour(far_key_colour(opened)))
+            rgba = opened.convert("RGBA")
+    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError):
+        return Picture(None, False)
+    lowest = rgba.getchannel("A").getextrema()[0]
+    alpha = isinstance(lowest, int) and lowest < 255
+    return Picture(size, alpha, hex_colour(far_key_colour(rgba)))
 
 
 def has_alpha(image: Path) -> bool:
-    """Does the picture hold a pixel that is not fully opaque? (An RGBA file whose every
-    pixel is opaque has nothing to keep.)"""
-    try:
-        with Image.open(image) as picture:
-            if picture.mode not in ("RGBA", "LA", "PA", "RGBa", "La") and (
-                "transparency" not in picture.info
-            ):
-                return False
-            lowest = picture.convert("RGBA").getchannel("A").getextrema()[0]
-    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError):
-        return False  # not read here; the checks before the quote say why
-    return isinstance(lowest, int) and lowest < 255
+    """Does the picture hold a pixel that is not fully opaque?"""
+    return picture(image).alpha
 
 
-def for_engine(
-    engine: str, image: Path, export: ExportOptions, video: VideoOptions
+def offers_alpha(video: VideoOptions, models: ModelsResponse | None) -> bool:
+    """Does the model the job runs on make keyed videos? Without the live listing, only
+    the service's default model is taken to (a model chosen by name may not)."""
+    if models is None or not models.data:
+        return video.model is None
+    model = chosen_model(models, video.model)
+    if model is None or not model.transparency_modes:
+        return video.model is None
+    return ALPHA_KEY in model.transparency_modes
+
+
+def frame_size(source: tuple[int, int], width: int | None, height: int | None) -> tuple[int, int]:
+    """The frame size for a picture of size source: the sides given are kept, one side
+    given sets the other by the picture's proportions, none given is the picture's own
+    size, each held within the service's bounds (a picture past them is scaled to fit,
+    keeping its proportions as far as the bounds allow)."""
+    w, h = source
+    if width is not None and height is not None:
+        return width, height
+    if width is not None:
+        scale = width / w
+    elif height is not None:
+        scale = height / h
+    else:
+        scale = min(1.0, MAX_OUTPUT_SIDE / max(w, h))
+        scale = max(scale, MIN_OUTPUT_SIDE / min(w, h))
+
+    def bounded(side: float) -> int:
+        return min(MAX_OUTPUT_SIDE, max(MIN_OUTPUT_SIDE, round(side)))
+
+    return (width or bounded(w * scale), height or bounded(h * scale))
+
+
+def _transparency(
+    facts: Picture, export: ExportOptions, video: VideoOptions, models: ModelsResponse | None
 ) -> tuple[ExportOptions, VideoOptions]:
-    """export and video with what the engine and the picture need filled in where the
-    user left it open. Transparency is filled only for the service's default model (a
-    model chosen by name may not offer alpha keying)."""
-    if engine in ENGINE_FORMATS and not export.formats_given:
-        export = export.model_copy(update={"output_formats": list(ENGINE_FORMATS[engine])})
-    open_transparency = (
-        "transparency" not in video.model_fields_set
-        and "transparent" not in export.model_fields_set
-        and video.model is None
-    )
-    if open_transparency and has_alpha(image):
-        video = video.model_copy(update={"transparency": GenerationTransparency(mode="alpha_key")})
+    asked = video.transparency
+    export_said = "transparent" in export.model_fields_set
+    if asked is None and not export_said:  # nobody said: the picture decides
+        if not (facts.alpha and offers_alpha(video, models)):
+            return export, video
+        asked = GenerationTransparency(mode=ALPHA_KEY)
+    elif asked is None:  # only the export said
+        if not export.transparent.enabled:
+            return export, video
+        asked = GenerationTransparency(mode=ALPHA_KEY)  # the service refuses it unkeyed
+    if asked.mode != ALPHA_KEY:
+        return export, video
+    if asked.key_color is None and facts.key is not None:  # left to the companion
+        asked = GenerationTransparency(mode=ALPHA_KEY, key_selection="manual", key_color=facts.key)
+    video = video.model_copy(update={"transparency": asked})
+    if not export_said:  # a keyed video is keyed out by the export, never left coloured
         export = export.model_copy(update={"transparent": ExportTransparency(enabled=True)})
     return export, video
+
+
+def for_picture(
+    image: Path,
+    export: ExportOptions,
+    video: VideoOptions,
+    *,
+    engine: str | None = None,
+    models: ModelsResponse | None = None,
+) -> tuple[ExportOptions, VideoOptions]:
+    """export and video with what the engine and the picture decide filled in where the
+    user left it open; models is the live listing when the caller has it at hand."""
+    if engine in ENGINE_FORMATS and not export.formats_given:
+        export = export.model_copy(update={"output_formats": list(ENGINE_FORMATS[engine])})
+    facts = picture(image)
+    given = export.model_fields_set
+    if facts.size is not None and not {"output_width", "output_height"} <= given:
+        width, height = frame_size(
+            facts.size,
+            export.output_width if "output_width" in given else None,
+            export.output_height if "output_height" in given else None,
+        )
+        export = export.model_copy(update={"output_width": width, "output_height": height})
+    return _transparency(facts, export, video, models)
+
+
+def recut_local(
+    source_video: Mapping[str, Any], export: ExportOptions, local: Mapping[str, Any] | None
+) -> dict[str, Any] | None:
+    """A re-cut's local export options with the key colour filled in: a clip made on a
+    key colour is keyed out again (the colour it was made on) unless opaque is asked for
+    (`export.transparent` false) or another colour is given."""
+    chosen = dict(local or {})
+    transparency = source_video.get("transparency") or {}
+    colour = transparency.get("key_color")
+    opaque = "transparent" in export.model_fields_set and not export.transparent.enabled
+    if transparency.get("mode") != ALPHA_KEY or not colour or opaque or "key_color" in chosen:
+        return dict(local) if local else None
+    from companion.media import parse_hex_colour
+
+    chosen["key_color"] = list(parse_hex_colour(str(colour)))
+    return chosen
+
+
+def recut_export(source_export: Mapping[str, Any], export: ExportOptions) -> ExportOptions:
+    """A re-cut's export with the sides not given taken from the clip's own export: the
+    frames stay the size they were made at unless another is asked for."""
+    given = export.model_fields_set
+    sides = {
+        side: int(source_export[side])
+        for side in ("output_width", "output_height")
+        if side not in given and source_export.get(side)
+    }
+    return export.model_copy(update=sides) if sides else export

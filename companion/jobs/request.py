@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from companion.api.schema import ExportOptions, Selection, VideoOptions
+from companion.api.schema import ExportOptions, ModelsResponse, Selection, VideoOptions
 from companion.install import Placement
 from companion.jobs import defaults
 from companion.store import Job, Store
@@ -92,12 +92,19 @@ class JobRequest(BaseModel):
         negative_prompt: str = "",
         placement: Placement | None = None,
         origin: str | None = None,
+        models: ModelsResponse | None = None,
     ) -> JobRequest:
-        """The one way a still-to-animation job is described, whoever asks for it. Into
-        a project, what the settings leave open is filled for its engine and the picture
-        (see companion.jobs.defaults); this reads the picture."""
-        if placement is not None:
-            export, video = defaults.for_engine(placement.engine, image, export, video)
+        """The one way a still-to-animation job is described, whoever asks for it. What
+        the settings leave open is filled for the picture (transparency, frame size) and,
+        into a project, its engine (see companion.jobs.defaults); this reads the picture.
+        models: the live listing when the caller has it (which models key)."""
+        export, video = defaults.for_picture(
+            image,
+            export,
+            video,
+            engine=placement.engine if placement is not None else None,
+            models=models,
+        )
         return cls._asked(
             JobKind.ANIMATION,
             export,
@@ -124,7 +131,10 @@ class JobRequest(BaseModel):
         local_export: Mapping[str, Any] | None = None,
     ) -> JobRequest:
         """A free re-cut of parent's kept clip with another export: the source's picture,
-        prompt and video stay (they describe the clip), nothing is sent to the service."""
+        prompt and video stay (they describe the clip), nothing is sent to the service;
+        a clip made on a key colour is keyed out again unless opaque is asked for, and
+        its frames stay the size they were made at unless another is asked for."""
+        export = defaults.recut_export(source.export, export)
         return cls._asked(
             JobKind.RECUT,
             export,
@@ -134,7 +144,7 @@ class JobRequest(BaseModel):
             prompt=source.prompt,
             video=source.video,
             parent=parent,
-            local_export=dict(local_export) if local_export else None,
+            local_export=defaults.recut_local(source.video, export, local_export),
         )
 
     @classmethod

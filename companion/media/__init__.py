@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         Spacing,
     )
     from companion.media.from_schema import export_spec
+    from companion.media.key_pick import far_key_colour, hex_colour
     from companion.media.preview import build_contact_sheet
     from companion.media.sampling import SamplePlan, plan_samples
     from companion.media.spec import ExportOutput, ExportResult, ExportSpec
@@ -55,6 +56,8 @@ _LAZY = {
     "SAMPLE_ART": "demo_art",
     "draw_character": "demo_art",
     "export_video": "export",
+    "far_key_colour": "key_pick",
+    "hex_colour": "key_pick",
     "PIVOTS": "formats.common",
     "Animation": "formats.common",
     "FrameRect": "formats.common",
@@ -114,7 +117,9 @@ __all__ = [
     "draw_character",
     "export_spec",
     "export_video",
+    "far_key_colour",
     "frame_name",
+    "hex_colour",
     "is_clean_name",
     "parse_hex_colour",
     "plan_samples",

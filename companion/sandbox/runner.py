@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from PIL import Image
 
 from companion.api.schema import ALPHA_REQUIRED_FORMATS, ExportFormat, ExportOptions, Selection
@@ -28,6 +27,7 @@ from companion.media import (
     SynthSpec,
     export_spec,
     export_video,
+    far_key_colour,
     is_clean_name,
     probe,
     synthesize,
@@ -52,7 +52,6 @@ ENGINE_PACKS = frozenset(
         ExportFormat.CONSTRUCT3_PACK,
     }
 )
-KEY_CANDIDATES = ((0, 255, 0), (255, 0, 255), (0, 0, 255))
 GENERATION_FPS = 24.0
 
 
@@ -296,7 +295,7 @@ class Runner:
             key = (
                 tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))  # type: ignore[assignment]
                 if colour
-                else auto_key_colour(first)
+                else far_key_colour(first)
             )
         width, height = size_of(video.get("resolution"), video.get("ratio"))
         path = self.storage.new_path(".mp4")
@@ -372,21 +371,3 @@ class Runner:
             )
         folder.rmdir()
         return StageResult(assets)
-
-
-def auto_key_colour(image: Image.Image) -> tuple[int, int, int]:
-    """The candidate key colour furthest in chroma from the subject's own colours."""
-    thumb = np.asarray(image.convert("RGBA").resize((64, 64)), dtype=np.float32)
-    visible = thumb[thumb[..., 3] > 128][:, :3]
-    if visible.size == 0:
-        return KEY_CANDIDATES[0]
-    cb = visible @ np.array([-0.168736, -0.331264, 0.5], dtype=np.float32)
-    cr = visible @ np.array([0.5, -0.418688, -0.081312], dtype=np.float32)
-
-    def clearance(key: tuple[int, int, int]) -> float:
-        k = np.array(key, dtype=np.float32)
-        kcb = float(k @ np.array([-0.168736, -0.331264, 0.5], dtype=np.float32))
-        kcr = float(k @ np.array([0.5, -0.418688, -0.081312], dtype=np.float32))
-        return float(np.percentile(np.hypot(cb - kcb, cr - kcr), 2))
-
-    return max(KEY_CANDIDATES, key=clearance)
