@@ -22,9 +22,10 @@ import pytest
 from PIL import Image
 
 from companion.api.schema import ExportOptions, Selection
-from companion.media import export_video
+from companion.media import export_video, far_key_colour
 from companion.media.from_schema import export_spec
 from companion.sandbox import SandboxThread
+from tests.alpha_helpers import GREEN, assert_keyed
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
 from tests.plugin_script import FINAL, ScriptedPlugin
@@ -200,6 +201,17 @@ def test_the_dock_does_its_job_in_a_real_editor(
         "seconds": [1, 10],  # the daemon's 0.5 to 30, narrowed by the default model
         "max_frames": 240,
     }
+    # The picture (128 px, transparent background) untouched: its own size and
+    # transparency shown, and left to the daemon, which decides them as for every door.
+    defaults = seen["picture_defaults"]
+    assert defaults["size"] == [128, 128] and defaults["transparent"], defaults
+    assert "output_width" not in defaults["export"], defaults
+    assert "transparency" not in defaults["video"] and defaults["video"]["model"], defaults
+    # What landed: the background keyed out (corners clear), no key colour left.
+    with Image.open(project / "art" / "hero.png") as picture:
+        key = far_key_colour(picture)  # the colour the companion asked for
+    assert_keyed(project / "animations" / "hero.png", key)
+    assert_keyed(project / "animations" / "hero.png", GREEN)
     # Registration: the linked spelling is the same folder, so nothing was re-registered.
     assert seen["same_folder"] and not seen["other_folder"]
     assert after == before, "the dock's registration changed the project's settings"

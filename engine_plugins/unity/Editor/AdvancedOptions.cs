@@ -24,7 +24,12 @@ namespace Companion.Animate
         long seed;
         int resolution; // 0: the model's default
         int style; // 0: none
-        bool transparent;
+        // Shown ticked: a picture with transparent pixels is keyed unasked (the daemon
+        // decides it from the picture while the box is untouched); unticked asks for an
+        // opaque result. The key colour, left unchosen, is the companion's: far from the
+        // picture's hues.
+        bool transparent = true;
+        bool transparentChosen;
         bool chooseKey;
         Color key = Color.green;
         Texture2D lastFrame;
@@ -93,8 +98,6 @@ namespace Companion.Animate
                 resolution = 0;
             if (style > Styles(chosen).Length)
                 style = 0;
-            if (!KeysColour(chosen))
-                transparent = false;
             if (!chosen.supports_last_frame)
                 lastFrame = null;
             if (references.Count > chosen.max_reference_images)
@@ -138,7 +141,9 @@ namespace Companion.Animate
                     style = EditorGUILayout.Popup("Style preset", style, new[] { "none" }.Concat(styles).ToArray());
                 if (KeysColour(chosen))
                 {
-                    transparent = EditorGUILayout.Toggle("Transparent background", transparent);
+                    var ticked = EditorGUILayout.Toggle("Transparent background", transparent);
+                    transparentChosen |= ticked != transparent;
+                    transparent = ticked;
                     using (new EditorGUI.DisabledScope(!transparent))
                     {
                         chooseKey = EditorGUILayout.Toggle("Choose key colour", chooseKey);
@@ -191,7 +196,9 @@ namespace Companion.Animate
             var styles = Styles(chosen);
             if (style > 0 && style <= styles.Length)
                 video.Add("style_preset", styles[style - 1]);
-            if (transparent && KeysColour(chosen))
+            if (KeysColour(chosen) && !transparent)
+                video.Add("transparency", new Json().Add("mode", "standard")); // opaque, asked for
+            else if (KeysColour(chosen) && (transparentChosen || chooseKey))
             {
                 var transparency = new Json().Add("mode", "alpha_key");
                 if (chooseKey)

@@ -19,6 +19,9 @@ namespace Companion.Animate
         readonly Dictionary<string, bool> formats = new Dictionary<string, bool> { ["unity_pack"] = true };
         public int width = 256;
         public int height = 256;
+        // Whether the user set the size (or a generation's settings did); until then the
+        // fields show the picture's own size and the daemon decides it (nothing is sent).
+        public bool sizeChosen;
         public float fps = 12f;
         public float seconds = 2f;
         public Limits limits = new Limits();
@@ -65,11 +68,11 @@ namespace Companion.Animate
             foreach (var format in OptionalFormats)
                 if (formats.TryGetValue(format, out var on) && on)
                     chosen.Add(format);
-            return new Json()
-                .Add("frame_count", setFrames ? frameCount : Frames(fps, length, limits, out _))
-                .Add("output_width", width)
-                .Add("output_height", height)
-                .Add("output_formats", chosen);
+            var export = new Json()
+                .Add("frame_count", setFrames ? frameCount : Frames(fps, length, limits, out _));
+            if (sizeChosen)
+                export.Add("output_width", width).Add("output_height", height);
+            return export.Add("output_formats", chosen);
         }
 
         /// <summary>What Frames says about the form's fps and seconds ("" when nothing is cut).</summary>
@@ -131,8 +134,16 @@ namespace Companion.Animate
             }
             // Bounded by what the daemon says the service takes; unknown bounds are left to
             // the daemon, which names the field it refuses.
-            width = Mathf.RoundToInt(limits.size.Clamp(Mathf.Max(1, EditorGUILayout.IntField("Width", width))));
-            height = Mathf.RoundToInt(limits.size.Clamp(Mathf.Max(1, EditorGUILayout.IntField("Height", height))));
+            if (!sizeChosen && source != null)
+            {
+                width = source.width;
+                height = source.height;
+            }
+            var typedWidth = EditorGUILayout.IntField("Width", width);
+            var typedHeight = EditorGUILayout.IntField("Height", height);
+            sizeChosen |= typedWidth != width || typedHeight != height;
+            width = Mathf.RoundToInt(limits.size.Clamp(Mathf.Max(1, typedWidth)));
+            height = Mathf.RoundToInt(limits.size.Clamp(Mathf.Max(1, typedHeight)));
             fps = limits.fps.Clamp(Mathf.Max(0.1f, EditorGUILayout.FloatField("FPS", fps)));
             // One of the chosen model's lengths; a model change that moves it drops the quote.
             var was = seconds;
@@ -174,6 +185,7 @@ namespace Companion.Animate
             prompt = settings.prompt;
             width = settings.export.output_width;
             height = settings.export.output_height;
+            sizeChosen = true;
             seconds = settings.video.duration_seconds;
             setFrames = settings.export.frame_count > 0;
             frameCount = Mathf.Max(1, settings.export.frame_count);

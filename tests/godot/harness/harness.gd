@@ -53,6 +53,12 @@ func _run() -> void:
 
 	# 60 fps for 10 s is more frames than allowed: the dock says so with the quote.
 	dock.set_image(plan["image"])
+	# Untouched, Size shows the picture's own and Transparent what its pixels ask for,
+	# and neither is sent: the daemon decides them, as for every other way in.
+	var untouched: Dictionary = dock.request_body()
+	out["picture_defaults"] = {"size": [dock._width.value, dock._height.value],
+		"transparent": dock._advanced._transparent.button_pressed,
+		"export": untouched["export"], "video": untouched["video"]}
 	dock._prompt.text = "idle breathing"
 	dock._fps.value = 60
 	dock._seconds.value = 10

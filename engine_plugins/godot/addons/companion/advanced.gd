@@ -14,6 +14,13 @@ signal durations_changed(bounds: Dictionary, lengths: Array)
 var models := {}
 var default_model := ""
 var last_frame_path := ""
+## Whether the user set the Transparent box (or a generation's settings did); until then
+## it shows what the picture asks for and the daemon decides it (nothing is sent). Ticked,
+## it asks for transparency; unticked, for an opaque result. The key colour is sent only
+## once the user picked one: left to the companion, it is one far from the picture's hues.
+var transparency_chosen := false
+var key_chosen := false
+var _picture_alpha := false
 var reference_paths: Array[String] = []
 
 @onready var _model: OptionButton = %Model
@@ -44,9 +51,12 @@ func _ready() -> void:
 	_resolution.item_selected.connect(func(_i: int) -> void: changed.emit())
 	_style.item_selected.connect(func(_i: int) -> void: changed.emit())
 	_transparent.toggled.connect(func(on: bool) -> void:
+		transparency_chosen = true
 		_key_colour.disabled = not on
 		changed.emit())
-	_key_colour.color_changed.connect(func(_c: Color) -> void: changed.emit())
+	_key_colour.color_changed.connect(func(_c: Color) -> void:
+		key_chosen = true
+		changed.emit())
 	_negative_prompt.text_changed.connect(func(_t: String) -> void: changed.emit())
 	%LastFrameButton.pressed.connect(
 		func() -> void: set_last_frame(EditorInterface.get_current_path())
@@ -56,6 +66,16 @@ func _ready() -> void:
 	%ReferencesClear.pressed.connect(clear_references)
 	_seed.editable = false
 	_key_colour.disabled = true
+
+
+## The box shows what a picture with (or without) transparent pixels gets, until the
+## user sets it.
+func show_picture(alpha: bool) -> void:
+	_picture_alpha = alpha
+	if transparency_chosen:
+		return
+	_transparent.set_pressed_no_signal(alpha and _transparency_row.visible)
+	_key_colour.disabled = not _transparent.button_pressed
 
 
 ## Capabilities in one shape: the contract's ModelCaps, or the service's own listing.
@@ -144,6 +164,8 @@ func _show_model(emit := true) -> void:
 	_key_colour.visible = transparency.get("key_color", false)
 	if not _transparency_row.visible:
 		_transparent.set_pressed_no_signal(false)
+	elif not transparency_chosen:
+		show_picture(_picture_alpha)
 	_last_frame_row.visible = model.get("last_frame", false)
 	if not _last_frame_row.visible:
 		last_frame_path = ""
@@ -185,8 +207,10 @@ func restore(settings: Dictionary) -> void:
 	var keyed: bool = (typeof(transparency) == TYPE_DICTIONARY
 		and transparency.get("mode") == "alpha_key")
 	_transparent.set_pressed_no_signal(keyed and _transparency_row.visible)
+	transparency_chosen = typeof(transparency) == TYPE_DICTIONARY
 	_key_colour.disabled = not _transparent.button_pressed
-	if keyed and transparency.get("key_color") != null:
+	key_chosen = keyed and transparency.get("key_color") != null
+	if key_chosen:
 		_key_colour.color = Color.html(String(transparency["key_color"]))
 	var last: Variant = settings.get("last_frame")
 	last_frame_path = "" if last == null else ProjectSettings.localize_path(String(last))
@@ -251,9 +275,11 @@ func apply_to(body: Dictionary) -> void:
 		video["resolution"] = _resolution.get_item_text(_resolution.selected)
 	if _style_row.visible and _style.selected > 0:
 		video["style_preset"] = _style.get_item_text(_style.selected)
-	if _transparency_row.visible and _transparent.button_pressed:
+	if _transparency_row.visible and transparency_chosen and not _transparent.button_pressed:
+		video["transparency"] = {"mode": "standard"}  # an opaque result, asked for
+	elif _transparency_row.visible and transparency_chosen:
 		var transparency := {"mode": "alpha_key"}
-		if _key_colour.visible:
+		if _key_colour.visible and key_chosen:
 			transparency["key_color"] = "#" + _key_colour.color.to_html(false)
 			transparency["key_selection"] = "manual"
 		video["transparency"] = transparency

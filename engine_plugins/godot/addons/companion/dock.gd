@@ -172,7 +172,9 @@ func take_name(chosen: String) -> void:
 ## Sets every box from the daemon's limits (GET /api/v1/status, "limits").
 func apply_limits(limits: Dictionary) -> void:
 	var model: Dictionary = _advanced.caps()
-	_limits.apply(limits, model.get("durations", {}), model.get("lengths", []))
+	_form.filling(func() -> void:
+		_limits.apply(limits, model.get("durations", {}), model.get("lengths", [])))
+	_form.show_picture()  # the bounds may have held the picture's size back
 	_show_frames()
 
 
@@ -252,6 +254,7 @@ func set_image(path: String) -> void:
 	if not _picture.choose(path):
 		_say("Choose a PNG, JPEG or WebP image.")
 		return
+	_form.show_picture()
 	drop_quote()
 	_say("Press Quote to see the price.")
 

@@ -7,6 +7,9 @@ const IMAGE_EXTENSIONS := ["png", "jpg", "jpeg", "webp"]
 
 ## The chosen image, a res:// path ("" until one is chosen).
 var image_path := ""
+## Its size in pixels (zero until read), and whether a pixel of it is not fully opaque.
+var size := Vector2i.ZERO
+var alpha := false
 var _label: Label
 var _preview: TextureRect
 
@@ -27,7 +30,11 @@ func choose(path: String) -> bool:
 	image_path = path
 	_label.text = path.get_file()
 	_label.tooltip_text = path
-	_preview.texture = texture_of(path)
+	var image := Image.load_from_file(ProjectSettings.globalize_path(path))
+	var read := image != null and not image.is_empty()
+	size = image.get_size() if read else Vector2i.ZERO
+	alpha = read and image.detect_alpha() != Image.ALPHA_NONE
+	_preview.texture = ImageTexture.create_from_image(image) if read else null
 	return true
 
 

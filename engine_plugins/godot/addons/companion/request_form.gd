@@ -15,6 +15,10 @@ var _seconds: SpinBox
 var _limits: RefCounted
 var _picture: RefCounted
 var _advanced: VBoxContainer
+## Whether the user set the Size boxes (typed, or a generation's settings used); until
+## then they show the picture's own size and the daemon decides it (nothing is sent).
+var size_chosen := false
+var _filling := false
 
 
 ## The boxes are the dock's (by their unique names); each format box calls on_change.
@@ -31,6 +35,30 @@ func _init(dock: Control, limits: RefCounted, picture: RefCounted, on_change: Ca
 	format_boxes = format_boxes_in(dock.get_node("%Formats"), ["godot_pack"])
 	for box in format_boxes.values():
 		box.toggled.connect(on_change)
+	for spin in [_width, _height]:
+		spin.value_changed.connect(func(_v: float) -> void: size_chosen = size_chosen or not _filling)
+
+
+## The Size boxes show the picture's own size (within their bounds) until the user sets
+## them; the transparency the picture asks for is shown the same way (see advanced.gd).
+func show_picture() -> void:
+	_advanced.show_picture(_picture.alpha)
+	if size_chosen or _picture.size == Vector2i.ZERO:
+		return
+	# Scaled into the bounds keeping its proportions, as the daemon does.
+	var size := Vector2(_picture.size)
+	var scale := minf(1.0, _width.max_value / maxf(size.x, size.y))
+	scale = maxf(scale, _width.min_value / minf(size.x, size.y))
+	filling(func() -> void:
+		_width.value = roundf(size.x * scale)
+		_height.value = roundf(size.y * scale))
+
+
+## Runs work that sets the Size boxes without it counting as the user's choice.
+func filling(work: Callable) -> void:
+	_filling = true
+	work.call()
+	_filling = false
 
 
 ## A box per optional format added to parent (those named in ticked ticked), by name;
@@ -76,11 +104,12 @@ func body() -> Dictionary:
 		"video": {"duration_seconds": _seconds.value},
 		"export": {
 			"frame_count": _limits.plan()["frames"],
-			"output_width": int(_width.value),
-			"output_height": int(_height.value),
 			"output_formats": formats,
 		},
 	}
+	if size_chosen:  # else the picture's own size, decided by the daemon
+		request["export"]["output_width"] = int(_width.value)
+		request["export"]["output_height"] = int(_height.value)
 	# Empty: the daemon names it after the picture. Any script is a name; the daemon
 	# says when one is not.
 	var chosen := _name.text.strip_edges()
