@@ -18,6 +18,7 @@ import pytest
 from PIL import Image
 
 from companion.install.set_aside import ASIDE
+from companion.media import far_key_colour
 from tests.cli_helpers import tasks
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
@@ -172,7 +173,10 @@ def test_the_studio_in_a_real_editor(
     assert any(m.startswith("Done; cutting it as pixel art") for m in seen["extended_messages"])
     pixel = [g for g in listed if g["parent"] == seen["extended"]["id"]]
     assert [(g["kind"], g["name"], g["cost_credits"]) for g in pixel] == [("recut", "hero", 0)]
-    assert pixel[0]["settings"]["local_export"] == {"pixel_art": True, "padding": 0}, pixel
+    with Image.open(project / "art" / "hero.png") as picture:  # made on this key colour
+        key = list(far_key_colour(picture))
+    cut = {"pixel_art": True, "padding": 0, "key_color": key}  # keyed out again
+    assert pixel[0]["settings"]["local_export"] == cut, pixel
     kept = seen["extended_read"]
     assert kept["wave"] == {"count": 2, "loop": True, "speed": 3.0}, kept
     assert kept["hero"] == {"count": 8, "loop": False, "speed": 5.0}, kept
