@@ -36,6 +36,7 @@ def test_godot_sample_gets_a_ready_sprite_frames(daemon: DaemonThread, tmp_path:
     assert (project / "addons" / "companion" / "plugin.cfg").is_file()  # the plugin is in
     plugin = ScriptedPlugin(daemon.home, "godot", project)
     assert plugin.refresh()["balance"] > 0
+    assert plugin.events_open().startswith(b": connected")
     body = plugin.body("art/hero.png", "idle breathing", ["godot_pack"], 128, 12)
     credits = plugin.quote(body)
     assert credits > 0
