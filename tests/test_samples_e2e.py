@@ -88,6 +88,7 @@ def test_unity_sample_gets_sliced_sprites_and_a_clip(daemon: DaemonThread, tmp_p
     assert json.loads((package / "package.json").read_text())["name"] == "dev.companion.animate"
     plugin = ScriptedPlugin(daemon.home, "unity", project)
     plugin.refresh()
+    assert plugin.health()
     # The window reads the daemon's limits into Limits {size, frame_count, fps, seconds},
     # each {min, max}; a daemon that reports none leaves the checks to Quote.
     read = ("size", "frame_count", "fps", "seconds")  # the window ignores any other
