@@ -395,9 +395,10 @@ def test_the_dock_is_seen_in_a_real_editor_window(
     over_budget_daemon: Callable[[], DaemonThread],
     tmp_path: Path,
 ) -> None:
-    """The real editor under Xvfb, 1600x1000, OpenGL: the Animate tab of the bottom panel
-    open with the picture and the latest result playing, then the Generations tab with
-    its re-cut form and contact sheet. The screenshots are kept in the docs
+    """The real editor under Xvfb, 1600x1000, OpenGL: the Companion tab of the bottom panel
+    open at its default height with the prompt, Quote and Animate, the picture and the
+    latest result playing in view, then the Generations tab with two names sharing a
+    prefix, its re-cut form and contact sheet (zoomed). The screenshots are kept in the docs
     (docs/images/godot-dock.png, godot-generations.png beside it) when
     COMPANION_KEEP_SCREENSHOT names the first."""
     daemon = over_budget_daemon()
