@@ -1,22 +1,14 @@
 @tool
-extends RefCounted
+extends "res://addons/companion_test_harness/scenario.gd"
 ## The dock's line to the daemon as a user lives with it (see harness.gd): Start daemon
 ## with a command that is not there, then one that exits at once, each said with its
 ## reason; then, with the setting left as it was, the companion `plugin install`
 ## recorded (not on PATH) started; then that daemon killed, and the dock says it is
 ## offline and offers Start daemon without anyone pressing Refresh.
 
-var h: EditorPlugin
-var dock: Node
-var out: Dictionary
-var plan: Dictionary
-
 
 func run(harness: EditorPlugin) -> void:
-	h = harness
-	dock = h.dock
-	out = h.out
-	plan = h.plan
+	take(harness)
 	var settings := EditorInterface.get_editor_settings()
 	h._show(dock)
 	await h._until(func() -> bool: return dock._start_button.visible, 20)

@@ -1,5 +1,5 @@
 @tool
-extends RefCounted
+extends "res://addons/companion_test_harness/scenario.gd"
 ## The studio's controls driven as a user clicks them in a real editor (see harness.gd):
 ## a job with a last frame and a reference picked in the FileSystem, its quote with the
 ## balance and budget; in Generations a free re-cut with its range picked on the contact
@@ -11,18 +11,11 @@ extends RefCounted
 ## job was paid for but its files never went in; its row offers Install (free), which
 ## fails again while the folder is still a file and installs once the user fixed it.
 
-var h: EditorPlugin
-var dock: Node
-var out: Dictionary
-var plan: Dictionary
 var generations: Node
 
 
 func run(harness: EditorPlugin) -> void:
-	h = harness
-	dock = h.dock
-	out = h.out
-	plan = h.plan
+	take(harness)
 	generations = h._find("Generations", "select_row")
 	if plan.has("restart"):
 		await _restart()
