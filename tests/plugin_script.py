@@ -67,6 +67,35 @@ class ScriptedPlugin:
         self.limits = dict(reply.json.get("limits") or {})
         return dict(reply.json)
 
+    def events_open(self) -> bytes:
+        """The Godot dock holds the daemon's event stream open (its end says the daemon
+        went away): the first bytes the stream sends."""
+        import http.client
+
+        daemon = json.loads((self.home / "daemon.json").read_text())
+        self.called.add("/api/v1/events")
+        connection = http.client.HTTPConnection("127.0.0.1", daemon["port"], timeout=30)
+        try:
+            connection.request(
+                "GET",
+                "/api/v1/events",
+                headers={
+                    "Authorization": f"Bearer {daemon['token']}",
+                    "Accept": "text/event-stream",
+                    "X-Companion-Plugin": f"{self.engine} {self.version}",
+                },
+            )
+            reply = connection.getresponse()
+            kind = reply.getheader("Content-Type", "")
+            assert reply.status == 200 and "text/event-stream" in kind, kind
+            return reply.read1(64)
+        finally:
+            connection.close()
+
+    def health(self) -> bool:
+        """The Unity window's look at a running daemon every 2 s."""
+        return self._call("GET", "/api/v1/health").status == 200
+
     def ensure_project(self) -> None:
         listed = self._call("GET", "/api/v1/projects")
         assert listed.status == 200, listed.body

@@ -125,6 +125,9 @@ def test_demo_runs_the_main_job_on_the_embedded_sandbox(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "embedded sandbox" in result.stderr
+    # It says where its state lives (the README's demo wrote into the default home silently).
+    home = tmp_path / "home"
+    assert f"its jobs, credits and sandbox live in {home} " in result.stderr
     files = sorted(p.name for p in (tmp_path / "demo" / "animation").iterdir())
     assert len(files) == 13 and "hero.unitypackage" in files and "hero_godot.zip" in files
     assert (tmp_path / "home" / "sandbox" / "state.json").exists()

@@ -33,6 +33,15 @@ def _regions(tres: Path) -> list[str]:
     return re.findall(r"^region = (Rect2\([^)]*\))", tres.read_text(), re.M)
 
 
+def _listed_sizes_are_real(stdout: str) -> int:
+    """Every `  FORMAT  PATH  (N bytes)` line names the size of the file at PATH (it
+    named the downloaded pack's size beside the one file installed from it)."""
+    listed = re.findall(r"^  \S+\s+(.+?)  \(([\d,]+) bytes\)$", stdout, re.M)
+    for path, size in listed:
+        assert int(size.replace(",", "")) == Path(path).stat().st_size, (path, size)
+    return len(listed)
+
+
 def _job_ids(home: Path) -> list[str]:
     store = Store(home / "companion.db")
     try:
@@ -55,6 +64,7 @@ def test_godot_animate_then_recut_update_the_sprite_frames(make_sandbox, tmp_pat
         *GODOT, "--frame-count", "4", *SHORT, "--out", str(out),
     )  # fmt: skip
     assert made.returncode == 0, made.stderr
+    assert _listed_sizes_are_real(made.stdout) == 3, made.stdout
     # The engine's layout: the pack unpacked into a SpriteFrames, no archive in the game.
     assert sorted(p.name for p in out.iterdir()) == ["hero.json", "hero.png", "hero.tres"]
     tres = out / "hero.tres"
@@ -78,6 +88,7 @@ def test_godot_animate_then_recut_update_the_sprite_frames(make_sandbox, tmp_pat
         "--width", "64", "--height", "64", "--out", str(out),
     )  # fmt: skip
     assert recut.returncode == 0, recut.stderr
+    assert _listed_sizes_are_real(recut.stdout) == 3, recut.stdout
     assert sorted(p.name for p in out.iterdir()) == ["hero.json", "hero.png", "hero.tres"]
     assert len(_regions(tres)) == 8
     assert '"speed": 9.0' in tres.read_text()  # merged in place: the user's edit kept
@@ -230,6 +241,7 @@ def test_the_cli_re_cuts_and_re_animates_a_daemon_job_into_its_registered_projec
         "--width", "64", "--height", "64", "--out", str(out),
     )  # fmt: skip
     assert recut.returncode == 0, recut.stderr
+    assert _listed_sizes_are_real(recut.stdout) == 3, recut.stdout
     assert sorted(p.name for p in out.iterdir()) == ["hero.json", "hero.png", "hero.tres"]
     assert len(_regions(tres)) == 8  # kept and updated, not deleted for a hero_godot.zip
     hop = companion(

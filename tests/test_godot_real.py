@@ -258,7 +258,8 @@ def test_the_dock_does_its_job_in_a_real_editor(
     assert failed["message"].startswith("The job failed:") and len(failed["message"]) > 20
     assert seen["finishes"] == ["done", "done", "cancelled", "failed"]
     # The daemon stopped: the dock says so, offers to start it, and connects by itself.
-    assert seen["down_status"] == "Daemon: not running"
+    assert seen["down_in_time"], seen  # no Refresh pressed: the event stream's end told it
+    assert seen["down_status"] == "Offline: the companion daemon is not running"
     assert seen["down_generations"].startswith("Offline"), seen  # the Generations tab too
     assert "companion serve" in seen["down_message"] and seen["start_visible"], seen
     assert seen["starting_message"].startswith("Starting the daemon"), seen
@@ -400,14 +401,16 @@ def test_real_godot_plays_every_shape_of_output(
 @pytest.mark.skipif(
     shutil.which("xvfb-run") is None and not in_ci(), reason="needs Xvfb (apt-get install xvfb)"
 )
+@pytest.mark.timeout(900)  # two jobs drawn by a software renderer: slow on a busy machine
 def test_the_dock_is_seen_in_a_real_editor_window(
     real_godot: Godot,  # noqa: F811
     over_budget_daemon: Callable[[], DaemonThread],
     tmp_path: Path,
 ) -> None:
-    """The real editor under Xvfb, 1600x1000, OpenGL: the Animate tab of the bottom panel
-    open with the picture and the latest result playing, then the Generations tab with
-    its re-cut form and contact sheet. The screenshots are kept in the docs
+    """The real editor under Xvfb, 1600x1000, OpenGL: the Companion tab of the bottom panel
+    open at its default height with the prompt, Quote and Animate, the picture and the
+    latest result playing in view, then the Generations tab with two names sharing a
+    prefix, its re-cut form and contact sheet (zoomed). The screenshots are kept in the docs
     (docs/images/godot-dock.png, godot-generations.png beside it) when
     COMPANION_KEEP_SCREENSHOT names the first."""
     daemon = over_budget_daemon()
@@ -430,7 +433,7 @@ def test_the_dock_is_seen_in_a_real_editor_window(
             env=env,
             capture_output=True,
             text=True,
-            timeout=180,
+            timeout=480,
             check=False,
         )
     finally:
@@ -444,6 +447,17 @@ def test_the_dock_is_seen_in_a_real_editor_window(
         x, y, width, height = seen[name]
         assert x >= 0 and y >= 0 and x + width <= 1600 and y + height <= 1000, (name, seen)
         assert width >= 100 and height >= 100, (name, seen)
+    # At the panel's default height the prompt, Quote and Animate are inside the part of
+    # the panel on screen, without scrolling (they were below the fold).
+    vx, vy, vw, vh = seen["visible_rect"]
+    assert vy + vh <= 1000, seen
+    for name in ("prompt_rect", "quote_rect", "animate_rect"):
+        x, y, width, height = seen[name]
+        assert width > 0 and height > 0, (name, seen)
+        assert vx <= x and vy <= y and x + width <= vx + vw and y + height <= vy + vh, (name, seen)
+    assert seen["tab_title"] == "Companion", seen  # not to be taken for Godot's Animation tab
+    # The result is described by its frame size and count.
+    assert seen["result_info"] == "128x128 px · 16 frames · 8 fps", seen["result_info"]
     image = Image.open(shot).convert("RGB")
     assert image.size == (1600, 1000)
     # Where the picture and the result are drawn, the screen is not one flat colour.
@@ -454,12 +468,26 @@ def test_the_dock_is_seen_in_a_real_editor_window(
     # The Generations tab: the list, the result playing and the contact sheet of its
     # kept video in the re-cut form, each on screen and drawn.
     listed = Image.open(plan["screenshot_generations"]).convert("RGB")
-    for name in ("list_rect", "preview_rect", "sheet_rect"):
+    # The selected result plays beside the list until the re-cut form opens, whose
+    # contact sheet shows its frames: the list keeps the room.
+    assert not seen["preview_visible"], seen
+    for name in ("list_rect", "sheet_rect"):
         x, y, width, height = (int(v) for v in seen[name])
         assert x >= 0 and y >= 0 and x + width <= 1600 and y + height <= 1000, (name, seen)
         assert width >= 100 and height >= 100, (name, seen)
         colours = listed.crop((x, y, x + width, y + height)).getcolors(maxcolors=100000)
         assert colours is not None and len(colours) > 20, name
+    # Two names sharing their first 7 letters are both there in full, their cells as wide
+    # as their text (every name read "knight..." before), with the list beside the open
+    # re-cut form.
+    names = {entry["text"]: entry for entry in seen["names"]}
+    assert sorted(names) == ["knight_dance", "knight_idle"], seen["names"]
+    for entry in seen["names"]:
+        assert entry["tooltip"] == entry["text"] and entry["column"] > entry["needs"], entry
+    assert seen["recut_open"], seen
+    # Zoomed, the contact sheet is drawn twice as big.
+    width, height, zoomed_width, zoomed_height = seen["zoom"]
+    assert zoomed_height == 2 * height and zoomed_width >= 2 * min(width, 340), seen["zoom"]
     keep = os.environ.get("COMPANION_KEEP_SCREENSHOT")
     if keep:
         shutil.copy(shot, keep)

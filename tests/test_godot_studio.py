@@ -130,6 +130,12 @@ def test_the_studio_in_a_real_editor(
     assert seen["recut"]["said"].startswith("Re-cut done, nothing spent"), seen["recut"]
     recut = seen["recut"]["listed"]
     assert (recut["kind"], recut["name"], recut["cost_credits"]) == ("recut", "hero_cut", 0)
+    # The selection and the form stay on the generation re-cut; its re-cut is listed under
+    # it, naming it.
+    assert seen["recut"]["selected_after"] == first_job["id"], seen["recut"]
+    assert seen["recut"]["form_of"] == first_job["id"], seen["recut"]
+    assert seen["recut"]["under"] == first_job["id"], seen["recut"]
+    assert seen["recut"]["cells"][2] == "hero_cut · re-cut of hero", seen["recut"]
     # The same re-cut over a sheet the user painted: refused saying so, then on the second
     # press made, their sheet moved aside.
     assert "was changed since" in seen["recut_refused"], seen["recut_refused"]
@@ -158,7 +164,7 @@ def test_the_studio_in_a_real_editor(
     assert cancelled["files"] == cancelled["files_before"], cancelled
     assert not cancelled["visible"] and cancelled["said"] == cancelled["said_before"], cancelled
     assert cancelled["selected"] == imported["row"]["id"] and cancelled["remove_enabled"]
-    assert cancelled["cells"][1:3] == ["done", "hero"], cancelled
+    assert cancelled["cells"][1:3] == ["done", "hero · re-cut of hero"], cancelled
     assert seen["removed"]["said"].startswith("Removed 3 files"), seen["removed"]
     assert not seen["removed"]["tres_left"] and not (project / "elsewhere" / "hero.png").exists()
     # Show in file browser: the folder the daemon named, handed to the opener.
@@ -243,7 +249,8 @@ def test_the_studio_in_a_real_editor(
     finally:
         daemon.stop()
     assert again["offline"]["generations"].startswith("Offline"), again["offline"]
-    assert again["offline"]["status"] == "Daemon: not running", again["offline"]
+    offline = again["offline"]
+    assert offline["status"] == "Offline: the companion daemon is not running", offline
     assert [row["id"] for row in again["listed"]] == [g["id"] for g in listed], again["listed"]
     assert again["status_back"].startswith("Live · balance"), again  # a keyed sandbox
 

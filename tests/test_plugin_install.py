@@ -120,6 +120,14 @@ def test_godot_install_update_and_uninstall_keep_the_users_settings_and_files(
             source("godot") / name
         ).read_bytes()
 
+    # The companion that installed it is recorded, absolute, for the editor's Start daemon
+    # (which ran `companion` from PATH, absent after the README's virtual-environment
+    # install): here `python -m companion`, this interpreter.
+    recorded = json.loads((home / "command.json").read_text())["command"]
+    assert recorded == [str(Path(sys.executable).absolute()), "-m", "companion"], recorded
+    assert f"Start daemon in the editor runs: {' '.join(recorded)} serve" in done.stdout
+    version = subprocess.run([*recorded, "--version"], capture_output=True, text=True, timeout=60)
+    assert __version__ in version.stdout + version.stderr, version
     again = companion(home, "plugin", "install", "godot", str(game))
     assert "already current; nothing changed" in again.stdout, again.stdout
     listed = companion(home, "projects", "list", "--json")

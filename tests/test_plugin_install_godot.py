@@ -99,7 +99,8 @@ def test_install_update_uninstall_and_the_zip_in_a_real_editor(
     assert f"0.0.9 -> {__version__}" in updated.stdout
     assert not (game / "addons/companion/retired.gd").exists()
     seen = open_editor(real_godot, game, home)
-    assert seen == {"dock": True, "version": __version__, "status": "Daemon: not running"}
+    offline = "Offline: the companion daemon is not running"
+    assert seen == {"dock": True, "version": __version__, "status": offline}
 
     # The editor made files beside ours (.uid, .import); uninstall takes them too.
     companion(home, "plugin", "uninstall", "godot", str(game))

@@ -36,6 +36,7 @@ def test_godot_sample_gets_a_ready_sprite_frames(daemon: DaemonThread, tmp_path:
     assert (project / "addons" / "companion" / "plugin.cfg").is_file()  # the plugin is in
     plugin = ScriptedPlugin(daemon.home, "godot", project)
     assert plugin.refresh()["balance"] > 0
+    assert plugin.events_open().startswith(b": connected")
     body = plugin.body("art/hero.png", "idle breathing", ["godot_pack"], 128, 12)
     credits = plugin.quote(body)
     assert credits > 0
@@ -87,6 +88,7 @@ def test_unity_sample_gets_sliced_sprites_and_a_clip(daemon: DaemonThread, tmp_p
     assert json.loads((package / "package.json").read_text())["name"] == "dev.companion.animate"
     plugin = ScriptedPlugin(daemon.home, "unity", project)
     plugin.refresh()
+    assert plugin.health()
     # The window reads the daemon's limits into Limits {size, frame_count, fps, seconds},
     # each {min, max}; a daemon that reports none leaves the checks to Quote.
     read = ("size", "frame_count", "fps", "seconds")  # the window ignores any other

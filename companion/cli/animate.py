@@ -246,6 +246,13 @@ def run_plan(plan: Plan) -> int:
         return _report(finished, plan.as_json, charged_before=charged_before[0])
 
 
+def _size(path: str) -> int | None:
+    try:
+        return Path(path).stat().st_size
+    except OSError:
+        return None
+
+
 def _made_before(digest: str, out: Path) -> Job | None:
     store = Store(current_settings().database)
     try:
@@ -288,8 +295,10 @@ def _report(job: Job, as_json: bool, charged_before: int | None) -> int:
     finally:
         store.close()
     spent_now = 0 if charged_before is None else max(0, charged - charged_before)
+    # The size of the file at the path (a pack's download size is not that of the one
+    # resource installed from it); None for a file no longer there.
     outputs = [
-        {"format": a.format, "path": a.installed_path, "bytes": a.byte_size}
+        {"format": a.format, "path": a.installed_path, "bytes": _size(a.installed_path)}
         for a in assets
         if a.installed_path
     ]
@@ -314,7 +323,9 @@ def _report(job: Job, as_json: bool, charged_before: int | None) -> int:
             earlier = f" (it cost {charged} credits when it was made)" if charged else ""
             say(f"task {job.remote_id}: {said}; nothing spent by this run{earlier}")
         for output in outputs:
-            print(f"  {output['format']:<20} {output['path']}  ({output['bytes']:,} bytes)")
+            size = output["bytes"]
+            shown = f"{size:,} bytes" if size is not None else "no longer there"
+            print(f"  {output['format']:<20} {output['path']}  ({shown})")
     if job.state == State.AWAITING_APPROVAL:
         raise AwaitingApproval(
             f"job {job.id[:8]} costs {job.quote} credits, over a budget in config.yaml; "
@@ -356,6 +367,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     image.write_bytes(drawn.getvalue())
     say(f"drew {image}")
+    # The jobs, the books and the sandbox's state are kept in the home, not in --out.
+    say(
+        f"companion: its jobs, credits and sandbox live in {current_settings().home} "
+        "(set COMPANION_HOME to keep them elsewhere)"
+    )
     plan = Plan(
         image=image,
         prompt="idle breathing",

@@ -31,7 +31,9 @@ def _show(change: Change) -> None:
 
 
 def cmd_install(args: argparse.Namespace) -> int:
+    from companion.cli.launch_record import record_command
     from companion.cli.projects import register
+    from companion.cli.session import settings
     from companion.install import install_plugin
 
     engine: PluginEngine = args.engine
@@ -40,8 +42,18 @@ def cmd_install(args: argparse.Namespace) -> int:
     except PluginError as exc:
         raise UsageError(str(exc)) from exc
     registration, running = register({"root": str(root), "engine": engine})
+    recorded = record_command(settings().home)  # what the editor's Start daemon runs
     if args.json:
-        print(json.dumps({**change.as_json(), "project": str(root), "registered": registration}))
+        print(
+            json.dumps(
+                {
+                    **change.as_json(),
+                    "project": str(root),
+                    "registered": registration,
+                    "command": recorded,
+                }
+            )
+        )
         return 0
     if change.nothing:
         print(f"the {engine} plugin {change.version} in {root} is already current; nothing changed")
@@ -54,8 +66,9 @@ def cmd_install(args: argparse.Namespace) -> int:
     _show(change)
     where = "with the running daemon" if running else "(the daemon serves it when it starts)"
     print(f"registered {registration['root']} {where}")
+    print(f"Start daemon in the editor runs: {' '.join(recorded)} serve")
     if engine == "godot":
-        print("open the project in Godot: the Animate tab is in the bottom panel")
+        print("open the project in Godot: the Companion tab is in the bottom panel")
     else:
         print("open the project in Unity: Window > Companion > Animate, or Animate... on a picture")
     return 0

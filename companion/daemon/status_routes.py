@@ -33,7 +33,7 @@ STATUS_POLICY = RetryPolicy(max_attempts=2, deadline=8.0)  # the page waits on i
 class StatusRoutes:
     def __init__(self, daemon: Host) -> None:
         self.daemon = daemon
-        self._status: tuple[float, dict[str, Any]] | None = None
+        self._status: tuple[float, dict[str, Any], dict[str, int]] | None = None
         self._plugins_told: set[str] = set()
 
     def routes(self) -> list[tuple[str, str, Any]]:
@@ -74,14 +74,20 @@ class StatusRoutes:
     async def status(self, request: web.Request) -> web.Response:
         self._plugin_said(request.headers.get("X-Companion-Plugin", ""))
         daemon = self.daemon
-        cached = self._status
         reach = daemon.reach
-        if cached is None or time.monotonic() - cached[0] > STATUS_CACHE_SECONDS:
-            self._status = (time.monotonic(), await self._service_info())
-            cached = self._status
         counts: dict[str, int] = {}
         for job in daemon.store.jobs():
             counts[job.state] = counts.get(job.state, 0) + 1
+        # The balance is asked again once a job moved (one that was charged, say), so the
+        # plugins show the account's balance after every job, not one 10 s old.
+        cached = self._status
+        if (
+            cached is None
+            or time.monotonic() - cached[0] > STATUS_CACHE_SECONDS
+            or cached[2] != counts
+        ):
+            self._status = (time.monotonic(), await self._service_info(), counts)
+            cached = self._status
         out = StatusOut(
             version=__version__,
             mode="sandbox" if daemon.sandbox else "live",

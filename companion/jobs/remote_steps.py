@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from companion.install import output_names, shown
 from companion.jobs.crash import crash_point
 from companion.jobs.errors import JobFailed
 from companion.jobs.lifecycle import State
+from companion.jobs.progress_writes import ProgressWrites
 from companion.jobs.request import JobRequest
 from companion.jobs.request_body import BodySteps
 from companion.jobs.wanted import wanted
@@ -167,19 +167,21 @@ class RemoteSteps(BodySteps):
         task = await self.client.get_animation(job.remote_id)
         crash_point("mid_poll")
 
-        loop = asyncio.get_running_loop()
+        writes = ProgressWrites(self.store, job.id)
 
         def progressed(current: Task) -> None:
-            # Progress is written on a worker thread, not waited for: it is only a display.
             progress = float(current.progress)
-            loop.run_in_executor(
-                None, functools.partial(self.store.update_job, job.id, progress=progress)
-            )
+            writes.put(progress)  # only a display: polling does not wait for the disk
             if self.on_progress is not None:
                 self.on_progress(dataclasses.replace(job, progress=progress), current)
 
         progressed(task)  # the first read may already be the last
-        task = await self.client.wait_for_task(task, timeout=self.timeout, on_progress=progressed)
+        try:
+            task = await self.client.wait_for_task(
+                task, timeout=self.timeout, on_progress=progressed
+            )
+        finally:
+            await writes.finish()  # before anyone may close the store
         outputs = wanted(
             task.outputs, JobRequest.of(job.request).install_formats, task.status == "succeeded"
         )

@@ -85,6 +85,7 @@ namespace UnityEditor
         public static Rect GetControlRect(bool hasLabel, float h, params GUILayoutOption[] o) => new Rect();
         public static void HelpBox(string m, MessageType t) {}
         public static int IntField(string l, int v, params GUILayoutOption[] o) => v;
+        public static float Slider(string l, float v, float low, float high, params GUILayoutOption[] o) => v;
         public static int IntSlider(int v, int a, int b, params GUILayoutOption[] o) => v;
         public static int IntSlider(string l, int v, int a, int b, params GUILayoutOption[] o) => v;
         public static void LabelField(string l, params GUILayoutOption[] o) {}

@@ -11,7 +11,9 @@ namespace Companion.Animate
     /// </summary>
     public sealed partial class AnimateWindow
     {
+        const string Offline = "Offline: the companion daemon is not running";
         string status = "Daemon: not checked yet";
+        double nextLook;
         bool down;
         bool starting;
         double nextReconnect;
@@ -22,8 +24,9 @@ namespace Companion.Animate
             var reply = await DaemonClient.Get("/api/v1/status");
             if (!reply.Ok)
             {
-                status = "Daemon: not running";
-                message = starting ? $"Starting the daemon ({DaemonStarter.Command} serve)..." : reply.Message;
+                status = Offline;
+                if (!message.StartsWith("Could not start"))
+                    message = starting ? $"Starting the daemon ({DaemonStarter.Shown()} serve)..." : reply.Message;
                 down = true;
             }
             else
@@ -45,6 +48,7 @@ namespace Companion.Animate
                     message = "";
                 down = false;
                 starting = false;
+                DaemonStarter.Forget();
             }
             Repaint();
         }
@@ -73,12 +77,15 @@ namespace Companion.Animate
             return added.Ok;
         }
 
-        /// <summary>Runs the companion command from the preferences; Tick then reconnects.</summary>
+        /// <summary>
+        /// Runs the recorded companion (or the one set in the preferences); Tick then
+        /// reconnects, and a start that exits at once is said with its reason.
+        /// </summary>
         void StartDaemon()
         {
             var problem = DaemonStarter.Start();
             starting = problem == "";
-            message = starting ? $"Starting the daemon ({DaemonStarter.Command} serve)..." : problem;
+            message = starting ? $"Starting the daemon ({DaemonStarter.Shown()} serve)..." : problem;
             startDeadline = EditorApplication.timeSinceStartup + DaemonStarter.WaitSeconds;
             Repaint();
         }
@@ -89,16 +96,52 @@ namespace Companion.Animate
         /// </summary>
         void LookForDaemon()
         {
-            if (!down || busy || EditorApplication.timeSinceStartup < nextReconnect)
+            if (starting)
+            {
+                var exited = DaemonStarter.Exited();
+                if (exited != "")
+                {
+                    starting = false;
+                    message = exited;
+                    Repaint();
+                }
+            }
+            if (!down)
+            {
+                WatchDaemon();
+                return;
+            }
+            if (busy || EditorApplication.timeSinceStartup < nextReconnect)
                 return;
             nextReconnect = EditorApplication.timeSinceStartup + 1.0;
             if (starting && EditorApplication.timeSinceStartup > startDeadline)
             {
                 starting = false;
-                message = $"The daemon did not answer: run \"{DaemonStarter.Command} serve\" " +
+                message = $"The daemon did not answer: run \"{DaemonStarter.Shown()} serve\" " +
                     "in a terminal to see why.";
             }
             Run(Refresh);
+        }
+
+        /// <summary>
+        /// While the daemon runs, a look at its health every 2 s (no Refresh needed): gone,
+        /// the window says Offline at once, hides the balance and offers Start daemon.
+        /// </summary>
+        void WatchDaemon()
+        {
+            if (busy || EditorApplication.timeSinceStartup < nextLook)
+                return;
+            nextLook = EditorApplication.timeSinceStartup + 2.0;
+            Run(async () =>
+            {
+                var health = await DaemonClient.Get("/api/v1/health");
+                if (health.Ok || down)
+                    return;
+                status = Offline;
+                message = DaemonClient.NotRunning;
+                down = true;
+                Repaint();
+            });
         }
     }
 }

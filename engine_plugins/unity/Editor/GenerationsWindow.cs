@@ -110,7 +110,7 @@ namespace Companion.Animate
                     return;
                 }
                 rows.Clear();
-                rows.AddRange(found.OrderByDescending(g => g.created_at, StringComparer.Ordinal));
+                rows.AddRange(Nested(found.OrderByDescending(g => g.created_at, StringComparer.Ordinal)));
                 summary = $"{rows.Count} generations of this project, newest first";
                 Landed();
             }
@@ -173,6 +173,38 @@ namespace Companion.Animate
             Run(Refresh);
         }
 
+        /// <summary>
+        /// Generations newest first, each re-cut (or import) right under the generation it
+        /// was cut from (the selection is kept by id, so it stays on the one acted on).
+        /// </summary>
+        static List<GenerationReply> Nested(IEnumerable<GenerationReply> newest)
+        {
+            var all = newest.ToList();
+            var ids = new HashSet<string>(all.Select(g => g.id));
+            var ordered = new List<GenerationReply>();
+            foreach (var row in all.Where(g => SourceId(g, ids) == ""))
+            {
+                ordered.Add(row);
+                ordered.AddRange(all.Where(g => SourceId(g, ids) == row.id));
+            }
+            return ordered;
+        }
+
+        /// <summary>The listed generation a re-cut was cut from, or "".</summary>
+        static string SourceId(GenerationReply row, HashSet<string> listed) =>
+            row.kind == "recut" && !string.IsNullOrEmpty(row.parent) && listed.Contains(row.parent)
+                ? row.parent
+                : "";
+
+        /// <summary>How a row is named in the list: a re-cut names its source.</summary>
+        string ListedName(GenerationReply row)
+        {
+            var source = row.kind == "recut" && !string.IsNullOrEmpty(row.parent)
+                ? rows.FirstOrDefault(g => g.id == row.parent)
+                : null;
+            return source == null ? row.name : $"    {row.name} · re-cut of {source.name}";
+        }
+
         void OnGUI()
         {
             using (new EditorGUILayout.HorizontalScope())
@@ -202,9 +234,10 @@ namespace Companion.Animate
                 var when = row.created_at.Replace('T', ' ');
                 var cost = row.cost_credits >= 0 ? row.cost_credits : row.quote;
                 var seed = row.seed >= 0 ? $" / {row.seed}" : "";
+                // The whole name, wrapped when long, never cut.
                 EditorGUILayout.LabelField(
-                    $"{when.Substring(0, Math.Min(19, when.Length))}  {StateText(row)}  {row.name}  " +
-                    $"{cost} credits  {row.model}{seed}  {row.prompt}",
+                    $"{when.Substring(0, Math.Min(19, when.Length))}  {StateText(row)}  " +
+                    $"{ListedName(row)}  {cost} credits  {row.model}{seed}  {row.prompt}",
                     EditorStyles.wordWrappedLabel);
                 using (new EditorGUI.DisabledScope(string.IsNullOrEmpty(row.resource)))
                     if (GUILayout.Button("Select", GUILayout.Width(60)))

@@ -183,6 +183,8 @@ namespace Companion.Animate
         public int quote = -1;
         public int cost_credits = -1;
         public string kind = "";
+        // The generation a re-cut or import was cut from ("" for a generation of its own).
+        public string parent = "";
         public ClipReply clip = new ClipReply();
         public GenerationSettings settings = new GenerationSettings();
         // Paid for at the service, its outputs never went in: POST /api/v1/jobs/{id}/retry

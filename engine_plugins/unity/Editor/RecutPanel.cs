@@ -17,6 +17,8 @@ namespace Companion.Animate
 
         const int SheetCells = 8;
         const float SheetWidth = 360f;
+        // Drawn up to 3 times bigger, so a frame's pose and time can be read.
+        float zoom = 1f;
 
         string shownFor = "";
         int frames = 12;
@@ -95,9 +97,10 @@ namespace Companion.Animate
 
         void DrawSheet()
         {
-            var scale = SheetWidth / Mathf.Max(1, sheet.width);
-            var box = GUILayoutUtility.GetRect(SheetWidth, sheet.height * scale,
-                GUILayout.Width(SheetWidth));
+            zoom = EditorGUILayout.Slider("Zoom", zoom, 1f, 3f);
+            var drawn = SheetWidth * zoom;
+            var scale = drawn / Mathf.Max(1, sheet.width);
+            var box = GUILayoutUtility.GetRect(drawn, sheet.height * scale, GUILayout.Width(drawn));
             GUI.DrawTexture(box, sheetTexture, ScaleMode.StretchToFill);
             for (var i = 0; i < sheet.cells.Length; i++)
             {

@@ -28,6 +28,9 @@ func _run() -> void:
 	if plan.has("screenshot"):
 		await _screenshot()
 		return
+	if plan.has("live"):
+		await load("res://addons/companion_test_harness/live.gd").new().run(self)
+		return
 	if plan.has("studio"):
 		await load("res://addons/companion_test_harness/studio.gd").new().run(self)
 		return
@@ -206,13 +209,13 @@ func _run() -> void:
 	_choose(advanced._model, advanced.default_model)
 	out["model_change_dropped"] = dock.quoted_credits == -1 and dock._animate_button.disabled
 
-	# The daemon stops; Refresh tells the user how to start it.
+	# The daemon stops: without Refresh the dock says so (its event stream closed) and
+	# tells the user how to start it.
 	FileAccess.open(plan["down_ready"], FileAccess.WRITE).store_string("ready")
 	await _until(func() -> bool: return FileAccess.file_exists(plan["down_go"]), 30)
-	for button in dock.find_children("", "Button", true, false):
-		if button.text == "Refresh":
-			_press(button)
-	await _until(func() -> bool: return dock._status_label.text.contains("not running"), 20)
+	var offline := func() -> bool:
+		return dock._status_label.text.contains("not running") and dock._start_button.visible
+	out["down_in_time"] = await _until(offline, 10)
 	out["down_status"] = dock._status_label.text
 	out["down_generations"] = _find("Generations", "select_row")._summary.text
 	out["down_message"] = dock._message.text
@@ -307,14 +310,37 @@ func _screenshot() -> void:
 	plugin.make_bottom_panel_item_visible(dock)
 	await _until(func() -> bool: return dock._width.editable, 20)
 	dock.set_image(plan["image"])
-	dock._prompt.text = "idle breathing, loop"
+	# Two names that share their first 7 letters, as a user names the moves of one hero:
+	# the Generations list shows both in full.
+	dock.get_node("%Name").text = "knight_dance"
+	dock._prompt.text = "dance"
 	dock._width.value = 128
 	dock._height.value = 128
 	dock._fps.value = 8
+	await _until(func() -> bool: return dock._status_label.text.contains("balance"), 60)
 	await _quote()
+	out["first_quote"] = {"message": dock._message.text, "status": dock._status_label.text}
+	if dock.quoted_credits < 0:
+		_done("the first quote was not given: %s" % dock._message.text)
+		return
+	var first := await _job(true, false)
+	out["first_job"] = first["job"]
+	dock.get_node("%Name").text = "knight_idle"
+	dock._prompt.text = "idle breathing, loop"
+	await _quote()
+	out["quote_message"] = dock._message.text
+	# At the panel's default height the actions are in view, not below a scroll: their
+	# rectangles lie inside the part of the dock the panel shows.
+	out["quote_rect"] = _rect(dock._quote_button)
+	out["animate_rect"] = _rect(dock._animate_button)
+	out["prompt_rect"] = _rect(dock._prompt)
+	out["visible_rect"] = _rect(dock.get_parent())
+	out["dock_height"] = dock.size.y
 	var job := await _job(true, false)
 	await _until(func() -> bool: return dock._result_player.shown >= 3, 20)
 	out["job"] = job["job"]
+	out["result_info"] = dock.get_node("%ResultInfo").text
+	out["tab_title"] = _companion_plugin().TAB_TITLE
 	out["visible"] = dock.is_visible_in_tree()
 	out["dock_rect"] = [dock.get_global_rect().position.x, dock.get_global_rect().position.y,
 		dock.get_global_rect().size.x, dock.get_global_rect().size.y]
@@ -343,6 +369,24 @@ func _screenshot() -> void:
 	out["list_rect"] = _rect(generations._list)
 	out["preview_rect"] = _rect(generations._preview)
 	out["sheet_rect"] = _rect(form._sheet)
+	out["preview_visible"] = generations._preview.visible
+	# Each name as the list shows it: its cell's width against the text's own.
+	var font: Font = generations._list.get_theme_font("font")
+	var font_size: int = generations._list.get_theme_font_size("font_size")
+	out["names"] = []
+	for index in generations.rows.size():
+		var item: TreeItem = generations.item_of(index)
+		out["names"].append({"text": item.get_text(2), "tooltip": item.get_tooltip_text(2),
+			"column": generations._list.get_column_width(2),
+			"needs": font.get_string_size(item.get_text(2), HORIZONTAL_ALIGNMENT_LEFT, -1,
+				font_size).x})
+	out["recut_open"] = generations._recut_panel.visible
+	# The contact sheet zoomed: drawn twice as big, the panel scrolling to it.
+	var before_zoom: Vector2 = form._sheet.size
+	form.get_node("%Zoom").value = 2.0
+	for frame in 5:
+		await get_tree().process_frame
+	out["zoom"] = [before_zoom.x, before_zoom.y, form._sheet.size.x, form._sheet.size.y]
 	_done("")
 
 
@@ -415,7 +459,7 @@ func _advanced_rows() -> Dictionary:
 func _quote() -> void:
 	dock._message.text = ""
 	_press(dock._quote_button)
-	await _until(func() -> bool: return dock._message.text != "", 20)
+	await _until(func() -> bool: return dock._message.text != "", 120)  # a busy machine
 	out["quotes"].append({"credits": dock.quoted_credits, "quote_id": dock.quote_id})
 
 

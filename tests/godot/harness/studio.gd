@@ -1,5 +1,5 @@
 @tool
-extends RefCounted
+extends "res://addons/companion_test_harness/scenario.gd"
 ## The studio's controls driven as a user clicks them in a real editor (see harness.gd):
 ## a job with a last frame and a reference picked in the FileSystem, its quote with the
 ## balance and budget; in Generations a free re-cut with its range picked on the contact
@@ -11,18 +11,11 @@ extends RefCounted
 ## job was paid for but its files never went in; its row offers Install (free), which
 ## fails again while the folder is still a file and installs once the user fixed it.
 
-var h: EditorPlugin
-var dock: Node
-var out: Dictionary
-var plan: Dictionary
 var generations: Node
 
 
 func run(harness: EditorPlugin) -> void:
-	h = harness
-	dock = h.dock
-	out = h.out
-	plan = h.plan
+	take(harness)
 	generations = h._find("Generations", "select_row")
 	if plan.has("restart"):
 		await _restart()
@@ -146,6 +139,15 @@ func _recut() -> void:
 	out["recut"] = {"said": form.said}
 	await h._until(func() -> bool: return generations.listings > before, 20)
 	out["recut"]["listed"] = generations.rows[0].duplicate()
+	# The selection stays on the generation re-cut (a second press re-cuts it again, not
+	# another), and the re-cut's row sits under it naming it.
+	await h._settle()
+	out["recut"]["selected_after"] = generations.selected().get("id", "")
+	out["recut"]["form_of"] = form.generation.get("id", "")
+	var cut_item: TreeItem = generations.item_of(0)
+	out["recut"]["cells"] = _cells(0)
+	out["recut"]["under"] = generations.rows[cut_item.get_parent().get_metadata(0)].get("id", "") \
+		if cut_item.get_parent() != generations._list.get_root() else ""
 	# The user paints on the re-cut's sheet; the same re-cut again is refused, saying so,
 	# and pressed once more it replaces it, theirs moved aside.
 	var painted := Image.create(8, 8, false, Image.FORMAT_RGBA8)
@@ -256,7 +258,7 @@ func _installed(row: Dictionary) -> Array:
 func _cells(row: int) -> Array:
 	if row < 0:
 		return []
-	var item: TreeItem = generations._list.get_root().get_child(row)
+	var item: TreeItem = generations.item_of(row)
 	return range(generations.COLUMNS.size()).map(func(c: int) -> String: return item.get_text(c))
 
 
@@ -387,7 +389,7 @@ func _paid_install() -> void:
 	var width: Dictionary = await _width()  # before any long message
 	out["offered"] = {"visible": button.is_visible_in_tree(), "enabled": not button.disabled,
 		"text": button.text, "tooltip": button.tooltip_text, "cells": _cells(_row_of(id)),
-		"state_tooltip": generations._list.get_root().get_child(_row_of(id)).get_tooltip_text(1),
+		"state_tooltip": generations.item_of(_row_of(id)).get_tooltip_text(1),
 		"recut_enabled": not generations._recut_button.disabled,
 		"import_enabled": not generations._import_button.disabled, "width": width}
 	out["failed_again"] = await _install(id)

@@ -1,15 +1,23 @@
 @tool
 extends Node
 ## The dock's line to the daemon: whether it answers (the status line, Start daemon, and
-## a look every second while it is away, so the dock connects by itself), and this
-## project's registration with it under any spelling of its folder.
+## a look every second while it is away, so the dock connects by itself), its event
+## stream held open so the dock knows at once when it goes away, and this project's
+## registration with it under any spelling of its folder.
 
 ## The daemon did not answer, and now it does (the dock refreshes itself then).
 signal look_again
+## The daemon went away (its event stream closed, or it did not answer).
+signal went_away
+## A job ended (its state is done, failed or cancelled): the balance is read again.
+signal job_ended(job: Dictionary)
 
 const DaemonClient := preload("res://addons/companion/daemon_client.gd")
+const DaemonEvents := preload("res://addons/companion/daemon_events.gd")
+const DaemonLaunch := preload("res://addons/companion/daemon_launch.gd")
 ## How long the dock keeps trying to connect after it started the daemon.
 const START_WAIT_SECONDS := 30.0
+const OFFLINE := "Offline: the companion daemon is not running"
 
 var client: Node
 var status_label: Label
@@ -21,6 +29,10 @@ var heard: Callable
 ## The process id of a daemon being waited for (-1: none), and of the last started.
 var started_pid := -1
 var launched_pid := -1
+## Whether the daemon answered last time the dock looked (or its stream is open).
+var online := false
+var events: Node
+var launcher: Node
 var _start_deadline := 0
 
 
@@ -30,6 +42,15 @@ func setup(dock_client: Node, label: Label, button: Button, timer: Timer) -> voi
 	start_button = button
 	reconnect_timer = timer
 	reconnect_timer.timeout.connect(_reconnect)
+	events = DaemonEvents.new()
+	add_child(events)
+	events.lost.connect(_stream_lost)
+	events.job_changed.connect(func(job: Dictionary) -> void:
+		if String(job.get("state", "")) in ["done", "failed", "cancelled"]:
+			job_ended.emit(job))
+	launcher = DaemonLaunch.new()
+	add_child(launcher)
+	launcher.failed.connect(_start_failed)
 
 
 ## The daemon's status (GET /api/v1/status) shown on the status line, or {} when it does
@@ -37,18 +58,18 @@ func setup(dock_client: Node, label: Label, button: Button, timer: Timer) -> voi
 func status() -> Dictionary:
 	var reply: Dictionary = await client.call_api(HTTPClient.METHOD_GET, "/api/v1/status")
 	if not reply["ok"]:
-		status_label.text = "Daemon: not running"
-		start_button.visible = true
+		_show_offline()
 		if started_pid >= 0:
 			say.call(starting_text())
-		elif not String(heard.call()).begins_with("The daemon did not answer"):
+		elif not _said_why():
 			say.call(reply["message"])
-		if reconnect_timer.is_stopped():
-			reconnect_timer.start()
 		return {}
+	online = true
 	start_button.visible = false
 	reconnect_timer.stop()
 	started_pid = -1
+	launcher.stop_watching()
+	events.open()  # its closing tells the dock at once that the daemon went away
 	var status: Dictionary = reply["data"]
 	var mode := "Sandbox (no credits are spent)" if status.get("mode") == "sandbox" else "Live"
 	var balance: Variant = status.get("balance")
@@ -62,22 +83,60 @@ func status() -> Dictionary:
 	return status
 
 
-## Starts the daemon with the command from the editor settings; the reconnect timer
-## then finds it as soon as it answers.
-func start_daemon() -> void:
-	started_pid = DaemonClient.start_daemon()
-	launched_pid = started_pid
-	if started_pid < 0:
-		say.call("Could not run \"%s serve\". Set the companion command in Editor Settings > "
-			% DaemonClient.command() + "%s." % DaemonClient.COMMAND_SETTING)
+## Offline: no balance (it would be stale), Start daemon shown, looked for every second.
+func _show_offline() -> void:
+	var was_online := online
+	online = false
+	status_label.text = OFFLINE
+	start_button.visible = true
+	if reconnect_timer.is_stopped():
+		reconnect_timer.start()
+	if was_online:
+		went_away.emit()
+
+
+## The event stream closed: the daemon stopped or was killed. Said at once, no Refresh.
+func _stream_lost() -> void:
+	if not online:
 		return
+	_show_offline()
+	if not _said_why():
+		say.call(DaemonClient.NOT_RUNNING)
+
+
+func _said_why() -> bool:
+	var shown := String(heard.call())
+	return shown.begins_with("The daemon did not answer") or shown.begins_with("Could not start")
+
+
+## Starts the daemon with the command from the editor settings, or the one `companion
+## plugin install` recorded; the reconnect timer then finds it as soon as it answers. A
+## start that cannot happen, or a daemon that exits at once, is said within 2 s.
+func start_daemon() -> void:
+	var refused: String = launcher.start()
+	if refused != "":
+		started_pid = -1
+		say.call("Could not start the daemon: %s. Set the companion command in Editor "
+			% refused + "Settings > %s (see docs/plugins.md)." % DaemonClient.COMMAND_SETTING)
+		return
+	started_pid = launcher.pid
+	launched_pid = started_pid
 	_start_deadline = Time.get_ticks_msec() + int(START_WAIT_SECONDS * 1000)
 	say.call(starting_text())
 	reconnect_timer.start()
 
 
+func _start_failed(why: String) -> void:
+	if started_pid < 0:
+		return
+	started_pid = -1
+	say.call("Could not start the daemon: %s serve %s. Set the companion command in " % [
+		DaemonLaunch.shown(), why] + "Editor Settings > %s (see docs/plugins.md)."
+		% DaemonClient.COMMAND_SETTING)
+
+
 func starting_text() -> String:
-	return "Starting the daemon (%s serve)..." % DaemonClient.command()
+	return "Starting the daemon (%s serve)..." % DaemonLaunch.shown()
 
 
 ## While the daemon is away the dock looks for it every second, so it connects by itself
@@ -86,7 +145,7 @@ func _reconnect() -> void:
 	if started_pid >= 0 and Time.get_ticks_msec() > _start_deadline:
 		started_pid = -1
 		say.call("The daemon did not answer after %d s: run \"%s serve\" in a terminal to "
-			% [int(START_WAIT_SECONDS), DaemonClient.command()] + "see why.")
+			% [int(START_WAIT_SECONDS), DaemonLaunch.shown()] + "see why.")
 	look_again.emit()
 
 

@@ -10,7 +10,8 @@ extends HBoxContainer
 signal finished(job: Dictionary)
 ## Emitted each time the daemon answers after it did not (and on the first answer).
 signal connected
-## Emitted when the daemon stops answering after it did.
+## Emitted when the daemon goes away after it answered (its event stream closed, or it
+## did not answer).
 signal disconnected
 
 const DaemonClient := preload("res://addons/companion/daemon_client.gd")
@@ -111,12 +112,14 @@ func _ready() -> void:
 	_link.say = _say
 	_link.heard = func() -> String: return _message.text
 	_link.look_again.connect(refresh)
+	_link.went_away.connect(func() -> void: disconnected.emit())
+	_link.job_ended.connect(func(_job: Dictionary) -> void: refresh())  # the balance after it
 	_limits = FrameLimits.new(_width, _height, _fps, _seconds)
 	_quote = QuoteLine.new(_animate_button, _confirm_replace, _say)
 	_quote.name_taken.connect(take_name)
 	_picture = Picture.new(%ImageLabel, _image_preview)
 	_form = RequestForm.new(self, _limits, _picture, _changed)
-	_landing = ResultLanding.new(_scan_timer, _result_caption, _result_player)
+	_landing = ResultLanding.new(_scan_timer, _result_caption, _result_player, %ResultInfo)
 	_run = JobRun.new()
 	add_child(_run)
 	_run.setup(self, client, _quote, _landing)
@@ -207,12 +210,10 @@ func _say(text: String) -> void:
 ## Shows whether the daemon runs, against what, and the balance; with its answer, the
 ## limits and the model listing.
 func refresh() -> void:
-	var was_down := _start_button.visible or not _seconds.editable
+	var was_down: bool = not _link.online
 	var status: Dictionary = await _link.status()
 	if status.is_empty():
-		if not was_down:
-			disconnected.emit()
-		return
+		return  # the link said so, and looks for the daemon every second
 	if typeof(status.get("limits")) == TYPE_DICTIONARY:
 		apply_limits(status["limits"])
 	var listed: Dictionary = await client.call_api(HTTPClient.METHOD_GET, "/api/v1/models")
@@ -222,6 +223,16 @@ func refresh() -> void:
 		_say("")  # only the daemon's absence is over; a job's last word stays
 	if was_down:
 		connected.emit()
+		await _show_newest()
+
+
+## After an editor start the dock plays the project's newest result, as it would have
+## after its own job.
+func _show_newest() -> void:
+	var query := "/api/v1/generations?project=%s" % project_root().uri_encode()
+	var listed: Dictionary = await client.call_api(HTTPClient.METHOD_GET, query)
+	if listed["ok"]:
+		_landing.show_newest(listed["data"].get("data", []))
 
 
 ## Fills the form from a generation's request (its settings as the daemon kept them).

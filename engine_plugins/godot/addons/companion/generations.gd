@@ -11,13 +11,11 @@ signal again(settings: Dictionary)
 ## Files of the project changed (a re-cut, an import, files removed): the editor rescans.
 signal files_changed
 
-const COLUMNS := ["When", "State", "Name", "Credits", "Model / seed", "Prompt"]
-const COLUMN_WIDTHS := [124, 128, 72, 56, 120, 80]
-## The State cell of a job paid for whose files never went in: unlike a plain "failed"
-## (which cost nothing) its credits are spent and Install (free) puts its files in.
-const PAID_NOT_INSTALLED := "paid · not installed"
+const Rows := preload("res://addons/companion/generation_rows.gd")
+const COLUMNS := Rows.COLUMNS
+const PAID_NOT_INSTALLED := Rows.PAID_NOT_INSTALLED
 ## Shown while the daemon does not answer; the list comes back by itself when it does.
-const OFFLINE := "Offline: the companion daemon is not running (see the Animate tab). " \
+const OFFLINE := "Offline: the companion daemon is not running (see the Companion tab). " \
 	+ "This list shows again once it runs."
 
 var client: Node
@@ -54,11 +52,7 @@ var revealed := ""
 
 
 func _ready() -> void:
-	for column in COLUMNS.size():
-		_list.set_column_title(column, COLUMNS[column])
-		_list.set_column_expand(column, column == COLUMNS.size() - 1)
-		_list.set_column_custom_minimum_width(column, COLUMN_WIDTHS[column])
-		_list.set_column_clip_content(column, true)
+	Rows.setup(_list)
 	_list.item_selected.connect(_show_selected)
 	%RefreshButton.pressed.connect(refresh)
 	_install_button.pressed.connect(install_paid)
@@ -104,12 +98,15 @@ func refresh() -> void:
 	else:
 		_show_summary(reply["message"])
 		return
+	# The row selected, by its id, read before rows change: the list's items still index
+	# the old rows (read after, a new re-cut at the top moved the selection to it).
+	var kept := String(selected().get("id", ""))
 	rows.clear()
 	for item in found:
 		rows.append(item)
 	rows.sort_custom(func(a: Dictionary, b: Dictionary) -> bool:
 		return String(a.get("created_at", "")) > String(b.get("created_at", "")))
-	_fill()
+	_fill(kept)
 
 
 ## The daemon is away: the panel says so (the list stays as it was until it is back).
@@ -117,34 +114,9 @@ func show_offline() -> void:
 	_show_summary(OFFLINE)
 
 
-func _fill() -> void:
-	var kept := String(selected().get("id", ""))
+func _fill(kept: String) -> void:
 	listings += 1
-	_list.clear()
-	var root := _list.create_item()
-	for row in rows:
-		var item := _list.create_item(root)
-		var cost: Variant = row.get("cost_credits", row.get("quote"))
-		var seed: Variant = row.get("seed")
-		var model := String(row.get("model", "")) if row.get("model") != null else ""
-		var texts := [
-			String(row.get("created_at", "")).replace("T", " ").substr(5, 11),  # 11-25 12:13
-			_state_text(row),
-			String(row.get("name", "")),
-			"" if cost == null else str(int(cost)),
-			model + ("" if seed == null else " / %d" % int(seed)),
-			String(row.get("prompt", "")) if row.get("prompt") != null else "",
-		]
-		for column in texts.size():
-			item.set_text(column, texts[column])
-		item.set_tooltip_text(0, String(row.get("created_at", "")))
-		item.set_tooltip_text(COLUMNS.size() - 1, texts[-1])
-		var error: Variant = row.get("error")
-		if error != null and String(error) != "":
-			item.set_tooltip_text(1, String(error))
-		if row.get("installable", false):
-			item.set_tooltip_text(1, item.get_tooltip_text(1)
-				+ "\nPaid for: Install (free) puts its files in without paying again.")
+	Rows.fill(_list, rows)
 	_show_summary("%d generation%s of this project, newest first" % [
 		rows.size(), "" if rows.size() == 1 else "s"])
 	for button in _row_buttons():
@@ -157,26 +129,22 @@ func _fill() -> void:
 			select_row(index)
 
 
-## What the State column says of a row: the daemon's state, except for a job paid for
-## whose files never went in, which is not the same as a failure that cost nothing.
-func _state_text(row: Dictionary) -> String:
-	if row.get("installable", false):
-		return PAID_NOT_INSTALLED
-	return String(row.get("state", ""))
-
-
 func selected() -> Dictionary:
-	var item := _list.get_selected()
-	if item == null:
-		return {}
-	var index := item.get_index()
-	return rows[index] if index < rows.size() else {}
+	var index := Rows.selected_index(_list)
+	return rows[index] if index >= 0 and index < rows.size() else {}
 
 
-## Selects a row as the user clicks it.
+## Selects a row (an index of rows) as the user clicks it.
 func select_row(index: int) -> void:
-	var item := _list.get_root().get_child(index)
-	_list.set_selected(item, 0)
+	var item := item_of(index)
+	if item != null:
+		_list.set_selected(item, 0)
+		_list.scroll_to_item(item)
+
+
+## The list's item showing rows[index] (a re-cut's is under its generation's).
+func item_of(index: int) -> TreeItem:
+	return Rows.item_of(_list, index)
 
 
 func _show_selected() -> void:
@@ -208,6 +176,7 @@ func _show_selected() -> void:
 		_recut.open(row)
 	elif _recut_button.disabled:
 		_recut_panel.visible = false
+	_preview.visible = not _recut_panel.visible  # the form's contact sheet shows it then
 
 
 func _row_buttons() -> Array[Button]:
@@ -303,6 +272,7 @@ func open_recut() -> void:
 	if row.is_empty():
 		return
 	_recut_panel.visible = true
+	_preview.visible = false  # room for the list beside the form; its sheet shows the frames
 	await _recut.open(row)
 
 

@@ -1,6 +1,6 @@
 @tool
 extends EditorPlugin
-## Adds the Animate dock, and on Godot 4.4+ an "Animate..." entry in the FileSystem
+## Adds the Companion dock (the Animate form), and on Godot 4.4+ an "Animate..." entry in the FileSystem
 ## context menu. The daemon does the work and writes the files; this only asks.
 
 const DockScene := preload("res://addons/companion/dock.tscn")
@@ -8,6 +8,7 @@ const GenerationsScene := preload("res://addons/companion/generations.tscn")
 const DaemonClient := preload("res://addons/companion/daemon_client.gd")
 const CONTEXT_MENU_SCRIPT := "res://addons/companion/context_menu.gd"
 const FILESYSTEM_SLOT := 1  # EditorContextMenuPlugin.CONTEXT_SLOT_FILESYSTEM
+const TAB_TITLE := "Companion"
 
 var dock: Control
 var generations: Control
@@ -18,8 +19,9 @@ func _enter_tree() -> void:
 	_add_command_setting()
 	dock = DockScene.instantiate()
 	# Its own tab in the bottom panel, beside Output: seen in any layout, wide enough for
-	# the form, the picture and the result side by side.
-	add_control_to_bottom_panel(dock, "Animate")
+	# the form, the actions, the picture and the result side by side. Not "Animate": that
+	# sat beside Godot's own "Animation" tab and was taken for it.
+	add_control_to_bottom_panel(dock, TAB_TITLE)
 	# Every generation of this project, in the tab beside it; listed again whenever the
 	# dock (re)connects to the daemon or a job ends.
 	generations = GenerationsScene.instantiate()
@@ -60,7 +62,8 @@ func _rescan() -> void:
 		filesystem.scan()
 
 
-## Editor Settings > companion/daemon/command: what Start daemon runs (with "serve").
+## Editor Settings > companion/daemon/command: what Start daemon runs (with "serve");
+## left at "companion", the command `companion plugin install` recorded is run.
 func _add_command_setting() -> void:
 	var settings := EditorInterface.get_editor_settings()
 	if not settings.has_setting(DaemonClient.COMMAND_SETTING):

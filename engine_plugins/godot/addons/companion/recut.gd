@@ -16,6 +16,8 @@ var client: Node
 ## The generation being re-cut, and the clip's length in seconds (0: unknown).
 var generation := {}
 var clip_seconds := 0.0
+## The contact sheet's size at zoom 1: cells big enough to see a pose and read its time.
+const SHEET_SIZE := Vector2(340, 176)
 ## The daemon's contact sheet reply ({} until shown): the image and its labelled cells.
 var sheet := {}
 var said := ""
@@ -42,10 +44,17 @@ var _format_boxes := {}
 func _ready() -> void:
 	_format_boxes = RequestForm.format_boxes_in(%Formats, [])
 	_sheet_button.pressed.connect(show_sheet)
+	%Zoom.value_changed.connect(zoom)
 	_recut_button.pressed.connect(recut)
 	_sheet.gui_input.connect(_on_sheet_input)
 	_start.value_changed.connect(func(_v: float) -> void: _show_range())
 	_end.value_changed.connect(func(_v: float) -> void: _show_range())
+
+
+## The contact sheet drawn bigger (1 to 3 times; the panel scrolls to it), so its frames
+## and their times can be read.
+func zoom(times: float) -> void:
+	_sheet.custom_minimum_size = SHEET_SIZE * times
 
 
 ## Fills the form from a generation (its export as it was) and the daemon's limits.
@@ -58,7 +67,7 @@ func open(row: Dictionary) -> void:
 	var clip: Dictionary = row.get("clip", {}) if typeof(row.get("clip")) == TYPE_DICTIONARY else {}
 	var length: Variant = clip.get("duration_seconds")
 	clip_seconds = 0.0 if length == null else float(length)
-	_title.text = "Re-cut %s for free: its kept video, nothing is sent" % row.get("name", "")
+	_title.text = "Re-cut %s (free: its kept video)" % row.get("name", "")
 	var status: Dictionary = await client.call_api(HTTPClient.METHOD_GET, "/api/v1/status")
 	var limits: Dictionary = status["data"].get("limits", {}) if status["ok"] else {}
 	var size: Dictionary = limits.get("size", {})

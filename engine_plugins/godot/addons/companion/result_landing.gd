@@ -10,12 +10,14 @@ var scans := 0
 var _scan_timer: Timer
 var _caption: Label
 var _player: TextureRect
+var _info: Label
 
 
-func _init(scan_timer: Timer, caption: Label, player: TextureRect) -> void:
+func _init(scan_timer: Timer, caption: Label, player: TextureRect, info: Label) -> void:
 	_scan_timer = scan_timer
 	_caption = caption
 	_player = player
+	_info = info
 	_scan_timer.timeout.connect(_scan_now)
 
 
@@ -54,6 +56,47 @@ func _select_result() -> void:
 	var loaded := load(resource)
 	# In the Inspector only: opening its editor would cover the dock and the result in it.
 	EditorInterface.inspect_object(loaded, "", true)
-	if loaded is SpriteFrames:
-		_caption.text = "Latest result: %s" % resource.get_file()
-		_player.play(loaded)
+	show_result(resource)
+
+
+## Plays a SpriteFrames in the dock, named, with its frame size and count; false when the
+## path is not one.
+func show_result(resource: String) -> bool:
+	if resource == "" or not ResourceLoader.exists(resource):
+		return false
+	var loaded := load(resource)
+	if not loaded is SpriteFrames:
+		return false
+	_caption.text = "Latest result: %s" % resource.get_file()
+	_caption.tooltip_text = resource
+	_player.play(loaded)
+	_info.text = describe(loaded)
+	return true
+
+
+## "128x128 px · 16 frames · 8 fps" of a SpriteFrames' first animation.
+static func describe(frames: SpriteFrames) -> String:
+	var names := frames.get_animation_names()
+	if names.is_empty():
+		return "no frames"
+	var count := frames.get_frame_count(names[0])
+	var first := frames.get_frame_texture(names[0], 0) if count > 0 else null
+	var size := Vector2i.ZERO if first == null else Vector2i(first.get_width(), first.get_height())
+	var fps := frames.get_animation_speed(names[0])
+	var speed := "%d" % int(fps) if is_equal_approx(fps, roundf(fps)) else "%.2f" % fps
+	return "%dx%d px · %d frame%s · %s fps" % [size.x, size.y, count,
+		"" if count == 1 else "s", speed]
+
+
+## The project's newest result when the dock has none to show yet (after an editor start):
+## rows are the daemon's generations of this project.
+func show_newest(rows: Array) -> void:
+	if _player.frame_count() > 0:
+		return
+	var newest := rows.duplicate()
+	newest.sort_custom(func(a: Dictionary, b: Dictionary) -> bool:
+		return String(a.get("created_at", "")) > String(b.get("created_at", "")))
+	for row in newest:
+		var resource: Variant = row.get("resource")
+		if row.get("state") == "done" and resource != null and show_result(String(resource)):
+			return

@@ -1,0 +1,117 @@
+@tool
+extends RefCounted
+## The Generations list's rows in its Tree: generations newest first, each re-cut (or
+## import) under the generation it was cut from and naming it, every cell's whole text in
+## its tooltip; each item carries its row's index in `rows`, so the list and the rows
+## agree whatever the nesting.
+
+const COLUMNS := ["When", "State", "Name", "Credits", "Model / seed", "Prompt"]
+const NAME := 2
+const PROMPT := 5
+## Narrow columns at their content's width; Name and Prompt share what is left.
+const COLUMN_WIDTHS := [110, 70, 150, 50, 100, 80]
+const EXPAND := {NAME: 2.0, PROMPT: 3.0}
+## The State cell of a job paid for whose files never went in: unlike a plain "failed"
+## (which cost nothing) its credits are spent and Install (free) puts its files in.
+const PAID_NOT_INSTALLED := "paid · not installed"
+
+
+static func setup(tree: Tree) -> void:
+	tree.columns = COLUMNS.size()
+	for column in COLUMNS.size():
+		tree.set_column_title(column, COLUMNS[column])
+		tree.set_column_expand(column, EXPAND.has(column))
+		if EXPAND.has(column):
+			tree.set_column_expand_ratio(column, int(EXPAND[column]))
+		tree.set_column_custom_minimum_width(column, COLUMN_WIDTHS[column])
+		tree.set_column_clip_content(column, true)
+
+
+## Fills tree from rows (newest first).
+static func fill(tree: Tree, rows: Array[Dictionary]) -> void:
+	tree.clear()
+	var root := tree.create_item()
+	var by_id := {}
+	for row in rows:
+		by_id[String(row.get("id", ""))] = row
+	var items := {}
+	for index in rows.size():  # generations first, so a re-cut finds its source's item
+		if source_of(rows[index], by_id).is_empty():
+			items[String(rows[index].get("id", ""))] = _item(tree, root, rows[index], index, {})
+	for index in rows.size():
+		var source := source_of(rows[index], by_id)
+		if not source.is_empty():
+			var parent: TreeItem = items.get(String(source["id"]), root)
+			_item(tree, parent, rows[index], index, source)
+
+
+## The generation a re-cut or import was cut from, when it is listed; else {}.
+static func source_of(row: Dictionary, by_id: Dictionary) -> Dictionary:
+	if String(row.get("kind", "")) != "recut" or row.get("parent") == null:
+		return {}
+	return by_id.get(String(row["parent"]), {})
+
+
+static func _item(tree: Tree, parent: TreeItem, row: Dictionary, index: int,
+		source: Dictionary) -> TreeItem:
+	var item := tree.create_item(parent)
+	item.set_metadata(0, index)
+	var cost: Variant = row.get("cost_credits", row.get("quote"))
+	var seed: Variant = row.get("seed")
+	var model := String(row.get("model", "")) if row.get("model") != null else ""
+	var name := String(row.get("name", ""))
+	if not source.is_empty():
+		name += " · re-cut of %s" % String(source.get("name", ""))
+	var texts := [
+		String(row.get("created_at", "")).replace("T", " ").substr(5, 11),  # 11-25 12:13
+		state_text(row),
+		name,
+		"" if cost == null else str(int(cost)),
+		model + ("" if seed == null else " / %d" % int(seed)),
+		String(row.get("prompt", "")) if row.get("prompt") != null else "",
+	]
+	for column in texts.size():
+		item.set_text(column, texts[column])
+		item.set_tooltip_text(column, texts[column])
+	# A long name wraps in its cell rather than being cut (Godot 4.3 and later).
+	if item.has_method("set_autowrap_mode"):
+		item.call("set_autowrap_mode", NAME, TextServer.AUTOWRAP_WORD_SMART)
+	item.set_tooltip_text(0, String(row.get("created_at", "")))
+	if not source.is_empty():
+		item.set_tooltip_text(NAME, "%s: a free re-cut of %s (job %s)" % [
+			String(row.get("name", "")), String(source.get("name", "")),
+			String(source.get("id", "")).substr(0, 8)])
+	var error: Variant = row.get("error")
+	if error != null and String(error) != "":
+		item.set_tooltip_text(1, String(error))
+	if row.get("installable", false):
+		item.set_tooltip_text(1, item.get_tooltip_text(1)
+			+ "\nPaid for: Install (free) puts its files in without paying again.")
+	return item
+
+
+## What the State column says of a row: the daemon's state, except for a job paid for
+## whose files never went in, which is not the same as a failure that cost nothing.
+static func state_text(row: Dictionary) -> String:
+	if row.get("installable", false):
+		return PAID_NOT_INSTALLED
+	return String(row.get("state", ""))
+
+
+## The item showing rows[index] (null when none does).
+static func item_of(tree: Tree, index: int) -> TreeItem:
+	var root := tree.get_root()
+	if root == null:
+		return null
+	var item := root.get_next_in_tree()
+	while item != null:
+		if int(item.get_metadata(0)) == index:
+			return item
+		item = item.get_next_in_tree()
+	return null
+
+
+## The index in rows of the selected item (-1: none).
+static func selected_index(tree: Tree) -> int:
+	var item := tree.get_selected()
+	return -1 if item == null else int(item.get_metadata(0))
