@@ -24,12 +24,15 @@ from companion.media.formats.godot import write_godot_pack
 from companion.media.formats.pngseq import PngSequenceWriter, construct3_comment
 from companion.media.formats.sheet import SheetWriter, Spacing
 from companion.media.formats.sheet_json import write_sheet_json
+from companion.media.formats.trimmed_sheet import TrimmedSheetWriter
 from companion.media.formats.unity import write_unity_metas, write_unity_package
 from companion.media.formats.unreal import write_unreal_pack
 from companion.media.formats.video import ClipWriter, prores_writer, webm_alpha_writer
 from companion.media.frames import FrameShaper
+from companion.media.loop import SeamMeter, find_loop
 from companion.media.pipeline import ThreadedSink
-from companion.media.sampling import SamplePlan, plan_samples
+from companion.media.register import Registration
+from companion.media.sampling import SamplePlan, plan_samples, selection_bounds
 from companion.media.spec import (
     ExportOutput,
     ExportResult,
@@ -53,17 +56,32 @@ def export_video(
     check_spec(spec)
     out_dir = out_dir.resolve()
     info = probe(source)
+    start, duration, choice = spec.start, spec.duration, None
+    if spec.loop:  # the seamless span of the selection becomes the selection
+        choice = find_loop(
+            source,
+            *selection_bounds(info.duration, start, duration),
+            lambda first, end: plan_samples(
+                info.duration,
+                start=first,
+                duration=end - first,
+                frame_count=spec.frame_count,
+                fps=spec.fps,
+            ),
+        )
+        start, duration = choice.start, choice.end - choice.start
     plan = plan_samples(
         info.duration,
-        start=spec.start,
-        duration=spec.duration,
+        start=start,
+        duration=duration,
         frame_count=spec.frame_count,
         fps=spec.fps,
     )
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
     try:
-        outputs, warnings = _render(source, staging, spec, info, plan, progress)
+        meter = SeamMeter() if spec.loop else None
+        outputs, warnings = _render(source, staging, spec, info, plan, progress, meter)
         if before_move is not None:
             before_move([out_dir / output.path.name for output in outputs])
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -72,7 +90,8 @@ def export_video(
             target = out_dir / output.path.name
             output.path.replace(target)
             final.append(ExportOutput(output.format, target))
-        return ExportResult(final, plan, info, warnings)
+        seam = None if meter is None else meter.seam()
+        return ExportResult(final, plan, info, warnings, seam)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
@@ -84,6 +103,7 @@ def _render(
     info: VideoInfo,
     plan: SamplePlan,
     progress: Progress | None,
+    meter: SeamMeter | None = None,
 ) -> tuple[list[ExportOutput], list[str]]:
     wanted = set(spec.formats)
     name, w, h = spec.name, spec.width, spec.height
@@ -97,6 +117,7 @@ def _render(
         keyer=keyer,
         pixel_art=spec.pixel_art,
         source_alpha=info.has_alpha,
+        register=Registration(spec.pixel_art).apply if spec.in_place else None,
     )
 
     # Every writer runs on its own thread and closes there, so encoders finish side by
@@ -106,6 +127,8 @@ def _render(
     def sink(name: str, writer: FrameSink, close: Callable[[], list[ExportOutput]]) -> None:
         sinks.append(Writer(name, adder(writer), close=close))
 
+    if meter is not None:
+        sink("seam", meter, lambda: [])
     if "webm_alpha" in wanted:
         webm = webm_alpha_writer(folder / f"{name}.webm", w, h, plan.fps, plan.durations)
         sink("webm", webm, lambda: [ExportOutput("webm_alpha", webm.close())])
@@ -132,7 +155,7 @@ def _render(
             lambda: [ExportOutput(f, p) for f, p in zip(sequences, sequence.close(), strict=True)],
         )
     if wanted & SHEET_FORMATS:
-        sheet = SheetWriter(
+        sheet = (TrimmedSheetWriter if spec.trim else SheetWriter)(
             folder,
             name,
             plan.durations,

@@ -78,6 +78,7 @@ def _stream_frames(
 ) -> None:
     picker = SamplePicker(plan.times)
     shaped_serial = -1
+    shaped_count = 0
     shaped: Future[RGBA] | None = None
     # Shaped frames in output order, handed on when the oldest is ready; at most
     # SHAPERS + 1 are in flight, so memory does not grow with the frame count.
@@ -93,13 +94,14 @@ def _stream_frames(
                 progress((index + 1) / plan.count)
 
     def deliver(matches: list[tuple[int, SourceFrame]]) -> None:
-        nonlocal shaped_serial, shaped
+        nonlocal shaped_serial, shaped, shaped_count
         for index, chosen in matches:
             if shaped is None or chosen.serial != shaped_serial:
                 # A frame shown at several instants is shaped once. Scaling stays on
                 # this thread (one scaler); keying and letterboxing go to the pool.
-                shaped = pool.submit(shaper.finish, shaper.scale(chosen.frame))
+                shaped = pool.submit(shaper.finish, shaper.scale(chosen.frame), shaped_count)
                 shaped_serial = chosen.serial
+                shaped_count += 1
             pending.append((index, shaped))
             hand_on(SHAPERS)
 
