@@ -180,3 +180,14 @@ def test_an_empty_frame_trims_to_one_clear_pixel(tmp_path: Path) -> None:
     sheet, doc = sheet_and_rects(tmp_path / "out", "b")
     assert sheet.shape[:2] == (1, 1) and not sheet.any()
     assert {tuple(e["frame"].values()) for e in doc["frames"].values()} == {(0, 0, 1, 1)}
+
+
+def test_a_loop_read_past_the_memory_bound_spills_the_same_frames(
+    settling_clip: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = frames_of(settling_clip, tmp_path / "held", loop=True)
+    monkeypatch.setattr("companion.media.takes.HELD_BYTES", 5 * SIDE * SIDE * 4)
+    spilled = frames_of(settling_clip, tmp_path / "spilled", loop=True)
+    assert len(held) == len(spilled) == 24
+    assert all(np.array_equal(a, b) for a, b in zip(held, spilled, strict=True))
+    assert not list((tmp_path / "spilled").glob(".*"))  # the spill file went with staging

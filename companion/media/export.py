@@ -29,7 +29,7 @@ from companion.media.formats.unity import write_unity_metas, write_unity_package
 from companion.media.formats.unreal import write_unreal_pack
 from companion.media.formats.video import ClipWriter, prores_writer, webm_alpha_writer
 from companion.media.frames import FrameShaper
-from companion.media.loop import SeamMeter, find_loop
+from companion.media.loop import SeamMeter, choose_loop
 from companion.media.pipeline import ThreadedSink
 from companion.media.register import Registration
 from companion.media.sampling import SamplePlan, plan_samples, selection_bounds
@@ -41,6 +41,7 @@ from companion.media.spec import (
     Progress,
     check_spec,
 )
+from companion.media.takes import Takes
 from companion.media.video_info import VideoInfo, probe
 
 
@@ -56,32 +57,18 @@ def export_video(
     check_spec(spec)
     out_dir = out_dir.resolve()
     info = probe(source)
-    start, duration, choice = spec.start, spec.duration, None
-    if spec.loop:  # the seamless span of the selection becomes the selection
-        choice = find_loop(
-            source,
-            *selection_bounds(info.duration, start, duration),
-            lambda first, end: plan_samples(
-                info.duration,
-                start=first,
-                duration=end - first,
-                frame_count=spec.frame_count,
-                fps=spec.fps,
-            ),
-        )
-        start, duration = choice.start, choice.end - choice.start
-    plan = plan_samples(
-        info.duration,
-        start=start,
-        duration=duration,
-        frame_count=spec.frame_count,
-        fps=spec.fps,
-    )
+    plan = _plan(spec, info, spec.start, spec.duration)  # refuses a bad selection first
+    shaper = _shaper(spec, info)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
+    taken = Takes(staging, spec.name) if spec.loop else None
     try:
+        if taken is not None:
+            plan = _loop_plan(source, spec, info, shaper, taken)
         meter = SeamMeter() if spec.loop else None
-        outputs, warnings = _render(source, staging, spec, info, plan, progress, meter)
+        outputs, warnings = _render(
+            source, staging, spec, info, plan, progress, shaper, meter, taken
+        )
         if before_move is not None:
             before_move([out_dir / output.path.name for output in outputs])
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -93,7 +80,46 @@ def export_video(
         seam = None if meter is None else meter.seam()
         return ExportResult(final, plan, info, warnings, seam)
     finally:
+        if taken is not None:
+            taken.close()
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _shaper(spec: ExportSpec, info: VideoInfo) -> FrameShaper:
+    keyer = ChromaKeyer(spec.key_color) if spec.key_color is not None else None
+    return FrameShaper(
+        info.width,
+        info.height,
+        spec.width,
+        spec.height,
+        keyer=keyer,
+        pixel_art=spec.pixel_art,
+        source_alpha=info.has_alpha,
+        register=Registration(spec.pixel_art).apply if spec.in_place else None,
+    )
+
+
+def _plan(spec: ExportSpec, info: VideoInfo, start: float, duration: float | None) -> SamplePlan:
+    return plan_samples(
+        info.duration,
+        start=start,
+        duration=duration,
+        frame_count=spec.frame_count,
+        fps=spec.fps,
+    )
+
+
+def _loop_plan(
+    source: Path, spec: ExportSpec, info: VideoInfo, shaper: FrameShaper, taken: Takes
+) -> SamplePlan:
+    """The instants of the seamless span of the selection, chosen from its frames, read
+    once into `taken` (the export then reads them from there)."""
+    start, end = selection_bounds(info.duration, spec.start, spec.duration)
+    taken.read(source, start, end, shaper)
+    choice = choose_loop(
+        taken.times, taken.thumbs, lambda a, b: _plan(spec, info, a, b - a), taken.shown
+    )
+    return _plan(spec, info, choice.start, choice.end - choice.start)
 
 
 def _render(
@@ -103,22 +129,13 @@ def _render(
     info: VideoInfo,
     plan: SamplePlan,
     progress: Progress | None,
-    meter: SeamMeter | None = None,
+    shaper: FrameShaper,
+    meter: SeamMeter | None,
+    taken: Takes | None,
 ) -> tuple[list[ExportOutput], list[str]]:
     wanted = set(spec.formats)
     name, w, h = spec.name, spec.width, spec.height
     warnings: list[str] = []
-    keyer = ChromaKeyer(spec.key_color) if spec.key_color is not None else None
-    shaper = FrameShaper(
-        info.width,
-        info.height,
-        w,
-        h,
-        keyer=keyer,
-        pixel_art=spec.pixel_art,
-        source_alpha=info.has_alpha,
-        register=Registration(spec.pixel_art).apply if spec.in_place else None,
-    )
 
     # Every writer runs on its own thread and closes there, so encoders finish side by
     # side; the sheet's thread also writes the packs built from its pages.
@@ -198,7 +215,9 @@ def _render(
             close=lambda: [ExportOutput("clip_video", clip_writer.close())],
         )
 
-    outputs = decode_into(source, plan, shaper, sinks, clip, progress, info.fps)
+    # The clip video is made from the decoded video itself: with it, decode again.
+    from_takes = taken if clip is None else None
+    outputs = decode_into(source, plan, shaper, sinks, clip, progress, info.fps, from_takes)
     order = {f: i for i, f in enumerate(FORMATS)}
     outputs.sort(key=lambda o: order[o.format])
     return outputs, warnings
