@@ -3,10 +3,12 @@ job's local export (never to the service), and the job says which loop it chose.
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from tests.cli_helpers import tasks
 from tests.conftest import TEST_KEY
@@ -42,6 +44,11 @@ def test_a_recut_in_place_as_a_loop_with_a_trimmed_sheet(make_sandbox, tmp_path:
         assert len(frames) == 8
         assert all(f["sourceSize"] == {"w": 64, "h": 64} for f in frames.values())
         assert "trimmed" in next(iter(frames.values()))
+        # Its preview puts each trimmed frame back at its place: whole frames, one size.
+        gif = call(daemon, "GET", f"/api/v1/jobs/{done['id']}/preview.gif")
+        assert gif.status == 200, gif.body
+        with Image.open(io.BytesIO(gif.body)) as preview:
+            assert preview.size == (64, 64) and preview.n_frames >= 2
         listed = call(daemon, "GET", f"/api/v1/generations?project={project}").json["data"]
         local = listed[0]["settings"]["local_export"]
         assert local["in_place"] and local["loop"] and local["trim"], local

@@ -191,3 +191,18 @@ def test_a_loop_read_past_the_memory_bound_spills_the_same_frames(
     assert len(held) == len(spilled) == 24
     assert all(np.array_equal(a, b) for a, b in zip(held, spilled, strict=True))
     assert not list((tmp_path / "spilled").glob(".*"))  # the spill file went with staging
+
+
+def test_the_daemon_preview_puts_trimmed_frames_back(settling_clip: Path, tmp_path: Path) -> None:
+    from companion.daemon.gif_preview import Caps, _from_sheet
+
+    spec = ExportSpec(("spritesheet", "spritesheet_json", "frames_zip"), frame_count=6,
+                      width=SIDE, height=SIDE, name="p", trim=True)  # fmt: skip
+    result = export_video(settling_clip, tmp_path, spec)
+    frames, _ = _from_sheet(tmp_path / "p.png", tmp_path / "p.json", Caps())
+    whole = zip_frames(result.paths("frames_zip")[0])
+    assert [f.size for f in frames] == [(128, 128)] * 6  # the whole frame, thumbnailed
+    for shown, expected in zip(frames, whole, strict=True):
+        small = Image.fromarray(expected).copy()
+        small.thumbnail((128, 128))
+        assert np.array_equal(np.asarray(shown)[..., 3], np.asarray(small)[..., 3])
