@@ -167,7 +167,12 @@ def test_the_studio_in_a_real_editor(
     assert any(m.startswith("Done; cutting it as pixel art") for m in seen["extended_messages"])
     pixel = [g for g in listed if g["parent"] == seen["extended"]["id"]]
     assert [(g["kind"], g["name"], g["cost_credits"]) for g in pixel] == [("recut", "hero", 0)]
-    assert pixel[0]["settings"]["local_export"] == {"pixel_art": True, "padding": 0}, pixel
+    # In place and Loop ticked with it: one free cut does all three, and the dock shows
+    # the loop's seam once it is done.
+    assert seen["finishing_defaults"] == [False, False], seen
+    local = pixel[0]["settings"]["local_export"]
+    assert local == {"pixel_art": True, "padding": 0, "in_place": True, "loop": True}, pixel
+    assert any("Loop seam" in m for m in seen["extended_messages"]), seen["extended_messages"]
     kept = seen["extended_read"]
     assert kept["wave"] == {"count": 2, "loop": True, "speed": 3.0}, kept
     assert kept["default"] == {"count": 8, "loop": False, "speed": 5.0}, kept
