@@ -12,7 +12,8 @@ the frames; the engine packs have no FFmpeg counterpart and are companion's extr
 Prints wall times, their ratio (companion / FFmpeg; below 1.0 is faster), and
 companion's peak resident memory for the six-format job at 512x512 and at 1024x1024
 frames (their ratio shows whether memory grows with frame size), the same without
-webm_alpha, and the VP9-with-alpha writer alone.
+webm_alpha, the VP9-with-alpha writer alone, and what the local finishing (in place,
+loop auto, trim) adds to the six-format job (`--finishing-only` measures just that).
 
     python bench/export_bench.py [--repeat N]
 """
@@ -93,6 +94,62 @@ after = high_water_mb()
 print(json.dumps({"peak_mb": after - before}))
 """
 )
+
+
+# The six-format job with the local finishing on (in place, loop search, trimmed sheet),
+# against the same job plain, each in its own process: their ratio is what finishing adds.
+FINISHED = (
+    HIGH_WATER
+    + """
+import json, sys, time
+from pathlib import Path
+from companion.media import ExportSpec, export_video
+source, out = Path(sys.argv[1]), Path(sys.argv[2])
+spec = ExportSpec(formats=tuple(sys.argv[3].split(",")), frame_count=int(sys.argv[4]),
+                  width=int(sys.argv[5]), height=int(sys.argv[5]), key_color=(0, 255, 0),
+                  name="bench", **json.loads(sys.argv[6]))
+start, cpu = time.perf_counter(), time.process_time()
+export_video(source, out, spec)
+print(json.dumps({"seconds": time.perf_counter() - start, "peak_mb": high_water_mb(),
+                  "cpu": time.process_time() - cpu}))
+"""
+)
+FINISHING = {"in_place": True, "loop": True, "trim": True}
+
+
+def finishing_cost(source: Path, work: Path, repeat: int) -> None:
+    """Prints the six-format export's best time plain and with --in-place --loop auto
+    --trim, alternating runs so both meet the same load, and their ratio."""
+    best: dict[str, list[float]] = {"plain": [], "finished": []}
+    peak: dict[str, list[float]] = {"plain": [], "finished": []}
+    cpu: dict[str, list[float]] = {"plain": [], "finished": []}
+    for i in range(repeat):
+        for label, options in (("plain", {}), ("finished", FINISHING)):
+            out = work / f"finishing-{label}-{i}"
+            result = subprocess.run(
+                [sys.executable, "-c", FINISHED, str(source), str(out), FORMATS, str(FRAMES),
+                 str(SIDE), json.dumps(options)],
+                check=True, capture_output=True, text=True, cwd=ROOT,
+            )  # fmt: skip
+            figures = json.loads(result.stdout.strip().splitlines()[-1])
+            best[label].append(figures["seconds"])
+            peak[label].append(figures["peak_mb"])
+            cpu[label].append(figures["cpu"])
+            shutil.rmtree(out)
+    plain, finished = min(best["plain"]), min(best["finished"])
+    print(f"finishing (in place, loop auto, trim) on the 6-format job, {FRAMES} frames:")
+    print(f"  plain    best {plain:.2f} s  (runs: {runs(best['plain'])})")
+    print(f"  finished best {finished:.2f} s  (runs: {runs(best['finished'])})")
+    print(
+        f"  ratio finished/plain {finished / plain:.3f} (+{100 * (finished / plain - 1):.1f} %);"
+        f" peak RSS {min(peak['plain']):.0f} MB plain, {min(peak['finished']):.0f} MB finished"
+    )
+    # CPU seconds (every thread) hardly move with other work on the machine; wall time does.
+    plain_cpu, finished_cpu = min(cpu["plain"]), min(cpu["finished"])
+    print(
+        f"  CPU best {plain_cpu:.2f} s plain, {finished_cpu:.2f} s finished; ratio "
+        f"{finished_cpu / plain_cpu:.3f} (+{100 * (finished_cpu / plain_cpu - 1):.1f} %)"
+    )
 
 
 def ffmpeg_jobs(
@@ -227,7 +284,14 @@ def runs(times: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--finishing-only", action="store_true", help="only what finishing adds (quick)"
+    )
     args = parser.parse_args()
+    if args.finishing_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            finishing_cost(make_source(Path(tmp) / "short.mp4", DURATION), Path(tmp), args.repeat)
+        return
     ffmpeg = imageio_ffmpeg.get_ffmpeg_exe()
     print(f"load before: {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -263,6 +327,7 @@ def main() -> None:
                 without_webm[side].append(rest["peak_mb"])
                 shutil.rmtree(work / f"rest-{side}-{i}")
                 vp9[side].append(vp9_alone(work / f"vp9-{side}-{i}.webm", side))
+        finishing_cost(short, work, args.repeat)
     print(f"load after: {os.getloadavg()[0]:.2f}")
     for name, (_, _formats, frames, duration, _big) in jobs.items():
         ratios = [o / t for o, t in zip(ours[name], theirs[name], strict=True)]

@@ -181,8 +181,13 @@ def test_the_studio_in_a_real_editor(
     assert [(g["kind"], g["name"], g["cost_credits"]) for g in pixel] == [("recut", "hero", 0)]
     with Image.open(project / "art" / "hero.png") as picture:  # made on this key colour
         key = list(far_key_colour(picture))
-    cut = {"pixel_art": True, "padding": 0, "key_color": key}  # keyed out again
-    assert pixel[0]["settings"]["local_export"] == cut, pixel
+    # In place and Loop ticked with it: one free cut does all three (keyed out again),
+    # and the dock shows the loop's seam once it is done.
+    assert seen["finishing_defaults"] == [False, False], seen
+    local = pixel[0]["settings"]["local_export"]
+    cut = {"pixel_art": True, "padding": 0, "key_color": key, "in_place": True, "loop": True}
+    assert local == cut, pixel
+    assert any("Loop seam" in m for m in seen["extended_messages"]), seen["extended_messages"]
     kept = seen["extended_read"]
     assert kept["wave"] == {"count": 2, "loop": True, "speed": 3.0}, kept
     assert kept["hero"] == {"count": 8, "loop": False, "speed": 5.0}, kept

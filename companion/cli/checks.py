@@ -241,6 +241,11 @@ def spacing(args: argparse.Namespace) -> Spacing:
     return Spacing(padding, extrude)
 
 
+def finishing(args: argparse.Namespace) -> dict[str, bool]:
+    """The local finishing flags, as the export spec and a job's local export name them."""
+    return {"in_place": args.in_place, "loop": args.loop == "auto", "trim": args.trim}
+
+
 def selection_fits(args: argparse.Namespace, length: float, what: str) -> None:
     """A selection that would be cut short is refused, not clamped."""
     start = args.start or 0.0

@@ -25,7 +25,7 @@ def _report(result: ExportResult, as_json: bool) -> None:
     for warning in result.warnings:
         say(f"companion: warning: {warning}")
     if as_json:
-        summary = {
+        summary: dict[str, object] = {
             "frames": result.plan.count,
             "fps": result.plan.fps,
             "outputs": [
@@ -33,12 +33,16 @@ def _report(result: ExportResult, as_json: bool) -> None:
                 for o in result.outputs
             ],
         }
+        if result.seam is not None:  # --loop auto: the span chosen and how it closes
+            summary["loop"] = result.loop_summary()
         print(json.dumps(summary))
         return
     print(
         f"{result.plan.count} frames at {result.plan.fps:.4g} fps from "
         f"{result.plan.start:.3f}-{result.plan.end:.3f} s"
     )
+    if result.seam is not None:
+        print(f"  loop seam {result.seam:.2f} (1 flows like any step between frames)")
     for output in result.outputs:
         print(f"  {output.format:<20} {output.path}  ({output.path.stat().st_size:,} bytes)")
 
@@ -69,6 +73,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         pixel_art=args.pixel_art,
         godot_res_dir=res_dir,
         spacing=layout,
+        **checks.finishing(args),
     )
     spec = replace(spec, max_sheet_side=args.max_sheet_side)
 

@@ -84,11 +84,16 @@ def report(result: ExportResult, installed: list[tuple[str, Path]], as_json: boo
         say(f"companion: warning: {warning}")
     if as_json:
         outputs = [{"format": f, "path": str(p), "bytes": p.stat().st_size} for f, p in installed]
-        print(json.dumps({"frames": result.plan.count, "fps": result.plan.fps, "outputs": outputs}))
+        summary = {"frames": result.plan.count, "fps": result.plan.fps, "outputs": outputs}
+        if result.seam is not None:
+            summary["loop"] = result.loop_summary()
+        print(json.dumps(summary))
         return
     print(
         f"{result.plan.count} frames at {result.plan.fps:.4g} fps from "
         f"{result.plan.start:.3f}-{result.plan.end:.3f} s"
     )
+    if result.seam is not None:
+        print(f"  loop seam {result.seam:.2f} (1 flows like any step between frames)")
     for fmt, path in installed:
         print(f"  {fmt:<20} {path}  ({path.stat().st_size:,} bytes)")

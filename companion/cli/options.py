@@ -138,6 +138,7 @@ def add_export_options(
         )
     if local:
         _add_sheet_layout_options(parser)
+        _add_finishing_options(parser)
     parser.add_argument(
         "--name",
         help=(
@@ -189,6 +190,29 @@ def _add_sheet_layout_options(parser: argparse.ArgumentParser) -> None:
         metavar="PX",
         help="largest spritesheet page side in pixels; more frames go to further pages "
         f"(default {MAX_SHEET_SIDE})",
+    )
+
+
+def _add_finishing_options(parser: argparse.ArgumentParser) -> None:
+    """What the companion does to the frames after the video is made (never sent)."""
+    parser.add_argument(
+        "--in-place",
+        action="store_true",
+        help="hold the character still: take the camera's shake, drift and zoom out by "
+        "registering every frame on the character's core (needs a transparent background)",
+    )
+    parser.add_argument(
+        "--loop",
+        choices=("off", "auto"),
+        default="off",
+        help="auto: export the span of the selection whose last frame flows into its first "
+        "(its seam is reported); off: the selection as given (default)",
+    )
+    parser.add_argument(
+        "--trim",
+        action="store_true",
+        help="cut each spritesheet frame to its visible pixels, its place in the frame "
+        "recorded for every engine (nothing moves), and store identical frames once",
     )
 
 

@@ -198,6 +198,7 @@ class Daemon:
             updated_at=job.updated_at,
             outputs=outputs,
             preview=preview,
+            loop=(job.resolved or {}).get("loop"),
         )
 
     # -- the application -----------------------------------------------------------------

@@ -199,7 +199,7 @@ class GenerationRoutes:
         body = await self.daemon.parse(request, RecutIn)
         if isinstance(body, web.Response):
             return body
-        local = {"pixel_art": body.pixel_art, "padding": body.padding}
+        local = {"pixel_art": body.pixel_art, "padding": body.padding, **body.asked()}
         return await self._local(job, body.export.model_dump(mode="json", exclude_unset=True),
                                  body.selection.model_dump(mode="json"), body.name,
                                  body.target_folder, local, body.replace)  # fmt: skip

@@ -98,11 +98,24 @@ def _from_sheet(
         for entry in entries:
             box = entry["frame"]
             left, top = int(box["x"]), int(box["y"])
-            frames.append(
-                _thumb(sheet.crop((left, top, left + int(box["w"]), top + int(box["h"]))))
-            )
+            cut = sheet.crop((left, top, left + int(box["w"]), top + int(box["h"])))
+            frames.append(_thumb(_placed(cut, entry, caps)))
             durations.append(max(10, min(10_000, int(entry.get("duration", 100)))))
     return frames, durations
+
+
+def _placed(cut: Image.Image, entry: dict[str, object], caps: Caps) -> Image.Image:
+    """A trimmed frame put back at its place in the whole frame (`spriteSourceSize` in
+    `sourceSize`), so the preview does not jitter; as it is when not trimmed."""
+    inner, whole = entry.get("spriteSourceSize"), entry.get("sourceSize")
+    if not entry.get("trimmed") or not isinstance(inner, dict) or not isinstance(whole, dict):
+        return cut
+    width, height = int(whole.get("w", 0)), int(whole.get("h", 0))
+    if not 0 < width * height <= caps.max_frame_pixels:
+        raise PreviewRefused("a trimmed frame's source size is empty or over the size cap")
+    frame = Image.new("RGBA", (width, height))
+    frame.paste(cut.convert("RGBA"), (int(inner.get("x", 0)), int(inner.get("y", 0))))
+    return frame
 
 
 def has_preview_source(formats: set[str]) -> bool:

@@ -16,6 +16,7 @@ from pydantic import (
 from companion.api.schema import ExportOptions, Selection, VideoOptions
 from companion.api.schema.images import MAX_REFERENCE_IMAGES
 from companion.api.schema.requests import MAX_NEGATIVE_PROMPT, one_click_export
+from companion.daemon.finishing import Finishing, LoopOut
 from companion.media import MAX_SPACING, clean_name, is_clean_name
 
 
@@ -226,6 +227,7 @@ class JobOut(Reply):
         description="a GIF preview can be made (GET /api/v1/jobs/{id}/preview.gif): the "
         "job is done and installed frames (gif, spritesheet with its JSON, frames_zip)",
     )
+    loop: LoopOut | None = Field(default=None, description="with loop: its span and seam")
 
 
 class JobList(Reply):
@@ -268,7 +270,7 @@ class GenerationOut(Reply):
     )
 
 
-class RecutIn(Request):
+class RecutIn(Finishing):
     export: ExportOptions = Field(default_factory=ExportOptions)
     selection: Selection = Field(default_factory=Selection)
     name: OutputName | None = None

@@ -57,6 +57,18 @@ def _rect(entry: dict[str, Any], name: str, source: Path) -> tuple[int, int, int
     return x, y, w, h
 
 
+def _placement(entry: dict[str, Any], box: tuple[int, int, int, int]) -> tuple[int, ...]:
+    """A trimmed frame's offset in the whole frame and the whole frame's size, from
+    `spriteSourceSize` and `sourceSize` (the stored box itself when not trimmed)."""
+    inner, whole = entry.get("spriteSourceSize"), entry.get("sourceSize")
+    if not entry.get("trimmed") or not isinstance(inner, dict) or not isinstance(whole, dict):
+        return 0, 0, box[2], box[3]
+    try:
+        return int(inner["x"]), int(inner["y"]), int(whole["w"]), int(whole["h"])
+    except (KeyError, TypeError, ValueError):
+        return 0, 0, box[2], box[3]
+
+
 def _listed(document: dict[str, Any]) -> list[str] | None:
     """The page's one animation list: top-level `animations` (Pixi's place), else the
     older `meta.animations`."""
@@ -130,7 +142,8 @@ def read_animation(name: str, pairs: list[SheetPair], defaults: Defaults) -> Ani
         for i, pair in enumerate(pairs)
     )
     for index, frame in enumerate(order):
-        page, _, (x, y, w, h) = located[frame]
+        page, entry, (x, y, w, h) = located[frame]
+        offset_x, offset_y, source_w, source_h = _placement(entry, (x, y, w, h))
         stem = frame.rsplit(".", 1)[0] if frame.lower().endswith(".png") else frame
         if not stem or stem.isdigit():  # keyed by index (Aseprite and Phaser's layout)
             stem = frame_name(name, index, len(order))
@@ -144,13 +157,17 @@ def read_animation(name: str, pairs: list[SheetPair], defaults: Defaults) -> Ani
                 width=w,
                 height=h,
                 duration=durations[index],
+                offset_x=offset_x,
+                offset_y=offset_y,
+                source_width=source_w,
+                source_height=source_h,
             )
         )
     return Animation(
         name=name,
         fps=fps,
-        frame_width=first[2][2],
-        frame_height=first[2][3],
+        frame_width=_placement(first[1], first[2])[2],
+        frame_height=_placement(first[1], first[2])[3],
         durations=durations,
         pivot=_pivot(first[1], defaults.pivot),
         pixels_per_unit=defaults.pixels_per_unit,

@@ -106,7 +106,7 @@ class OutputSteps:
             raise JobFailed(str(exc)) from exc
         staging = self._staging(job)
         try:
-            rows = await asyncio.to_thread(
+            rows, loop = await asyncio.to_thread(
                 recut.staged_rows, job.id, job.name, job.request, clip, staging
             )
         except MediaError as exc:
@@ -121,7 +121,10 @@ class OutputSteps:
             State.INSTALLING,
             quote=0,
             remote_status="succeeded",
-            resolved={"export": recut.resolved_export(job.request)},
+            resolved={
+                "export": recut.resolved_export(job.request),
+                **({"loop": loop} if loop else {}),
+            },
         )
 
     async def _keep_clip(self, job: Job) -> None:

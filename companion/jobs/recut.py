@@ -12,12 +12,15 @@ from companion.api.schema import ExportOptions, Selection
 from companion.install import sha256_of
 from companion.media import Spacing, export_spec, export_video
 
+Row = tuple[str, str, str, int, Path, str]
+
 
 def staged_rows(
     job_id: str, name: str, request: dict[str, Any], clip: Path, staging: Path
-) -> list[tuple[str, str, str, int, Path, str]]:
+) -> tuple[list[Row], dict[str, float] | None]:
     """Export the clip into staging: (asset id, format, file name, bytes, path, sha256)
-    for every file written, one row each (a sheet may have several pages)."""
+    for every file written, one row each (a sheet may have several pages); and with loop,
+    the span chosen and its seam (see LoopOut)."""
     options = ExportOptions.model_validate(request.get("export") or {})
     selection = Selection.model_validate(request.get("selection") or {})
     local = request.get("local_export") or {}
@@ -29,15 +32,19 @@ def staged_rows(
         key_color=(int(key[0]), int(key[1]), int(key[2])) if key else None,
         pixel_art=bool(local.get("pixel_art", False)),
         spacing=Spacing(int(local.get("padding", 0)), int(local.get("extrude", 0))),
+        in_place=bool(local.get("in_place", False)),
+        loop=bool(local.get("loop", False)),
+        trim=bool(local.get("trim", False)),
     )
     if local.get("max_sheet_side"):  # the command line's page bound; else the spec's own
         spec = replace(spec, max_sheet_side=int(local["max_sheet_side"]))
     result = export_video(clip, staging, spec)
-    return [
+    rows = [
         (f"local-{job_id}-{out.path.name}", out.format, out.path.name, out.path.stat().st_size,
          out.path, sha256_of(out.path))
         for out in result.outputs
     ]  # fmt: skip
+    return rows, result.loop_summary()
 
 
 def resolved_export(request: dict[str, Any]) -> dict[str, Any]:

@@ -24,12 +24,15 @@ from companion.media.formats.godot import write_godot_pack
 from companion.media.formats.pngseq import PngSequenceWriter, construct3_comment
 from companion.media.formats.sheet import SheetWriter, Spacing
 from companion.media.formats.sheet_json import write_sheet_json
+from companion.media.formats.trimmed_sheet import TrimmedSheetWriter
 from companion.media.formats.unity import write_unity_metas, write_unity_package
 from companion.media.formats.unreal import write_unreal_pack
 from companion.media.formats.video import ClipWriter, prores_writer, webm_alpha_writer
 from companion.media.frames import FrameShaper
+from companion.media.loop import SeamMeter, choose_loop
 from companion.media.pipeline import ThreadedSink
-from companion.media.sampling import SamplePlan, plan_samples
+from companion.media.register import Registration
+from companion.media.sampling import SamplePlan, plan_samples, selection_bounds
 from companion.media.spec import (
     ExportOutput,
     ExportResult,
@@ -38,6 +41,7 @@ from companion.media.spec import (
     Progress,
     check_spec,
 )
+from companion.media.takes import Takes
 from companion.media.video_info import VideoInfo, probe
 
 
@@ -53,17 +57,18 @@ def export_video(
     check_spec(spec)
     out_dir = out_dir.resolve()
     info = probe(source)
-    plan = plan_samples(
-        info.duration,
-        start=spec.start,
-        duration=spec.duration,
-        frame_count=spec.frame_count,
-        fps=spec.fps,
-    )
+    plan = _plan(spec, info, spec.start, spec.duration)  # refuses a bad selection first
+    shaper = _shaper(spec, info)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
+    taken = Takes(staging, spec.name) if spec.loop else None
     try:
-        outputs, warnings = _render(source, staging, spec, info, plan, progress)
+        if taken is not None:
+            plan = _loop_plan(source, spec, info, shaper, taken)
+        meter = SeamMeter() if spec.loop else None
+        outputs, warnings = _render(
+            source, staging, spec, info, plan, progress, shaper, meter, taken
+        )
         if before_move is not None:
             before_move([out_dir / output.path.name for output in outputs])
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -72,9 +77,49 @@ def export_video(
             target = out_dir / output.path.name
             output.path.replace(target)
             final.append(ExportOutput(output.format, target))
-        return ExportResult(final, plan, info, warnings)
+        seam = None if meter is None else meter.seam()
+        return ExportResult(final, plan, info, warnings, seam)
     finally:
+        if taken is not None:
+            taken.close()
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _shaper(spec: ExportSpec, info: VideoInfo) -> FrameShaper:
+    keyer = ChromaKeyer(spec.key_color) if spec.key_color is not None else None
+    return FrameShaper(
+        info.width,
+        info.height,
+        spec.width,
+        spec.height,
+        keyer=keyer,
+        pixel_art=spec.pixel_art,
+        source_alpha=info.has_alpha,
+        register=Registration(spec.pixel_art).apply if spec.in_place else None,
+    )
+
+
+def _plan(spec: ExportSpec, info: VideoInfo, start: float, duration: float | None) -> SamplePlan:
+    return plan_samples(
+        info.duration,
+        start=start,
+        duration=duration,
+        frame_count=spec.frame_count,
+        fps=spec.fps,
+    )
+
+
+def _loop_plan(
+    source: Path, spec: ExportSpec, info: VideoInfo, shaper: FrameShaper, taken: Takes
+) -> SamplePlan:
+    """The instants of the seamless span of the selection, chosen from its frames, read
+    once into `taken` (the export then reads them from there)."""
+    start, end = selection_bounds(info.duration, spec.start, spec.duration)
+    taken.read(source, start, end, shaper)
+    choice = choose_loop(
+        taken.times, taken.thumbs, lambda a, b: _plan(spec, info, a, b - a), taken.shown
+    )
+    return _plan(spec, info, choice.start, choice.end - choice.start)
 
 
 def _render(
@@ -84,20 +129,13 @@ def _render(
     info: VideoInfo,
     plan: SamplePlan,
     progress: Progress | None,
+    shaper: FrameShaper,
+    meter: SeamMeter | None,
+    taken: Takes | None,
 ) -> tuple[list[ExportOutput], list[str]]:
     wanted = set(spec.formats)
     name, w, h = spec.name, spec.width, spec.height
     warnings: list[str] = []
-    keyer = ChromaKeyer(spec.key_color) if spec.key_color is not None else None
-    shaper = FrameShaper(
-        info.width,
-        info.height,
-        w,
-        h,
-        keyer=keyer,
-        pixel_art=spec.pixel_art,
-        source_alpha=info.has_alpha,
-    )
 
     # Every writer runs on its own thread and closes there, so encoders finish side by
     # side; the sheet's thread also writes the packs built from its pages.
@@ -106,6 +144,8 @@ def _render(
     def sink(name: str, writer: FrameSink, close: Callable[[], list[ExportOutput]]) -> None:
         sinks.append(Writer(name, adder(writer), close=close))
 
+    if meter is not None:
+        sink("seam", meter, lambda: [])
     if "webm_alpha" in wanted:
         webm = webm_alpha_writer(folder / f"{name}.webm", w, h, plan.fps, plan.durations)
         sink("webm", webm, lambda: [ExportOutput("webm_alpha", webm.close())])
@@ -132,7 +172,7 @@ def _render(
             lambda: [ExportOutput(f, p) for f, p in zip(sequences, sequence.close(), strict=True)],
         )
     if wanted & SHEET_FORMATS:
-        sheet = SheetWriter(
+        sheet = (TrimmedSheetWriter if spec.trim else SheetWriter)(
             folder,
             name,
             plan.durations,
@@ -175,7 +215,9 @@ def _render(
             close=lambda: [ExportOutput("clip_video", clip_writer.close())],
         )
 
-    outputs = decode_into(source, plan, shaper, sinks, clip, progress, info.fps)
+    # The clip video is made from the decoded video itself: with it, decode again.
+    from_takes = taken if clip is None else None
+    outputs = decode_into(source, plan, shaper, sinks, clip, progress, info.fps, from_takes)
     order = {f: i for i, f in enumerate(FORMATS)}
     outputs.sort(key=lambda o: order[o.format])
     return outputs, warnings

@@ -4,8 +4,9 @@ and letterboxed on a small pool, and handed in order to each writer's own thread
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 from companion.media.decode import SamplePicker, SourceFrame, iter_source_frames
@@ -14,8 +15,10 @@ from companion.media.frames import FrameShaper
 from companion.media.pipeline import ThreadedSink
 from companion.media.sampling import SamplePlan
 from companion.media.spec import ExportOutput, FrameSink, Progress
+from companion.media.takes import Takes
 
 Writer = ThreadedSink[tuple[int, RGBA], list[ExportOutput]]
+Scaled = Callable[[], RGBA]
 # Threads keying and letterboxing frames while the main thread decodes and scales. Two
 # match the cores; more in flight than that only holds more frames.
 SHAPERS = 2
@@ -31,7 +34,9 @@ def decode_into(
     clip: ThreadedSink[SourceFrame, list[ExportOutput]] | None,
     progress: Progress | None,
     source_fps: float,
+    taken: Takes | None = None,
 ) -> list[ExportOutput]:
+    """taken: the selection already decoded and scaled, read from there instead."""
     # When most decoded frames become output frames (or feed the clip), the writers
     # keep both cores busy and the decoder runs alone on this thread; when most are
     # passed over, decoding is the work, and it gets the decoder's own threads.
@@ -40,7 +45,7 @@ def decode_into(
     failure: BaseException | None = None
     try:
         with ThreadPoolExecutor(SHAPERS, thread_name_prefix="shape") as pool:
-            _stream_frames(source, plan, shaper, pool, sinks, clip, progress, decode_threads)
+            _stream_frames(source, plan, shaper, pool, sinks, clip, progress, decode_threads, taken)
     except BaseException as exc:
         failure = exc
     # Always stop the writer threads; the first error (decoder's or a writer's) wins.
@@ -75,9 +80,11 @@ def _stream_frames(
     clip: ThreadedSink[SourceFrame, list[ExportOutput]] | None,
     progress: Progress | None,
     decode_threads: bool,
+    taken: Takes | None,
 ) -> None:
     picker = SamplePicker(plan.times)
     shaped_serial = -1
+    shaped_count = 0
     shaped: Future[RGBA] | None = None
     # Shaped frames in output order, handed on when the oldest is ready; at most
     # SHAPERS + 1 are in flight, so memory does not grow with the frame count.
@@ -92,22 +99,32 @@ def _stream_frames(
             if progress is not None:
                 progress((index + 1) / plan.count)
 
-    def deliver(matches: list[tuple[int, SourceFrame]]) -> None:
-        nonlocal shaped_serial, shaped
-        for index, chosen in matches:
-            if shaped is None or chosen.serial != shaped_serial:
+    def deliver(matches: Iterable[tuple[int, int, Scaled]]) -> None:
+        """(output index, source frame serial, its scaled pixels when needed)."""
+        nonlocal shaped_serial, shaped, shaped_count
+        for index, serial, scaled in matches:
+            if shaped is None or serial != shaped_serial:
                 # A frame shown at several instants is shaped once. Scaling stays on
                 # this thread (one scaler); keying and letterboxing go to the pool.
-                shaped = pool.submit(shaper.finish, shaper.scale(chosen.frame))
-                shaped_serial = chosen.serial
+                shaped = pool.submit(shaper.finish, scaled(), shaped_count)
+                shaped_serial = serial
+                shaped_count += 1
             pending.append((index, shaped))
             hand_on(SHAPERS)
+
+    if taken is not None:  # already decoded and scaled (a loop's first pass)
+        deliver(taken.picked(plan))
+        hand_on(0)
+        return
+
+    def decoded(matches: list[tuple[int, SourceFrame]]) -> list[tuple[int, int, Scaled]]:
+        return [(i, c.serial, partial(shaper.scale, c.frame)) for i, c in matches]
 
     for current in iter_source_frames(source, plan.start, plan.end, threads=decode_threads):
         if clip is not None:
             clip.put(current)
-        deliver(picker.push(current))
+        deliver(decoded(picker.push(current)))
         if picker.done and clip is None:
             break
-    deliver(picker.finish())
+    deliver(decoded(picker.finish()))
     hand_on(0)

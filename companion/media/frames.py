@@ -6,6 +6,7 @@ pixels."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import av
@@ -52,6 +53,7 @@ class FrameShaper:
         keyer: ChromaKeyer | None,
         pixel_art: bool,
         source_alpha: bool,
+        register: Callable[[RGBA, int], RGBA] | None = None,
     ) -> None:
         self.fit = Fit.inside(src_w, src_h, box_w, box_h)
         self.keyer = keyer
@@ -64,6 +66,7 @@ class FrameShaper:
             else Interpolation.AREA
         )
         self.source_alpha = source_alpha
+        self.register = register  # in place: the nth frame moved onto the first's core
         # Owned, never shared: frame.reformat() keeps one scaler per frame object, and
         # two threads scaling the same decoded frame through it deadlock.
         self._scaler = VideoReformatter()
@@ -85,13 +88,15 @@ class FrameShaper:
             dtype=np.uint8,
         )
 
-    def finish(self, scaled: RGBA) -> RGBA:
-        """Key and letterbox already scaled pixels; safe on any thread."""
+    def finish(self, scaled: RGBA, nth: int = 0) -> RGBA:
+        """Key, letterbox and (in place) register already scaled pixels, the nth frame
+        shaped; safe on any thread."""
         fit = self.fit
         if self.keyer is not None:
             scaled = self.keyer.apply(scaled)
         if (fit.width, fit.height) == (fit.box_width, fit.box_height):
-            return np.ascontiguousarray(scaled)
-        out = np.zeros((fit.box_height, fit.box_width, 4), dtype=np.uint8)
-        out[fit.y : fit.y + fit.height, fit.x : fit.x + fit.width] = scaled
-        return out
+            out = np.ascontiguousarray(scaled)
+        else:
+            out = np.zeros((fit.box_height, fit.box_width, 4), dtype=np.uint8)
+            out[fit.y : fit.y + fit.height, fit.x : fit.x + fit.width] = scaled
+        return out if self.register is None else self.register(out, nth)

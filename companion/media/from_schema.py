@@ -19,9 +19,13 @@ def export_spec(
     pixel_art: bool = False,
     godot_res_dir: str | None = None,
     spacing: Spacing = NO_SPACING,
+    in_place: bool = False,
+    loop: bool = False,
+    trim: bool = False,
 ) -> ExportSpec:
-    """The service's options carry no sheet spacing, so only the local command sets it;
-    the sandbox lays sheets out as the service does, frame against frame."""
+    """The service's options carry no sheet spacing nor finishing (in place, loop, trim),
+    so only the local exports set them; the sandbox lays sheets out as the service does,
+    frame against frame."""
     return ExportSpec(
         formats=tuple(f.value for f in options.formats),
         frame_count=options.frame_count,
@@ -38,4 +42,7 @@ def export_spec(
         godot_res_dir=godot_res_dir,
         padding=spacing.padding,
         extrude=spacing.extrude,
+        in_place=in_place,
+        loop=loop,
+        trim=trim,
     )

@@ -37,6 +37,11 @@ class ExportSpec:
     padding: int = 0
     extrude: int = 0
     max_sheet_side: int = MAX_SHEET_SIDE  # smaller for devices with small texture limits
+    # Local finishing the service's options do not carry; all off here, so an export
+    # made without them stays byte for byte what it was. The doors turn them on.
+    trim: bool = False  # sheets: frames cut to their content, position kept, once each
+    in_place: bool = False  # frames registered on the character's core (shake removed)
+    loop: bool = False  # the selection searched for the seamless loop in the clip
 
 
 @dataclass(frozen=True)
@@ -55,9 +60,22 @@ class ExportResult:
     plan: SamplePlan
     source: VideoInfo
     warnings: list[str] = field(default_factory=list)
+    # With loop: the exported frames' last into their first, in median steps between
+    # neighbouring frames (1 flows like any step).
+    seam: float | None = None
 
     def paths(self, fmt: str) -> list[Path]:
         return [o.path for o in self.outputs if o.format == fmt]
+
+    def loop_summary(self) -> dict[str, float] | None:
+        """With loop: the span chosen (seconds) and its seam in median steps."""
+        if self.seam is None:
+            return None
+        return {
+            "start": round(self.plan.start, 6),
+            "end": round(self.plan.end, 6),
+            "seam": round(self.seam, 4),
+        }
 
 
 class FrameSink(Protocol):

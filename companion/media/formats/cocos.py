@@ -15,11 +15,15 @@ def sheet_plist(page: SheetPage) -> bytes:
     frames: dict[str, Any] = {}
     for rect in page.frames:
         size = f"{{{rect.width},{rect.height}}}"
+        source_w, source_h = rect.source_size
+        # cocos2d measures a trimmed frame's offset from the whole frame's centre, y up.
+        offset_x = rect.offset_x + rect.width / 2 - source_w / 2
+        offset_y = source_h / 2 - rect.offset_y - rect.height / 2
         frames[f"{rect.name}.png"] = {
             "aliases": [],
-            "spriteOffset": "{0,0}",
+            "spriteOffset": f"{{{offset_x:g},{offset_y:g}}}",
             "spriteSize": size,
-            "spriteSourceSize": size,
+            "spriteSourceSize": f"{{{source_w},{source_h}}}",
             "textureRect": f"{{{{{rect.x},{rect.y}}},{size}}}",
             "textureRotated": False,
         }

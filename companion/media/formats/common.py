@@ -45,6 +45,25 @@ class FrameRect:
     width: int
     height: int
     duration: float
+    # Where these pixels sit in the whole frame, and the whole frame's size: a trimmed
+    # frame keeps its position. Zero sizes mean the stored pixels are the whole frame.
+    offset_x: int = 0
+    offset_y: int = 0
+    source_width: int = 0
+    source_height: int = 0
+
+    @property
+    def source_size(self) -> tuple[int, int]:
+        return (self.source_width or self.width, self.source_height or self.height)
+
+    @property
+    def trimmed(self) -> bool:
+        return (self.offset_x, self.offset_y, *self.source_size) != (
+            0,
+            0,
+            self.width,
+            self.height,
+        )
 
 
 @dataclass

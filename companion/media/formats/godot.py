@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from companion.media.formats.common import Animation, write_zip
+from companion.media.formats.common import Animation, FrameRect, write_zip
 
 
 def sprite_frames(animation: Animation, res_dir: str | None = None) -> str:
@@ -33,6 +33,7 @@ def sprite_frames(animation: Animation, res_dir: str | None = None) -> str:
             f'[sub_resource type="AtlasTexture" id="AtlasTexture_{rect.index}"]',
             f'atlas = ExtResource("{rect.page + 1}_sheet")',
             f"region = Rect2({rect.x}, {rect.y}, {rect.width}, {rect.height})",
+            *_margin(rect),
             "filter_clip = true",
             "",
         ]
@@ -55,6 +56,19 @@ def sprite_frames(animation: Animation, res_dir: str | None = None) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _margin(rect: FrameRect) -> list[str]:
+    """A trimmed frame's place in the whole frame: Godot draws the region at the
+    margin's position inside a texture grown by the margin's size, so every frame keeps
+    the whole frame's size and offset."""
+    if not rect.trimmed:
+        return []
+    source_w, source_h = rect.source_size
+    return [
+        f"margin = Rect2({rect.offset_x}, {rect.offset_y}, "
+        f"{source_w - rect.width}, {source_h - rect.height})"
+    ]
 
 
 def _real(value: float) -> str:

@@ -46,12 +46,20 @@ def sheet_json(
     millis = rounded_steps(animation.durations, 0.001)
     frames: dict[str, Any] = {}
     for rect in page.frames:
+        source_w, source_h = rect.source_size
         frames[key(rect)] = {
             "frame": {"x": rect.x, "y": rect.y, "w": rect.width, "h": rect.height},
             "rotated": False,
-            "trimmed": False,
-            "spriteSourceSize": {"x": 0, "y": 0, "w": rect.width, "h": rect.height},
-            "sourceSize": {"w": rect.width, "h": rect.height},
+            "trimmed": rect.trimmed,
+            # Where the stored pixels go in the whole frame (TexturePacker's "crop, keep
+            # position"): readers draw them there, so a trimmed frame never jumps.
+            "spriteSourceSize": {
+                "x": rect.offset_x,
+                "y": rect.offset_y,
+                "w": rect.width,
+                "h": rect.height,
+            },
+            "sourceSize": {"w": source_w, "h": source_h},
             "pivot": {"x": pivot_x, "y": pivot_y},
             "duration": millis[rect.index],
         }

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from companion.media.formats.common import (
     Animation,
+    FrameRect,
     SheetPage,
     stable_hex,
     stable_int64,
@@ -30,7 +31,19 @@ ALIGNMENT = {
     "bottom_center": 7,
     "bottom_right": 8,
 }
+CUSTOM = 9  # SpriteAlignment.Custom: the pivot as given
 DEFAULT_UNITY_DIR = "Assets/Animations"
+
+
+def trimmed_pivot(rect: FrameRect, pivot_x: float, pivot_y_up: float) -> tuple[float, float]:
+    """The whole frame's pivot (normalised, y up) in the cut's own normalised space: a
+    trimmed sprite then sits where the whole frame would, so nothing jitters."""
+    source_w, source_h = rect.source_size
+    cut_bottom = source_h - rect.offset_y - rect.height  # from the frame's bottom edge
+    return (
+        round((pivot_x * source_w - rect.offset_x) / rect.width, 6),
+        round((pivot_y_up * source_h - cut_bottom) / rect.height, 6),
+    )
 
 
 def default_place(name: str, unity_dir: str = DEFAULT_UNITY_DIR) -> str:
@@ -57,6 +70,9 @@ def texture_meta(animation: Animation, page: SheetPage, place: str) -> str:
     table: list[str] = []
     for rect in page.frames:
         internal = sprite_internal_id(animation, rect.name)
+        alignment, (sprite_x, sprite_y) = ALIGNMENT[animation.pivot], (pivot_x, pivot_y)
+        if rect.trimmed:  # the same point of the whole frame, measured on the cut
+            alignment, (sprite_x, sprite_y) = CUSTOM, trimmed_pivot(rect, pivot_x, pivot_y)
         sprites.append(
             f"""    - serializedVersion: 2
       name: {rect.name}
@@ -66,8 +82,8 @@ def texture_meta(animation: Animation, page: SheetPage, place: str) -> str:
         y: {page.height - rect.y - rect.height}
         width: {rect.width}
         height: {rect.height}
-      alignment: {ALIGNMENT[animation.pivot]}
-      pivot: {{x: {pivot_x:g}, y: {pivot_y:g}}}
+      alignment: {alignment}
+      pivot: {{x: {sprite_x:g}, y: {sprite_y:g}}}
       border: {{x: 0, y: 0, z: 0, w: 0}}
       customData:
       outline: []

@@ -282,6 +282,12 @@ func _extended() -> void:
 	# As pixel art: once done, the dock has the kept video cut again (free) into it.
 	var pixel: CheckBox = dock.find_child("PixelArt", true, false)
 	pixel.button_pressed = true
+	# In place and Loop too: the same free cut holds the character still and loops.
+	var in_place: CheckBox = dock.find_child("InPlace", true, false)
+	var loop: CheckBox = dock.find_child("Loop", true, false)
+	out["finishing_defaults"] = [in_place.button_pressed, loop.button_pressed]
+	in_place.button_pressed = true
+	loop.button_pressed = true
 	out["pixel_quote_kept"] = dock.quote_id != ""  # the price does not change with it
 	var messages: Array = []
 	var watch := func() -> void:
@@ -291,6 +297,8 @@ func _extended() -> void:
 	var job: Dictionary = await h._job(false, false)
 	h.get_tree().process_frame.disconnect(watch)
 	pixel.button_pressed = false
+	in_place.button_pressed = false
+	loop.button_pressed = false
 	out["extended"] = job["job"]
 	out["extended_messages"] = messages
 	out["extended_read"] = _animations(path)

@@ -11,7 +11,7 @@ const FINAL_STATES := ["done", "failed", "cancelled"]
 
 var client: Node
 var job_id := ""
-## The export of the job running (for its pixel-art cut once it is done).
+## The export of the job running (for its finishing cut once it is done).
 var sent_export := {}
 ## The dock's message line: say.call(text).
 var say: Callable
@@ -23,6 +23,8 @@ var _progress: ProgressBar
 var _cancel_button: Button
 var _approve_button: Button
 var _pixel_art: CheckBox
+var _in_place: CheckBox
+var _loop: CheckBox
 
 
 ## The widgets are the dock's (by their unique names).
@@ -36,6 +38,8 @@ func setup(dock: Control, dock_client: Node, quote: RefCounted, landing: RefCoun
 	_cancel_button = dock.get_node("%CancelButton")
 	_approve_button = dock.get_node("%ApproveButton")
 	_pixel_art = dock.get_node("%PixelArt")
+	_in_place = dock.get_node("%InPlace")
+	_loop = dock.get_node("%Loop")
 	_poll_timer.timeout.connect(_poll_job)
 
 
@@ -101,6 +105,18 @@ func _poll_job() -> void:
 		finish(job)
 
 
+## The local finishing ticked, as the re-cut body names it ({} when none).
+func finishing_asked() -> Dictionary:
+	var asked := {}
+	if _pixel_art.button_pressed:
+		asked["pixel_art"] = true
+	if _in_place.button_pressed:
+		asked["in_place"] = true
+	if _loop.button_pressed:
+		asked["loop"] = true
+	return asked
+
+
 ## Ends the job once (a second report of it does nothing) and says how it went.
 func finish(job: Dictionary) -> void:
 	if job_id == "" or String(job.get("id", job_id)) != job_id:
@@ -112,15 +128,23 @@ func finish(job: Dictionary) -> void:
 	var state := String(job.get("state", ""))
 	var export := sent_export
 	sent_export = {}
-	if state == "done" and _pixel_art.button_pressed and not export.is_empty():
-		say.call("Done; cutting it as pixel art from the kept video (free)...")
-		var cut: Dictionary = await PixelArt.recut(client, job, export)
+	var finishing := finishing_asked()
+	var note := ""
+	if state == "done" and not finishing.is_empty() and not export.is_empty():
+		var what := "as a loop"
+		if finishing.has("pixel_art"):
+			what = "as pixel art"
+		elif finishing.has("in_place"):
+			what = "in place"
+		say.call("Done; cutting it %s from the kept video (free)..." % what)
+		var cut: Dictionary = await PixelArt.recut(client, job, export, finishing)
 		if cut.get("state") != "done":
-			say.call("Done, but the pixel-art cut %s: %s" % [cut.get("state"), cut.get("error", "")])
+			say.call("Done, but the cut %s %s: %s" % [what, cut.get("state"), cut.get("error", "")])
 			finished.emit(job)
 			return
+		note = PixelArt.seam_note(cut)
 	if state == "done" and job.get("resource") != null:
-		say.call("Done: %s" % String(job["resource"]))
+		say.call("Done: %s%s" % [String(job["resource"]), note])
 		_landing.land(String(job["resource"]))
 	elif state == "done":
 		say.call("Done; the files are in %s" % job.get("target_dir", "the target folder"))
