@@ -12,6 +12,12 @@ from typing import TYPE_CHECKING
 
 from companion import front_door
 from companion.media.catalog import FILE_SUFFIX, FORMATS, MIME_TYPES, SHEET_FORMATS
+from companion.media.engine_text import (
+    EngineTextError,
+    folder_refusal,
+    godot_res_path,
+    godot_string,
+)
 from companion.media.errors import MediaError
 from companion.media.names import (
     ENDS,
@@ -42,7 +48,7 @@ if TYPE_CHECKING:
     )
     from companion.media.from_schema import export_spec
     from companion.media.preview import build_contact_sheet
-    from companion.media.sampling import SamplePlan, plan_samples
+    from companion.media.sampling import MIN_SELECTION_SECONDS, SamplePlan, plan_samples
     from companion.media.spec import ExportOutput, ExportResult, ExportSpec
     from companion.media.synth import SynthSpec, synthesize
     from companion.media.video_info import VideoInfo, probe
@@ -70,6 +76,7 @@ _LAZY = {
     "build_contact_sheet": "preview",
     "VideoInfo": "video_info",
     "probe": "video_info",
+    "MIN_SELECTION_SECONDS": "sampling",
     "SamplePlan": "sampling",
     "plan_samples": "sampling",
     "ExportOutput": "spec",
@@ -93,12 +100,14 @@ __all__ = [
     "MAX_SHEET_SIDE",
     "MAX_SPACING",
     "MIME_TYPES",
+    "MIN_SELECTION_SECONDS",
     "NO_SPACING",
     "PIVOTS",
     "SAMPLE_ART",
     "SHEET_FORMATS",
     "Animation",
     "ChromaKeyer",
+    "EngineTextError",
     "ExportOutput",
     "ExportResult",
     "ExportSpec",
@@ -114,7 +123,10 @@ __all__ = [
     "draw_character",
     "export_spec",
     "export_video",
+    "folder_refusal",
     "frame_name",
+    "godot_res_path",
+    "godot_string",
     "is_clean_name",
     "parse_hex_colour",
     "plan_samples",

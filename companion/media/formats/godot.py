@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from companion.media.engine_text import godot_string
 from companion.media.formats.common import Animation, write_zip
 
 
@@ -24,7 +25,7 @@ def sprite_frames(animation: Animation, res_dir: str | None = None) -> str:
     ]
     for page in pages:
         lines.append(
-            f'[ext_resource type="Texture2D" path="{prefix}{page.path.name}" '
+            f'[ext_resource type="Texture2D" path={godot_string(prefix + page.path.name)} '
             f'id="{page.index + 1}_sheet"]'
         )
     lines.append("")
