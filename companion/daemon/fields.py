@@ -8,11 +8,11 @@ from typing import Annotated
 
 from pydantic import AfterValidator, StringConstraints
 
-from companion.media import folder_refusal
+from companion.media import folder_text_refusal
 
 
 def _folder(text: str) -> str:
-    refusal = folder_refusal(text)
+    refusal = folder_text_refusal(text)
     if refusal is not None:
         raise ValueError(refusal)
     return text

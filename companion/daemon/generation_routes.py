@@ -30,7 +30,7 @@ from companion.daemon.schema import (
 from companion.daemon.security import error
 from companion.install import Owner, Placement, conflicts, planned_writes
 from companion.jobs import JobRequest, paid_not_installed
-from companion.media import MediaError, build_contact_sheet
+from companion.media import MediaError
 from companion.store import Job, Store
 from companion.store.clips import ClipGone
 
@@ -49,6 +49,7 @@ def _clashes(
 class GenerationRoutes:
     def __init__(self, daemon: Host) -> None:
         self.daemon = daemon
+        self._sheets = asyncio.Semaphore(1)
 
     def routes(self) -> list[tuple[str, str, Any]]:
         base = "/api/v1/generations/{job_id}"
@@ -300,28 +301,15 @@ class GenerationRoutes:
         if isinstance(clip, web.Response):
             return clip
         key = hashlib.sha256(json.dumps([job.id, body.times]).encode()).hexdigest()[:32]
-        out = self._sheet_path(job, key)
-        try:
-            sheet = await on_files(build_contact_sheet, clip, out, body.times)
-        except MediaError as exc:
-            return error(400, "INVALID", f"times: {exc}")
-        await on_files(studio_guard.prune_sheets, out.parent)
-        return web.json_response(
-            {
-                "image": f"/api/v1/generations/{job.id}/contact_sheet.png?key={key}",
-                "width": sheet.width,
-                "height": sheet.height,
-                "cells": [
-                    {
-                        "index": c.index,
-                        "rect": [c.x, c.y, c.width, c.height],
-                        "requested_time_seconds": c.requested_time,
-                        "source_time_seconds": c.source_time,
-                    }
-                    for c in sheet.cells
-                ],
-            }
-        )
+        image = f"/api/v1/generations/{job.id}/contact_sheet.png?key={key}"
+        async with self._sheets:  # one drawn at a time; the same times again are reused
+            try:
+                reply = await on_files(
+                    studio_guard.contact_sheet, clip, self._sheet_path(job, key), body.times, image
+                )
+            except MediaError as exc:
+                return error(400, "INVALID", f"times: {exc}")
+        return web.json_response(reply)
 
     def _sheet_path(self, job: Job, key: str) -> Path:
         return self.daemon.home / "previews" / "sheets" / f"{job.id}-{key}.png"

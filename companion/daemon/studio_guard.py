@@ -6,12 +6,15 @@ contact sheets kept stay few."""
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
+from typing import Any
 
 from companion.api.schema import Selection
 from companion.daemon import registry
 from companion.install import UnsafeName, inside_project
-from companion.media import MIN_SELECTION_SECONDS, MediaError, probe
+from companion.media import MIN_SELECTION_SECONDS, MediaError, build_contact_sheet, probe
 from companion.store import Store
 
 SHEETS_KEPT = 48  # contact sheets are 50-75 KB each; the oldest go first
@@ -68,11 +71,44 @@ def reveal_refusal(root: Path, target: Path) -> str | None:
     return None
 
 
+def contact_sheet(clip: Path, out: Path, times: list[float], image: str) -> dict[str, Any]:
+    """The reply for a contact sheet of clip at times, drawn at out (with its reply beside
+    it, so the same times again are answered from it); only the newest SHEETS_KEPT stay.
+    MediaError when the times do not fit the clip."""
+    said = out.with_suffix(".json")
+    if out.is_file() and said.is_file():
+        try:
+            reply: dict[str, Any] = json.loads(said.read_text(encoding="utf-8"))
+            os.utime(out)  # used again: the newest to keep
+            return reply
+        except (OSError, ValueError):
+            pass  # drawn again below
+    sheet = build_contact_sheet(clip, out, times)
+    reply = {
+        "image": image,
+        "width": sheet.width,
+        "height": sheet.height,
+        "cells": [
+            {
+                "index": c.index,
+                "rect": [c.x, c.y, c.width, c.height],
+                "requested_time_seconds": c.requested_time,
+                "source_time_seconds": c.source_time,
+            }
+            for c in sheet.cells
+        ],
+    }
+    said.write_text(json.dumps(reply, allow_nan=False), encoding="utf-8")
+    prune_sheets(out.parent)
+    return reply
+
+
 def prune_sheets(folder: Path, kept: int = SHEETS_KEPT) -> None:
-    """Keep only the newest `kept` contact sheets."""
+    """Keep only the newest `kept` contact sheets (and their replies)."""
     try:
         sheets = sorted(folder.glob("*.png"), key=lambda p: p.stat().st_mtime, reverse=True)
     except OSError:
         return
     for old in sheets[kept:]:
         old.unlink(missing_ok=True)
+        old.with_suffix(".json").unlink(missing_ok=True)

@@ -14,7 +14,7 @@ from companion import front_door
 from companion.media.catalog import FILE_SUFFIX, FORMATS, MIME_TYPES, SHEET_FORMATS
 from companion.media.engine_text import (
     EngineTextError,
-    folder_refusal,
+    folder_text_refusal,
     godot_res_path,
     godot_string,
 )
@@ -123,7 +123,7 @@ __all__ = [
     "draw_character",
     "export_spec",
     "export_video",
-    "folder_refusal",
+    "folder_text_refusal",
     "frame_name",
     "godot_res_path",
     "godot_string",

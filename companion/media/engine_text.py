@@ -29,7 +29,7 @@ def string_refusal(text: str) -> str | None:
     return f"holds {bad.group()!r}, which cannot stand in a Godot or Unity file; rename it"
 
 
-def folder_refusal(relative: str) -> str | None:
+def folder_text_refusal(relative: str) -> str | None:
     """Why a folder named relative to a project cannot hold the outputs' engine files
     (a name over 255 bytes, or a character no engine string can carry), or None."""
     for part in relative.replace("\\", "/").split("/"):
