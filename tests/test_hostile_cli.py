@@ -66,3 +66,18 @@ def test_numbers_that_are_not_numbers_are_one_line(tmp_path: Path, flags: tuple[
     message = one_error(result)
     assert flags[0] in message, message
     assert not (tmp_path / "o").exists()
+
+
+def test_a_godot_res_dir_never_plants_text_in_the_tres(tmp_path: Path) -> None:
+    """The flag is written into the pack's .tres as a path: a quote and a newline there
+    would start a section of their own."""
+    clip = tmp_path / "clip.mp4"
+    clip.write_bytes(b"not read: the flag is refused first")
+    planted = 'res://a"\n[sub_resource type="GDScript" id="e"]'
+    result = companion(
+        tmp_path / "home", "export", str(clip), "--formats", "godot_pack",
+        "--godot-res-dir", planted, "--out", str(tmp_path / "o"),
+    )  # fmt: skip
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "--godot-res-dir" in one_error(result)
+    assert not (tmp_path / "o").exists()

@@ -35,6 +35,7 @@ from companion.media import (
     NO_SPACING,
     MediaError,
     Spacing,
+    folder_text_refusal,
 )
 
 # Checks the rest of a one-click body before the real images are read.
@@ -165,6 +166,9 @@ def godot_res_dir(value: str | None) -> str | None:
             f"--godot-res-dir {value}: give a folder inside the Godot project as "
             "res://path/to/folder"
         )
+    unusable = folder_text_refusal(value[len("res://") :])  # it is written into the .tres
+    if unusable is not None:
+        raise UsageError(f"--godot-res-dir {value!r}: {unusable}")
     return value.rstrip("/") or "res://"
 
 
