@@ -28,7 +28,15 @@ from companion.cli.path_checks import input_file as input_file
 from companion.cli.path_checks import never_over_a_source as never_over_a_source
 from companion.cli.path_checks import output_folder as output_folder
 from companion.cli.path_checks import output_paths as output_paths
-from companion.media import DEFAULT_SPACING, MAX_SPACING, NO_SPACING, MediaError, Spacing
+from companion.media import (
+    DEFAULT_SPACING,
+    MAX_SPACING,
+    MIN_SELECTION_SECONDS,
+    NO_SPACING,
+    MediaError,
+    Spacing,
+    folder_text_refusal,
+)
 
 # Checks the rest of a one-click body before the real images are read.
 STAND_IN_IMAGE = {"type": "base64", "media_type": "image/png", "data": "AAAA"}
@@ -168,6 +176,9 @@ def godot_res_dir(value: str | None) -> str | None:
             f"--godot-res-dir {value}: give a folder inside the Godot project as "
             "res://path/to/folder"
         )
+    unusable = folder_text_refusal(value[len("res://") :])  # it is written into the .tres
+    if unusable is not None:
+        raise UsageError(f"--godot-res-dir {value!r}: {unusable}")
     return value.rstrip("/") or "res://"
 
 
@@ -179,6 +190,8 @@ def export_options(args: argparse.Namespace) -> tuple[ExportOptions, Selection]:
     for flag, value in (("--start", args.start), ("--duration", args.duration)):
         if value is not None and value < 0:
             raise UsageError(f"{flag} {value:g}: give seconds from 0")
+    if args.duration is not None and args.duration < MIN_SELECTION_SECONDS:
+        raise UsageError(f"--duration {args.duration:g}: give at least {MIN_SELECTION_SECONDS} s")
     try:
         options = ExportOptions(
             fps=args.fps,

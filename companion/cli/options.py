@@ -6,6 +6,7 @@ a test holds them equal to the schema's enums."""
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 FORMAT_NAMES = (
@@ -49,6 +50,15 @@ FAULT_PROFILES = (  # the sandbox's, for `companion sandbox --help`
 )
 
 
+def finite(text: str) -> float:
+    """A float option that is a number: nan and inf are refused by argparse in one line
+    ("invalid finite value"), before any check, job or spend."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
 def add_export_options(
     parser: argparse.ArgumentParser, *, out_help: str | None, local: bool = False
 ) -> None:
@@ -70,7 +80,7 @@ def add_export_options(
     )
     sampling.add_argument(
         "--fps",
-        type=float,
+        type=finite,
         # The service samples a one-click animation by frame count only.
         help="sample at source speed, this many frames a second (needs spritesheet_json)"
         if local
@@ -87,11 +97,11 @@ def add_export_options(
         help=f"frame height, 64 to 1024 (default {size_default})",
     )
     parser.add_argument(
-        "--start", type=float, metavar="S", help="selection start in seconds (default 0)"
+        "--start", type=finite, metavar="S", help="selection start in seconds (default 0)"
     )
     parser.add_argument(
         "--duration",
-        type=float,
+        type=finite,
         metavar="S",
         help="selection length in seconds (default: to the end of the video)",
     )
@@ -127,7 +137,7 @@ def add_export_options(
     )
     parser.add_argument(
         "--pixels-per-unit",
-        type=float,
+        type=finite,
         default=100.0,
         metavar="N",
         help="sprite pixels per world unit for Unity packs (default 100)",
@@ -238,7 +248,7 @@ def add_generation_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--seconds",
-        type=float,
+        type=finite,
         metavar="S",
         help="video length in seconds, one the model offers (default 3; see: companion models)",
     )

@@ -16,6 +16,8 @@ from aiohttp import web
 
 from companion.api.schema.images import sniff_image_type
 from companion.daemon import model_fit, quote_context, registry
+from companion.daemon.file_work import on_files
+from companion.daemon.host import Prepared
 from companion.daemon.middleware import Bad, away, read_body
 from companion.daemon.quotes import quote_id
 from companion.daemon.schema import AnimateIn, EarlierOut, QuoteOut, Why
@@ -80,9 +82,7 @@ class AnimateRoutes:
         refused = away(self.daemon.reach)
         if refused is not None:
             return refused
-        writes, clashes, replaced, free = await asyncio.to_thread(
-            self._foresee, job_request, name, target
-        )
+        writes, clashes, replaced, free = await on_files(self._foresee, job_request, name, target)
         credits = await self.daemon.engine.quote(job_request, name)
         made = None
         if not body.again and not new_seed:  # what animate would answer instead of paying
@@ -113,6 +113,15 @@ class AnimateRoutes:
     ) -> web.Response:
         """A paid job for body; refused (409 STALE_QUOTE, nothing spent) when its quote
         id priced something else."""
+        ready = await self.prepare_animate(body, lineage)
+        return ready if isinstance(ready, web.Response) else self.start_animate(ready)
+
+    async def prepare_animate(
+        self, body: AnimateIn, lineage: dict[str, str] | None = None
+    ) -> Prepared | web.Response:
+        """Every check of a paid job for body, nothing created yet: the job ready to start,
+        or the answer to send instead (a refusal, or an earlier job that answers it). A
+        multi-job action prepares every member before it starts the first."""
         try:
             job_request, name, target, digest, image_sha256 = await self._priced(body)
         except Bad as bad:
@@ -131,9 +140,12 @@ class AnimateRoutes:
                 "quote_id: the settings or the image changed since that quote; quote again "
                 "(nothing was spent)",
             )
-        _, clashes, _, free = await asyncio.to_thread(self._foresee, job_request, name, target)
+        _, clashes, _, free = await on_files(self._foresee, job_request, name, target)
         if clashes and body.replace:  # said explicitly: each is moved aside, never lost
-            replace = await asyncio.to_thread(quote_context.agreed, clashes)
+            try:
+                replace = await on_files(quote_context.agreed, clashes)
+            except quote_context.CannotReplace as exc:
+                return error(409, "CONFLICT", str(exc))
             job_request = job_request.model_copy(update={"replace": replace})
         elif clashes:
             more = f" (and {len(clashes) - 1} more)" if len(clashes) > 1 else ""
@@ -161,7 +173,14 @@ class AnimateRoutes:
                 return web.json_response(
                     daemon.job_out(earlier).model_dump(mode="json"), status=200
                 )
-        job = daemon.engine.submit(job_request, name=name, target_dir=target, priority=0)
+        return Prepared(job_request, name, target)
+
+    def start_animate(self, ready: Prepared) -> web.Response:
+        """The job prepared, made and queued: 202 with it (its create is what charges)."""
+        daemon = self.daemon
+        job = daemon.engine.submit(
+            ready.request, name=ready.name, target_dir=ready.target, priority=0
+        )
         daemon.enqueue(job)
         daemon.changed(job)
         return web.json_response(daemon.job_out(job).model_dump(mode="json"), status=202)

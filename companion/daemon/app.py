@@ -17,6 +17,7 @@ from companion.daemon import generations, registry
 from companion.daemon.animate_routes import AnimateRoutes
 from companion.daemon.events import Broker
 from companion.daemon.generation_routes import GenerationRoutes
+from companion.daemon.host import Prepared
 from companion.daemon.job_routes import JobRoutes
 from companion.daemon.middleware import Model, errors, parse
 from companion.daemon.page import CODES, TOKEN, LinkCodes, page, status_link
@@ -245,6 +246,14 @@ class Daemon:
         self, body: AnimateIn, lineage: dict[str, str] | None = None
     ) -> web.Response:
         return await self.animate_routes.submit_animate(body, lineage)
+
+    async def prepare_animate(
+        self, body: AnimateIn, lineage: dict[str, str] | None = None
+    ) -> Prepared | web.Response:
+        return await self.animate_routes.prepare_animate(body, lineage)
+
+    def start_animate(self, ready: Prepared) -> web.Response:
+        return self.animate_routes.start_animate(ready)
 
     def changed(self, job: Job) -> None:
         self._changed(job)

@@ -8,6 +8,7 @@ import asyncio
 import base64
 import hashlib
 import json
+import os
 import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,9 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from companion.api.schema import ExportOptions, Selection
-from companion.daemon import bodies, quote_context, registry
+from companion.daemon import bodies, quote_context, registry, studio_guard
+from companion.daemon.file_work import on_files
+from companion.daemon.generations import project_of
 from companion.daemon.schema import (
     AgainIn,
     AnimateIn,
@@ -27,7 +30,7 @@ from companion.daemon.schema import (
 from companion.daemon.security import error
 from companion.install import Owner, Placement, conflicts, planned_writes
 from companion.jobs import JobRequest, paid_not_installed
-from companion.media import MediaError, build_contact_sheet
+from companion.media import MediaError
 from companion.store import Job, Store
 from companion.store.clips import ClipGone
 
@@ -46,6 +49,7 @@ def _clashes(
 class GenerationRoutes:
     def __init__(self, daemon: Host) -> None:
         self.daemon = daemon
+        self._sheets = asyncio.Semaphore(1)
 
     def routes(self) -> list[tuple[str, str, Any]]:
         base = "/api/v1/generations/{job_id}"
@@ -141,22 +145,29 @@ class GenerationRoutes:
         except (OSError, ValueError) as exc:
             return error(409, "CANNOT_REPEAT", f"the generation cannot be sent again: {exc}")
         digests = [await self.daemon.digest(s) for s in all_settings]
-        if isinstance(digests[0], web.Response):
-            return digests[0]
+        for digest in digests:
+            if isinstance(digest, web.Response):
+                return digest
         together = "v_" + hashlib.sha256(json.dumps(digests).encode()).hexdigest()[:40]
-        if body.quote_only:
-            one = await self.daemon.quote_reply(all_settings[0], new_seed=True)
-            if isinstance(one, web.Response):
-                return one
-            each = int(one["credits"])
+        if body.quote_only:  # every member quoted: its price and the files it would meet
+            quotes = []
+            for settings in all_settings:
+                one = await self.daemon.quote_reply(settings, new_seed=True)
+                if isinstance(one, web.Response):
+                    return one
+                quotes.append(one)
+            each = int(quotes[0]["credits"])
             return web.json_response(
                 {
                     "count": body.count,
                     "credits_each": each,
-                    "credits_total": each * body.count,
+                    "credits_total": sum(int(q["credits"]) for q in quotes),
                     "quote_id": together,
                     "seeds": seeds,
-                    "balance": one.get("balance"),
+                    "balance": quotes[0].get("balance"),
+                    "conflicts": [
+                        {**c, "name": str(q["name"])} for q in quotes for c in q["conflicts"]
+                    ],
                 }
             )
         if body.quote_id != together:
@@ -166,13 +177,16 @@ class GenerationRoutes:
                 'quote_id: quote the variations first ({"count": N, "quote_only": true}) '
                 "and send back its quote_id and seeds (nothing was spent)",
             )
-        jobs = []
+        # Every member checked (names, conflicts, quote) before the first is made: one
+        # refused means none is made, and nothing is spent.
+        ready = []
         for settings, digest in zip(all_settings, digests, strict=True):
             settings.quote_id = str(digest)
-            reply = await self.daemon.submit_animate(settings, {"variation_of": job.id})
-            if reply.status != 202:
-                return reply
-            jobs.append(json.loads(reply.text or "{}"))
+            member = await self.daemon.prepare_animate(settings, {"variation_of": job.id})
+            if isinstance(member, web.Response):
+                return member
+            ready.append(member)
+        jobs = [json.loads(self.daemon.start_animate(r).text or "{}") for r in ready]
         return web.json_response({"data": jobs}, status=202)
 
     # -- free: a re-cut, import again, a contact sheet ---------------------------------
@@ -233,6 +247,9 @@ class GenerationRoutes:
             return error(409, "NOT_A_PROJECT_JOB", "the job has no project to install into")
         root = Path(str(install["root"]))
         target = Path(job.target_dir)
+        gone = await on_files(studio_guard.forgotten, self.daemon.store, root)
+        if gone:
+            return error(403, "PROJECT_NOT_REGISTERED", gone)
         if target_folder is not None:
             chosen = self.daemon.inside(root, target_folder)
             if chosen is None:
@@ -241,23 +258,30 @@ class GenerationRoutes:
             if refusal:
                 return error(400, "INVALID", f"target_folder: {refusal}")
             target = chosen
-        unusable = await asyncio.to_thread(registry.target_refusal, root, target)
+        unusable = await on_files(registry.target_refusal, root, target)
         if unusable:  # free, but refused now rather than as a failed job
+            return error(400, "INVALID", unusable)
+        chosen_range = Selection.model_validate(selection)
+        unusable = await on_files(studio_guard.range_refusal, clip, chosen_range)
+        if unusable:
             return error(400, "INVALID", unusable)
         request = JobRequest.recut(
             JobRequest.of(job.request),
             parent=job.clip_source,
             export=ExportOptions.model_validate(export),
-            selection=Selection.model_validate(selection),
+            selection=chosen_range,
             placement=Placement(str(install.get("engine")), root, target),
             local_export=local_export if local_export and any(local_export.values()) else None,
         )
         name = name or job.name
-        clashes = await asyncio.to_thread(
+        clashes = await on_files(
             _clashes, self.daemon.store, str(install.get("engine")), target, name, request
         )
         if clashes and replace:  # said explicitly: each is moved aside, never lost
-            agreed = await asyncio.to_thread(quote_context.agreed, clashes)
+            try:
+                agreed = await on_files(quote_context.agreed, clashes)
+            except quote_context.CannotReplace as exc:
+                return error(409, "CONFLICT", str(exc))
             request = request.model_copy(update={"replace": agreed})
         elif clashes:
             return error(409, "CONFLICT", f"{clashes[0]['reason']}: it is never replaced "
@@ -277,27 +301,15 @@ class GenerationRoutes:
         if isinstance(clip, web.Response):
             return clip
         key = hashlib.sha256(json.dumps([job.id, body.times]).encode()).hexdigest()[:32]
-        out = self._sheet_path(job, key)
-        try:
-            sheet = await asyncio.to_thread(build_contact_sheet, clip, out, body.times)
-        except MediaError as exc:
-            return error(400, "INVALID", f"times: {exc}")
-        return web.json_response(
-            {
-                "image": f"/api/v1/generations/{job.id}/contact_sheet.png?key={key}",
-                "width": sheet.width,
-                "height": sheet.height,
-                "cells": [
-                    {
-                        "index": c.index,
-                        "rect": [c.x, c.y, c.width, c.height],
-                        "requested_time_seconds": c.requested_time,
-                        "source_time_seconds": c.source_time,
-                    }
-                    for c in sheet.cells
-                ],
-            }
-        )
+        image = f"/api/v1/generations/{job.id}/contact_sheet.png?key={key}"
+        async with self._sheets:  # one drawn at a time; the same times again are reused
+            try:
+                reply = await on_files(
+                    studio_guard.contact_sheet, clip, self._sheet_path(job, key), body.times, image
+                )
+            except MediaError as exc:
+                return error(400, "INVALID", f"times: {exc}")
+        return web.json_response(reply)
 
     def _sheet_path(self, job: Job, key: str) -> Path:
         return self.daemon.home / "previews" / "sheets" / f"{job.id}-{key}.png"
@@ -316,15 +328,23 @@ class GenerationRoutes:
         """Only the companion's own files of this job, unchanged since it wrote them."""
         job = self._job(request)
 
+        root = project_of(job)
+        if root is None:
+            return error(409, "NOT_A_PROJECT_JOB", "the job has no project to remove from")
+        gone = await on_files(studio_guard.forgotten, self.daemon.store, Path(root))
+        if gone:
+            return error(403, "PROJECT_NOT_REGISTERED", gone)
+
         def remove() -> tuple[list[str], list[dict[str, str]]]:
             owner = Owner(self.daemon.store, job.id, job.name)
             removed: list[str] = []
             kept: list[dict[str, str]] = []
             for written in self.daemon.store.written_by(job.id):
                 path = Path(written.path)
-                if not path.exists():
+                if not os.path.lexists(path):
                     continue
-                refusal = owner.refusal(path)
+                # Where it was written, still: no folder on the way became a link.
+                refusal = studio_guard.moved_away(Path(root), path) or owner.refusal(path)
                 if refusal is not None:
                     kept.append({"path": str(path), "reason": refusal})
                     continue
@@ -332,11 +352,15 @@ class GenerationRoutes:
                 removed.append(str(path))
             return removed, kept
 
-        removed, kept = await asyncio.to_thread(remove)
+        removed, kept = await on_files(remove)
         return web.json_response({"removed": removed, "kept": kept})
 
     async def reveal(self, request: web.Request) -> web.Response:
         job = self._job(request)
-        if not job.target_dir:
+        root = project_of(job)
+        if not job.target_dir or root is None:
             return error(404, "NOT_FOUND", "the job has no folder")
+        away = await on_files(studio_guard.reveal_refusal, Path(root), Path(job.target_dir))
+        if away:
+            return error(409, "OUTSIDE_PROJECT", f"{away}; it is not shown")
         return web.json_response({"path": job.target_dir})

@@ -4,7 +4,7 @@ this face and not on the module that puts the daemon together (no import circle)
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from aiohttp import web
 from pydantic import BaseModel
@@ -13,10 +13,18 @@ if TYPE_CHECKING:
     from companion.daemon.events import Broker
     from companion.daemon.reach import Reach
     from companion.daemon.schema import AnimateIn, JobOut
-    from companion.jobs import Engine
+    from companion.jobs import Engine, JobRequest
     from companion.store import Job, Store
 
 Model = TypeVar("Model", bound=BaseModel)
+
+
+class Prepared(NamedTuple):
+    """A paid job that passed every check and is not made yet (nothing is spent)."""
+
+    request: JobRequest
+    name: str
+    target: Path
 
 
 class Host(Protocol):
@@ -50,5 +58,9 @@ class Host(Protocol):
     async def submit_animate(
         self, body: AnimateIn, lineage: dict[str, str] | None = None
     ) -> web.Response: ...
+    async def prepare_animate(
+        self, body: AnimateIn, lineage: dict[str, str] | None = None
+    ) -> Prepared | web.Response: ...
+    def start_animate(self, ready: Prepared) -> web.Response: ...
     def inside(self, root: Path, relative: str) -> Path | None: ...
     def engine_refusal(self, engine: str, root: Path, target: Path) -> str | None: ...

@@ -61,6 +61,13 @@ def errors(reach: Callable[[], Reach | None]) -> Callable[..., Awaitable[web.Str
             return error(502, "SERVICE_UNREACHABLE", f"the service did not answer: {exc}")
         except TeamUnavailable as exc:  # team mode: nothing is sent without the team's room
             return error(503, "TEAM_UNAVAILABLE", f"{exc}; try again shortly")
+        except Bad as bad:
+            return bad.response()
+        except OSError as exc:  # a project's file that cannot be used (a name too long, a
+            # FIFO, a folder where a file was): said with the file, never a 500
+            log.warning("%s %s: %s", request.method, request.path, exc)
+            where = f"{exc.filename}: " if exc.filename else ""
+            return error(409, "UNUSABLE_FILE", f"{where}{exc.strerror or exc}")
         except Exception:  # never aiohttp's page or a traceback: log it, answer JSON
             log.exception("%s %s failed", request.method, request.path)
             return error(500, "INTERNAL", "the daemon failed on this request; see its log")

@@ -18,7 +18,7 @@ from companion.daemon import registry
 from companion.daemon.drops import MAX_IMAGE_BYTES
 from companion.daemon.errors import DaemonError
 from companion.daemon.schema import AnimateIn, BudgetOut
-from companion.install import sha256_of
+from companion.install import read_plain, settable_aside, sha256_of
 from companion.jobs import Engine, ImageReadError, decode_whole
 from companion.store import day_start
 
@@ -69,7 +69,7 @@ def picture(root: Path, field: str, relative: str) -> tuple[Path, str]:
             f"{field}: {relative} is {size} bytes; the service takes at most "
             f"{MAX_IMAGE_BYTES}: save it smaller (nothing was spent)"
         )
-    data = path.read_bytes()
+    data = read_plain(path, MAX_IMAGE_BYTES)  # swapped for a FIFO since: refused, not waited on
     digest = hashlib.sha256(data).hexdigest()
     _decodes(data, digest, field, relative)
     return path, digest
@@ -115,7 +115,24 @@ def extra_images(root: Path, body: AnimateIn) -> tuple[Path | None, list[Path]]:
     return last, references
 
 
+class CannotReplace(DaemonError, ValueError):
+    """A conflict "replace": true cannot move aside; the message names it and what to do."""
+
+
 def agreed(conflicts: list[dict[str, str]]) -> dict[str, str]:
     """The files a request with "replace": true may replace: each as it is now, so a
-    file changed again before the install is refused instead."""
-    return {c["path"]: sha256_of(Path(c["path"])) for c in conflicts}
+    file changed again before the install is refused instead. Only plain files are
+    hashed (a FIFO would block a worker forever, /dev/zero never ends); anything else, or
+    a hidden folder that leads away, is CannotReplace."""
+    found: dict[str, str] = {}
+    for conflict in conflicts:
+        path = Path(conflict["path"])
+        try:
+            refusal = settable_aside(path)
+            if refusal is None:
+                found[str(path)] = sha256_of(path)
+        except OSError as exc:
+            refusal = f"{path} cannot be read ({exc.strerror or exc})"
+        if refusal is not None:
+            raise CannotReplace(f"{refusal} (nothing was spent)")
+    return found

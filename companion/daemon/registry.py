@@ -24,6 +24,7 @@ from companion.install import (
     folder_refusal,
     missing_marker,
 )
+from companion.media import folder_text_refusal
 from companion.store import Store
 
 log = logging.getLogger("companion.daemon")
@@ -116,7 +117,10 @@ def folders_refusal(root: Path, settings: dict[str, object]) -> str | None:
         if value is None:
             continue
         text = str(value)
-        if "\x00" in text or not (resolved / text).resolve().is_relative_to(resolved):
+        unusable = folder_text_refusal(text)  # the same rules as a request's target_folder
+        if unusable is not None:
+            return f"{key}: {unusable}"
+        if not (resolved / text).resolve().is_relative_to(resolved):
             return f"{key}: {text} must stay inside the project {resolved}"
     return None
 

@@ -16,6 +16,7 @@ from pydantic import (
 from companion.api.schema import ExportOptions, Selection, VideoOptions
 from companion.api.schema.images import MAX_REFERENCE_IMAGES
 from companion.api.schema.requests import MAX_NEGATIVE_PROMPT, one_click_export
+from companion.daemon.fields import Folder
 from companion.daemon.finishing import Finishing, LoopOut
 from companion.media import MAX_SPACING, clean_name, is_clean_name
 
@@ -37,7 +38,7 @@ Engine = Literal["godot", "unity", "unreal", "cocos", "construct", "other"]
 
 
 class Request(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class Reply(BaseModel):
@@ -47,14 +48,13 @@ class Reply(BaseModel):
 class ProjectIn(Request):
     root: str = Field(min_length=1, max_length=4096, description="absolute project folder")
     engine: Engine = "other"
-    target: str | None = Field(
+    target: Folder | None = Field(
         default=None,
-        max_length=1024,
         description="default output folder, relative to the root "
         "(Assets/Animations for Unity, animations otherwise)",
     )
-    inbox: str | None = Field(
-        default=None, max_length=1024, description="a drop folder to watch, relative to the root"
+    inbox: Folder | None = Field(
+        default=None, description="a drop folder to watch, relative to the root"
     )
     poll: bool = Field(default=False, description="poll the inbox (network drives)")
     defaults: dict[str, Any] = Field(
@@ -89,9 +89,7 @@ class AnimateIn(Request):
     export: ExportOptions = Field(default_factory=ExportOptions)
     video: VideoOptions = Field(default_factory=VideoOptions)
     selection: Selection = Field(default_factory=Selection)
-    target_folder: str | None = Field(
-        default=None, max_length=1024, description="relative to the project root"
-    )
+    target_folder: Folder | None = Field(default=None, description="relative to the project root")
     name: OutputName | None = None
     quote_id: str | None = Field(
         default=None,
@@ -274,9 +272,7 @@ class RecutIn(Finishing):
     export: ExportOptions = Field(default_factory=ExportOptions)
     selection: Selection = Field(default_factory=Selection)
     name: OutputName | None = None
-    target_folder: str | None = Field(
-        default=None, max_length=1024, description="relative to the project root"
-    )
+    target_folder: Folder | None = Field(default=None, description="relative to the project root")
     replace: bool = Field(
         default=False, description="as for animate: move a user's changed file aside"
     )
@@ -290,7 +286,7 @@ class RecutIn(Finishing):
 
 class ImportIn(Request):
     name: OutputName | None = None
-    target_folder: str | None = Field(default=None, max_length=1024)
+    target_folder: Folder | None = None
 
 
 class ContactSheetIn(Request):

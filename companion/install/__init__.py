@@ -25,15 +25,18 @@ if TYPE_CHECKING:
     from companion.install.foresee import planned as planned_writes
     from companion.install.into_engine import ApplyFailed
     from companion.install.into_engine import install as install_into_engine
-    from companion.install.names import free_name, output_names, shown
+    from companion.install.names import UnsafeName, free_name, output_names, shown
+    from companion.install.names import inside as inside_project
     from companion.install.one_set import drop_leftovers
     from companion.install.ownership import Owner
+    from companion.install.plain import NotPlainFile, read_plain, read_plain_text
     from companion.install.plan import Placement, default_target
     from companion.install.plan import build as build_tree
     from companion.install.plugin_pack import godot_zip, unity_tarball
     from companion.install.project import missing_marker, placement_for
     from companion.install.scan import MetaLimits, ScanError, scan_zip
     from companion.install.set_aside import set_aside as set_aside_files
+    from companion.install.set_aside import settable_aside
     from companion.install.sheet_source import SheetSourceError
     from companion.install.sprite_merge import merge_changed as merge_changed_sprites
     from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
@@ -62,6 +65,11 @@ _LAZY = {
     "foreseen": ("foresee", "foreseen"),
     "folder_refusal": ("foresee", "folder_refusal"),
     "free_name": ("names", "free_name"),
+    "NotPlainFile": ("plain", "NotPlainFile"),
+    "read_plain": ("plain", "read_plain"),
+    "read_plain_text": ("plain", "read_plain_text"),
+    "inside_project": ("names", "inside"),
+    "UnsafeName": ("names", "UnsafeName"),
     "output_names": ("names", "output_names"),
     "shown": ("names", "shown"),
     "Owner": ("ownership", "Owner"),
@@ -71,6 +79,7 @@ _LAZY = {
     "merge_changed_clips": ("anim_merge", "merge_changed"),
     "merge_changed_sprites": ("sprite_merge", "merge_changed"),
     "set_aside_files": ("set_aside", "set_aside"),
+    "settable_aside": ("set_aside", "settable_aside"),
     "SheetSourceError": ("sheet_source", "SheetSourceError"),
     "InstallError": ("tree", "InstallError"),
     "Staged": ("tree", "Staged"),
@@ -93,6 +102,7 @@ __all__ = [
     "InstallFamilyError",
     "LostError",
     "MetaLimits",
+    "NotPlainFile",
     "Owner",
     "Placement",
     "PluginEngine",
@@ -100,6 +110,7 @@ __all__ = [
     "ScanError",
     "SheetSourceError",
     "Staged",
+    "UnsafeName",
     "build_tree",
     "check_unity_target",
     "conflicts",
@@ -109,6 +120,7 @@ __all__ = [
     "foreseen",
     "free_name",
     "godot_zip",
+    "inside_project",
     "install_into_engine",
     "install_plugin",
     "load_manifest",
@@ -120,8 +132,11 @@ __all__ = [
     "placement_for",
     "planned_writes",
     "plugin_status",
+    "read_plain",
+    "read_plain_text",
     "scan_zip",
     "set_aside_files",
+    "settable_aside",
     "sha256_of",
     "shown",
     "uninstall_plugin",

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from companion.install.errors import InstallFamilyError
 from companion.install.ownership import Owner
+from companion.install.plain import read_plain_text
 from companion.install.tree import Tree
 
 # A meta's guid line; unity.py reads guids with it too.
@@ -265,7 +266,7 @@ def mergeable(path: Path, owner: Owner) -> bool:
     if not owner.wrote(path) or path.suffix not in (".anim", ".meta"):
         return False
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_plain_text(path, follow=False)
         return is_clip(text) if path.suffix == ".anim" else bool(guid_of(text))
     except (OSError, UnicodeDecodeError, NotMergeable):
         return False
@@ -284,7 +285,7 @@ def merge_changed(tree: Tree, target: Path, owner: Owner) -> set[Path]:
         if not owner.wrote(final):
             return None
         try:
-            users = final.read_text(encoding="utf-8")
+            users = read_plain_text(final, follow=False)
             ours = tree.path(relative).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             return None

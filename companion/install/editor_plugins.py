@@ -25,6 +25,7 @@ from typing import Any, Literal, NamedTuple
 
 from companion.install.errors import InstallFamilyError
 from companion.install.godot_plugin_cfg import GODOT_CFG, enabled_plugins, set_enabled
+from companion.install.plain import read_plain_text, sha256_plain
 from companion.install.project import missing_marker
 
 Engine = Literal["godot", "unity"]
@@ -111,28 +112,35 @@ def version_of(engine: Engine, folder: Path) -> str | None:
     try:
         if engine == "godot":
             found = re.search(
-                r'^version\s*=\s*"([^"]*)"', (folder / "plugin.cfg").read_text(), re.MULTILINE
+                r'^version\s*=\s*"([^"]*)"', read_plain_text(folder / "plugin.cfg"), re.MULTILINE
             )
             return found.group(1) if found else None
-        value = json.loads((folder / "package.json").read_text()).get("version")
+        value = json.loads(read_plain_text(folder / "package.json")).get("version")
         return str(value) if value is not None else None
     except (OSError, ValueError):
         return None
 
 
 def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return sha256_plain(path)  # a user's file there may be a FIFO or a link to /dev/zero
 
 
 def _tree(folder: Path) -> dict[str, Path]:
     """Every file below folder by its relative POSIX name (the record itself and Python
-    caches excluded)."""
+    caches excluded), and every link or other entry that is not a folder: a cloned
+    repository can put a link to /dev/zero or a FIFO where a file of ours goes."""
     found: dict[str, Path] = {}
     for path in sorted(folder.rglob("*")):
         name = path.relative_to(folder).as_posix()
-        if path.is_file() and name != RECORD and "__pycache__" not in path.parts:
+        entry = path.is_symlink() or not path.is_dir()
+        if entry and name != RECORD and "__pycache__" not in path.parts:
             found[name] = path
     return found
+
+
+def _plain(path: Path) -> bool:
+    """A regular file, not a link: the only kind of entry ever read, replaced or removed."""
+    return not path.is_symlink() and path.is_file()
 
 
 def _editor_made(name: str, base_names: set[str] | dict[str, Any]) -> bool:
@@ -146,7 +154,7 @@ def _editor_made(name: str, base_names: set[str] | dict[str, Any]) -> bool:
 
 def _record(folder: Path) -> dict[str, str]:
     try:
-        value = json.loads((folder / RECORD).read_text())
+        value = json.loads(read_plain_text(folder / RECORD))
         return {str(k): str(v) for k, v in value["files"].items()}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
@@ -181,10 +189,13 @@ def _clashes(engine: Engine, dest: Path, rel: str, trees: _Trees) -> list[str]:
     user changed them (or made them where ours go): each stops it."""
     theirs_before, ours, present = trees
     ours_by_name = version_of(engine, dest) is not None and not theirs_before
-    clashes = []
+    clashes = [f"{rel}/{n}" for n in ours if n not in present and (dest / n).is_dir()]
     for name, path in present.items():
         recorded = theirs_before.get(name)
         if name not in ours:
+            continue
+        if not _plain(path):  # a link, a FIFO, a device: never read, never replaced
+            clashes.append(f"{rel}/{name}")
             continue
         same = _digest(path) == _digest(ours[name])
         if same or (recorded is not None and recorded == _digest(path)) or ours_by_name:
@@ -219,9 +230,9 @@ def _copy(engine: Engine, src: Path, dest: Path, rel: str, change: Change) -> No
     for name, path in present.items():
         if name in ours or _editor_made(name, ours):
             continue
-        if (name in theirs_before and theirs_before[name] == _digest(path)) or _editor_made(
-            name, theirs_before
-        ):
+        if (
+            _plain(path) and name in theirs_before and theirs_before[name] == _digest(path)
+        ) or _editor_made(name, theirs_before):
             path.unlink()
             change.removed.append(f"{rel}/{name}")
         else:
@@ -237,7 +248,7 @@ def _copy(engine: Engine, src: Path, dest: Path, rel: str, change: Change) -> No
 def _remove(dest: Path, rel: str, change: Change) -> None:
     recorded = _record(dest)
     for name, path in _tree(dest).items():
-        if recorded.get(name) == _digest(path) or _editor_made(name, recorded):
+        if _plain(path) and (recorded.get(name) == _digest(path) or _editor_made(name, recorded)):
             path.unlink()
             change.removed.append(f"{rel}/{name}")
         else:
@@ -256,7 +267,7 @@ def _remove(dest: Path, rel: str, change: Change) -> None:
 
 def _godot_settings(root: Path, enable: bool, change: Change) -> None:
     path = root / "project.godot"
-    before = path.read_text(encoding="utf-8")
+    before = read_plain_text(path)
     after = set_enabled(before, enable)
     if after != before:
         _write_atomic(path, after.encode("utf-8"))
@@ -275,7 +286,7 @@ def _unity_manifest(root: Path, change: Change) -> None:
     if not path.is_file():
         return
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest = json.loads(read_plain_text(path))
     except ValueError as exc:
         raise PluginError(f"{path} is not valid JSON ({exc}); fix it, then run again") from exc
     dependencies = manifest.get("dependencies") if isinstance(manifest, dict) else None
@@ -310,7 +321,7 @@ def _unity_manifest_check(root: Path) -> None:
     path = root / "Packages" / "manifest.json"
     if path.is_file():
         try:
-            json.loads(path.read_text(encoding="utf-8"))
+            json.loads(read_plain_text(path))
         except ValueError as exc:
             raise PluginError(f"{path} is not valid JSON ({exc}); fix it, then run again") from exc
 
@@ -355,7 +366,7 @@ def status(engine: Engine, project: Path) -> dict[str, Any]:
         "blocking_files": _clashes(engine, dest, rel, _Trees.read(source(engine), dest)),
     }
     if engine == "godot":
-        text = (root / "project.godot").read_text(encoding="utf-8")
+        text = read_plain_text(root / "project.godot")
         found["enabled"] = GODOT_CFG in enabled_plugins(text)
     return found
 

@@ -18,6 +18,7 @@ from companion.install import policy
 from companion.install.packs import Context, animation_from_sheets, place_outputs, unpack
 from companion.install.sheet_source import Defaults
 from companion.install.tree import InstallError, Staged, Tree, strip_common_top
+from companion.media import godot_res_path, godot_string
 from companion.media.formats.godot import sprite_frames
 
 PACK = "godot_pack"
@@ -32,8 +33,7 @@ SPRITE_FRAMES = re.compile(r'^\[gd_resource\s+type="SpriteFrames"', re.MULTILINE
 
 def res_path(project_root: Path, target: Path, relative: str = "") -> str:
     """The res:// path of a file (or, without one, the folder) under the target."""
-    inside = (target / relative).relative_to(project_root).as_posix()
-    return "res://" if inside == "." else f"res://{inside}"
+    return godot_res_path((target / relative).relative_to(project_root).as_posix())
 
 
 def rewrite(text: str, moved: dict[PurePosixPath, str], here: PurePosixPath) -> str:
@@ -55,7 +55,7 @@ def rewrite(text: str, moved: dict[PurePosixPath, str], here: PurePosixPath) -> 
                 best is None or len(whole) > len(best.as_posix())
             ):
                 best = packed
-        return f'path="{moved[best]}"' if best is not None else match.group(0)
+        return f"path={godot_string(moved[best])}" if best is not None else match.group(0)
 
     def one_header(match: re.Match[str]) -> str:
         line = match.group(0)

@@ -10,10 +10,14 @@ import re
 from pathlib import Path
 
 from companion.install.errors import InstallFamilyError
+from companion.install.godot_kept import NotKept, kept_resources
 from companion.install.ownership import Owner
+from companion.install.plain import read_plain_text
 from companion.install.tree import Tree
 
-SECTION = re.compile(r"^\[(\w+)([^\]]*)\]\s*$", re.M)
+# One line each: a class that may span lines ([^\]]*) made a 150 KB file of "[a" lines
+# quadratic (11 s for 60 KB).
+SECTION = re.compile(r"^\[(\w+)([^\]\n]*)\][ \t\r]*$", re.M)
 ID = re.compile(r'\bid="([^"]+)"')
 REF = re.compile(r'\b(ExtResource|SubResource)\("([^"]+)"\)')
 NAME = re.compile(r'"name":\s*&?"([^"]*)"')
@@ -23,7 +27,7 @@ PREFIX = "kept_"
 EARLIER_NAME = "default"  # every generated animation's name before they were named
 # What the companion generated for its animation, kept in a merged file's metadata (Godot
 # keeps it when the user saves): a loop or speed that differs from it is the user's.
-GENERATED = re.compile(r"^metadata/companion_generated\s*=\s*(\{[^}]*\})", re.M)
+GENERATED = re.compile(r"^metadata/companion_generated[ \t]*=[ \t]*(\{[^}\n]*\})", re.M)
 
 
 class NotMergeable(InstallFamilyError):
@@ -110,15 +114,20 @@ def merge(users: str, generated: str) -> str:
                     continue  # as the companion made it: the new value goes in
                 animation = pattern.sub(f'"{key}": {theirs_now.group(1)}', animation)
         else:
-            kept.append(_rename(item))
+            kept.append(item)
     header = ours[0][1]
     ext = [(h, b) for k, h, b in ours if k == "ext_resource"]
     sub = [(h, b) for k, h, b in ours if k == "sub_resource"]
-    if kept:  # only then are the user's resources needed
-        ext += [(ID.sub(lambda m: f'id="{PREFIX}{m.group(1)}"', h), b)
-                for k, h, b in theirs if k == "ext_resource"]  # fmt: skip
-        sub += [(ID.sub(lambda m: f'id="{PREFIX}{m.group(1)}"', h), _rename(b))
-                for k, h, b in theirs if k == "sub_resource"]  # fmt: skip
+    # Only what the user's own animations use, and only data: never a script or a path
+    # that leaves res://, used or not.
+    ids = {i: PREFIX + i for k, h, _ in theirs if k != "resource" for i in ID.findall(h)}
+    try:
+        their_ext, their_sub = kept_resources(kept, theirs, ids)
+    except NotKept as exc:
+        raise NotMergeable(str(exc)) from exc
+    ext += their_ext
+    sub += [(h, _rename(b)) for h, b in their_sub]
+    kept = [_rename(item) for item in kept]
     header = re.sub(r"load_steps=\d+", f"load_steps={len(ext) + len(sub) + 1}", header)
     lines = [header, ""]
     lines += [h for h, _ in ext]
@@ -135,7 +144,7 @@ def carries_edits(path: Path) -> bool:
     """Whether a file the companion wrote is a merge holding the user's edits (so the
     next install merges into it again instead of replacing it)."""
     try:
-        return GENERATED.search(path.read_text(encoding="utf-8")) is not None
+        return GENERATED.search(read_plain_text(path, follow=False)) is not None
     except (OSError, UnicodeDecodeError):
         return False
 
@@ -146,7 +155,7 @@ def mergeable(path: Path) -> bool:
         return False
     try:
         resource = next(
-            b for k, _, b in _sections(path.read_text(encoding="utf-8")) if k == "resource"
+            b for k, _, b in _sections(read_plain_text(path, follow=False)) if k == "resource"
         )
         _animations(resource)
     except (NotMergeable, StopIteration, OSError, UnicodeDecodeError):
@@ -182,9 +191,10 @@ def merge_changed(tree: Tree, target: Path, owner: Owner) -> MergingGuard:
             continue
         try:
             text = merge(
-                final.read_text(encoding="utf-8"), tree.path(relative).read_text(encoding="utf-8")
+                read_plain_text(final, follow=False),
+                tree.path(relative).read_text(encoding="utf-8"),
             )
-        except (NotMergeable, StopIteration, UnicodeDecodeError):
+        except (NotMergeable, StopIteration, UnicodeDecodeError, OSError):
             # Not a file this install can merge (a pack the service made otherwise): it
             # stays the user's, and the owner's refusal below names it.
             continue

@@ -10,7 +10,6 @@ gone from the tree has already been moved."""
 from __future__ import annotations
 
 import filecmp
-import hashlib
 import json
 import os
 import shutil
@@ -21,6 +20,7 @@ from typing import Protocol
 
 from companion.install.errors import InstallFamilyError
 from companion.install.names import UnsafeName, inside, make_parents
+from companion.install.plain import sha256_plain
 
 MANIFEST = "install.json"
 
@@ -30,11 +30,9 @@ class InstallError(InstallFamilyError):
 
 
 def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as source:
-        for block in iter(lambda: source.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    """A plain file's SHA-256; NotPlainFile (an OSError) for a FIFO, folder or device,
+    which would otherwise block or never end."""
+    return sha256_plain(path)
 
 
 class Guard(Protocol):

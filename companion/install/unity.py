@@ -21,6 +21,7 @@ from companion.install import policy
 from companion.install.anim_merge import GUID
 from companion.install.archive import ArchiveError, safe_name
 from companion.install.packs import Context, animation_from_sheets, place_outputs, unpack
+from companion.install.plain import open_plain
 from companion.install.sheet_source import Defaults
 from companion.install.tree import InstallError, Staged, Tree, strip_common_top
 from companion.media import stable_hex
@@ -136,8 +137,8 @@ def project_guids(project_root: Path) -> dict[str, Path]:
     found: dict[str, Path] = {}
     for meta in (project_root / "Assets").rglob("*.meta"):
         try:
-            with meta.open(encoding="utf-8", errors="replace") as source:
-                head = source.read(512)
+            with open_plain(meta) as source:  # a FIFO named x.meta would block the scan
+                head = source.read(512).decode("utf-8", errors="replace")
         except OSError:
             continue
         match = GUID.search(head)

@@ -12,6 +12,12 @@ from typing import TYPE_CHECKING
 
 from companion import front_door
 from companion.media.catalog import FILE_SUFFIX, FORMATS, MIME_TYPES, SHEET_FORMATS
+from companion.media.engine_text import (
+    EngineTextError,
+    folder_text_refusal,
+    godot_res_path,
+    godot_string,
+)
 from companion.media.errors import MediaError
 from companion.media.names import (
     ENDS,
@@ -43,7 +49,7 @@ if TYPE_CHECKING:
     from companion.media.from_schema import export_spec
     from companion.media.key_pick import far_key_colour, hex_colour
     from companion.media.preview import build_contact_sheet
-    from companion.media.sampling import SamplePlan, plan_samples
+    from companion.media.sampling import MIN_SELECTION_SECONDS, SamplePlan, plan_samples
     from companion.media.spec import ExportOutput, ExportResult, ExportSpec
     from companion.media.synth import SynthSpec, synthesize
     from companion.media.video_info import VideoInfo, probe
@@ -73,6 +79,7 @@ _LAZY = {
     "build_contact_sheet": "preview",
     "VideoInfo": "video_info",
     "probe": "video_info",
+    "MIN_SELECTION_SECONDS": "sampling",
     "SamplePlan": "sampling",
     "plan_samples": "sampling",
     "ExportOutput": "spec",
@@ -96,12 +103,14 @@ __all__ = [
     "MAX_SHEET_SIDE",
     "MAX_SPACING",
     "MIME_TYPES",
+    "MIN_SELECTION_SECONDS",
     "NO_SPACING",
     "PIVOTS",
     "SAMPLE_ART",
     "SHEET_FORMATS",
     "Animation",
     "ChromaKeyer",
+    "EngineTextError",
     "ExportOutput",
     "ExportResult",
     "ExportSpec",
@@ -118,7 +127,10 @@ __all__ = [
     "export_spec",
     "export_video",
     "far_key_colour",
+    "folder_text_refusal",
     "frame_name",
+    "godot_res_path",
+    "godot_string",
     "hex_colour",
     "is_clean_name",
     "parse_hex_colour",

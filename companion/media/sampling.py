@@ -14,6 +14,9 @@ from companion.media.errors import MediaError
 
 # Instants closer than this to a frame boundary count as on it (float noise).
 EPSILON = 1e-6
+# The shortest selection: below it every instant is the same and the frame rate runs
+# away towards infinity (a 1e-300 s selection is refused, never sampled).
+MIN_SELECTION_SECONDS = 0.001
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,10 @@ def selection_bounds(
     if start >= video_duration - EPSILON:
         raise MediaError(
             f"the selection starts at {start:g} s but the video ends at {video_duration:.3f} s"
+        )
+    if duration is not None and not duration >= MIN_SELECTION_SECONDS:
+        raise MediaError(
+            f"the selection lasts {duration:g} s; give at least {MIN_SELECTION_SECONDS} s"
         )
     end = video_duration if duration is None else min(video_duration, start + duration)
     return start, end

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from companion.cli.options import FAULT_PROFILES
+from companion.cli.options import FAULT_PROFILES, finite
 from companion.cli.parsers.base import command
 
 
@@ -69,7 +69,7 @@ def add_local(commands: Any) -> None:
         "--credits", type=int, default=1000, help="starting credits per account (default 1000)"
     )
     sandbox.add_argument(
-        "--task-seconds", type=float, default=2.0, help="least time a task takes (default 2)"
+        "--task-seconds", type=finite, default=2.0, help="least time a task takes (default 2)"
     )
     sandbox.add_argument(
         "--tier",

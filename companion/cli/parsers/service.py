@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from companion.cli.options import finite
 from companion.cli.parsers.base import command
 
 
@@ -27,7 +28,7 @@ def add_service_commands(commands: Any) -> None:
     quote = command(
         commands, "quote", "companion.cli.remote:cmd_quote", help="price of a video generation"
     )
-    quote.add_argument("--seconds", type=float, metavar="S", help="video length (default 3)")
+    quote.add_argument("--seconds", type=finite, metavar="S", help="video length (default 3)")
     quote.add_argument(
         "--resolution", help="360p, 480p, 720p or 1080p, as the model offers (default: its own)"
     )
@@ -58,7 +59,7 @@ def add_service_commands(commands: Any) -> None:
     preview.add_argument("asset_id", help="a clip_video asset's id")
     preview.add_argument(
         "--at",
-        type=float,
+        type=finite,
         action="append",
         required=True,
         metavar="S",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from companion.media.engine_text import godot_string
 from companion.media.formats.common import Animation, FrameRect, write_zip
 
 
@@ -24,7 +25,7 @@ def sprite_frames(animation: Animation, res_dir: str | None = None) -> str:
     ]
     for page in pages:
         lines.append(
-            f'[ext_resource type="Texture2D" path="{prefix}{page.path.name}" '
+            f'[ext_resource type="Texture2D" path={godot_string(prefix + page.path.name)} '
             f'id="{page.index + 1}_sheet"]'
         )
     lines.append("")
@@ -50,7 +51,7 @@ def sprite_frames(animation: Animation, res_dir: str | None = None) -> str:
         "animations = [{",
         f'"frames": [{frames}],',
         '"loop": true,',
-        f'"name": &"{_string(animation.name)}",',  # named after what it is, never default
+        f'"name": &{godot_string(animation.name)},',  # named after what it is, never default
         f'"speed": {_real(animation.fps)}',
         "}]",
         "",
@@ -87,7 +88,3 @@ def write_godot_pack(animation: Animation, folder: Path, res_dir: str | None = N
     write_zip(path, members)
     return path
 
-
-def _string(text: str) -> str:
-    """text inside a Godot string literal."""
-    return text.replace("\\", "\\\\").replace('"', '\\"')
