@@ -24,12 +24,14 @@ from companion.cli.session import settings as current_settings
 from companion.cli.session import with_service
 from companion.install import Owner, Placement
 from companion.jobs import (
+    Answer,
     ImageReadError,
     JobRequest,
     LocalImage,
     State,
     already_made,
     live_models,
+    settle,
     suggestion,
     to_reinstall,
     unfinished,
@@ -208,7 +210,9 @@ def run_plan(plan: Plan) -> int:
                     for path in replaced:
                         verb = "update" if where is not None else "replace"
                         say(f"companion: will {verb} {path}")
-                    current = engine.submit(request, name=plan.name, target_dir=plan.out)
+                    asked, found = settle(store, engine.clips, request, again=plan.again)
+                    _say_answer(found)
+                    current = engine.submit(asked, name=plan.name, target_dir=plan.out)
                 started.append(current.id)
                 charged_before.append(store.charged(current.id))
                 say(f"companion: job {current.id[:8]} on {endpoint.label}")
@@ -229,6 +233,19 @@ def run_plan(plan: Plan) -> int:
         # The work was done when Ctrl-C came: nothing is left to resume.
         say(f"companion: interrupted after job {finished.id[:8]} was done")
         return _report(finished, plan.as_json, charged_before=charged_before[0])
+
+
+def _say_answer(found: Answer) -> None:
+    """Whether the service is asked again, and why, before anything is spent."""
+    if found.source is not None:
+        how = "is generating" if found.why == "under_way" else "already generated"
+        say(
+            f"companion: job {found.source.id[:8]} {how} this (the same picture, prompt and "
+            "video options): re-cutting its kept clip here, nothing is spent (add --again "
+            "for a new take)"
+        )
+    elif found.why == "evicted":
+        say(f"companion: {found.reason()}; it is generated again")
 
 
 def _made_before(digest: str, out: Path) -> Job | None:
@@ -285,6 +302,7 @@ def _report(job: Job, as_json: bool, charged_before: int | None) -> int:
             "task_id": job.remote_id,
             "credits": charged,
             "spent_now": spent_now,
+            "recut_of": job.request.get("parent") if job.kind == "recut" else None,
             "error": job.error,
             "outputs": outputs,
         }
@@ -298,6 +316,9 @@ def _report(job: Job, as_json: bool, charged_before: int | None) -> int:
         elif job.remote_id:
             earlier = f" (it cost {charged} credits when it was made)" if charged else ""
             say(f"task {job.remote_id}: {said}; nothing spent by this run{earlier}")
+        elif job.kind == "recut":
+            parent = str(job.request.get("parent", ""))[:8]
+            say(f"re-cut of job {parent}'s kept clip: {said}; nothing spent")
         for output in outputs:
             print(f"  {output['format']:<20} {output['path']}  ({output['bytes']:,} bytes)")
     if job.state == State.AWAITING_APPROVAL:

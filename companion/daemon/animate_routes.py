@@ -17,16 +17,20 @@ from aiohttp import web
 from companion.api.schema.images import sniff_image_type
 from companion.daemon import model_fit, quote_context, registry
 from companion.daemon.middleware import Bad, away, read_body
+from companion.daemon.quote_schema import EarlierOut, PaidBecause, QuoteOut, RecutOut, Why
 from companion.daemon.quotes import quote_id
-from companion.daemon.schema import AnimateIn, EarlierOut, QuoteOut, Why
+from companion.daemon.schema import AnimateIn
 from companion.daemon.security import error
 from companion.install import Placement, default_target, foreseen, planned_writes
 from companion.jobs import (
+    Answer,
     ImageReadError,
     JobRequest,
     State,
     decode_whole,
+    generation_answer,
     made_before,
+    settle,
     suggestion,
 )
 from companion.media import clean_name
@@ -84,25 +88,35 @@ class AnimateRoutes:
             self._foresee, job_request, name, target
         )
         credits = await self.daemon.engine.quote(job_request, name)
-        made = None
-        if not body.again and not new_seed:  # what animate would answer instead of paying
-            _, made = await asyncio.to_thread(
-                made_before, self.daemon.store, job_request, name, target, image_sha256
+        again = body.again or new_seed  # a new take never looks for an earlier one
+        marked, made = await asyncio.to_thread(
+            made_before, self.daemon.store, job_request, name, target, image_sha256
+        )
+        found = Answer("none")
+        if again:
+            made = None
+        elif made is None:  # no job of exactly this: is its generation paid for already?
+            found = await asyncio.to_thread(
+                generation_answer, self.daemon.store, self.daemon.engine.clips, marked.generation
             )
         earlier = None
         if made is not None:
             earlier = EarlierOut(id=made.id, state=str(made.state), why=_why(made.state))
+        elif found.source is not None:
+            earlier = EarlierOut(id=found.source.id, state=str(found.source.state), why="recut")
         spends = credits if earlier is None else 0
         return QuoteOut(
             credits=credits,
             spends=spends,
             earlier=earlier,
+            recut=_recut_out(marked, found),
+            paid_because=_paid_because(found, again) if earlier is None else None,
             quote_id=digest,
             name=name,
             target_dir=str(target),
             writes=[str(p) for p in writes],
             conflicts=clashes,
-            replaces=replaced if earlier is None else [],  # animate replaces nothing then
+            replaces=replaced if made is None else [],  # a job that answers replaces nothing
             name_suggestion=free,
             # held to the budget by what it spends: a press that spends nothing waits for none
             **await quote_context.context(self.daemon.engine, spends),
@@ -161,6 +175,10 @@ class AnimateRoutes:
                 return web.json_response(
                     daemon.job_out(earlier).model_dump(mode="json"), status=200
                 )
+            # Its generation paid for already (or under way): a free re-cut of the clip.
+            job_request, _ = await asyncio.to_thread(
+                settle, daemon.store, daemon.engine.clips, job_request, again=body.again
+            )
         job = daemon.engine.submit(job_request, name=name, target_dir=target, priority=0)
         daemon.enqueue(job)
         daemon.changed(job)
@@ -274,3 +292,27 @@ def _why(state: str) -> Why:
     if state in (State.FAILED, State.CANCELLED):
         return "paid_not_installed"  # installed again, free
     return "under_way"  # animate joins it
+
+
+def _recut_out(request: JobRequest, found: Answer) -> RecutOut | None:
+    """What a free re-cut of the answering generation's clip makes, said before a press."""
+    if found.source is None:
+        return None
+    export = request.export
+    return RecutOut(
+        source=found.source.id,
+        frames=export.get("frame_count"),
+        fps=export.get("fps"),
+        width=export.get("output_width"),
+        height=export.get("output_height"),
+        formats=list(request.install_formats or []),
+    )
+
+
+def _paid_because(found: Answer, again: bool) -> PaidBecause:
+    """Why the press pays: a new take asked for, or no kept clip answers (none, evicted)."""
+    if again:
+        return PaidBecause(why="again", note="a new take was asked for")
+    evicted = found.evicted.id if found.evicted is not None else None
+    return PaidBecause(why="none" if evicted is None else "evicted", job=evicted,
+                       note=found.reason())  # fmt: skip

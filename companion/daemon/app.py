@@ -26,7 +26,7 @@ from companion.daemon.schema import AnimateIn, JobOut
 from companion.daemon.security import MAX_BODY, guard
 from companion.daemon.status_routes import StatusRoutes
 from companion.daemon.watch import ProjectWatcher
-from companion.jobs import FINAL, Engine, JobRequest, State, names_in
+from companion.jobs import FINAL, Engine, JobRequest, State, names_in, settle
 from companion.store import Job
 
 log = logging.getLogger("companion.daemon")
@@ -107,7 +107,9 @@ class Daemon:
             await watcher.stop()
 
     def _submit_drop(self, request: JobRequest, name: str, target: Path, priority: str) -> Job:
-        """Record a watched drop's job; thread-safe (the watcher queues it afterwards)."""
+        """Record a watched drop's job; thread-safe (the watcher queues it afterwards). Its
+        generation paid for already: a free re-cut of the kept clip."""
+        request, _ = settle(self.store, self.engine.clips, request)
         return self.engine.submit(
             request, name=name, target_dir=target, priority=0 if priority == "editor" else 1
         )

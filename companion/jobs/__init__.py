@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         to_reinstall,
         unfinished,
     )
+    from companion.jobs.reuse import Answer, as_recut, generation_answer, settle
     from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
     from companion.jobs.team import open_account
 
@@ -58,6 +59,10 @@ _LAZY = {
     "to_reinstall": ("resume", "to_reinstall"),
     "paid_not_installed": ("resume", "paid_not_installed"),
     "open_account": ("team", "open_account"),
+    "Answer": ("reuse", "Answer"),
+    "as_recut": ("reuse", "as_recut"),
+    "generation_answer": ("reuse", "generation_answer"),
+    "settle": ("reuse", "settle"),
 }
 
 
@@ -67,6 +72,7 @@ __getattr__ = front_door(__name__, globals(), _LAZY)
 __all__ = [
     "FINAL",
     "STAGING",
+    "Answer",
     "Budget",
     "Engine",
     "ImageDamaged",
@@ -79,8 +85,10 @@ __all__ = [
     "StagingRefused",
     "State",
     "already_made",
+    "as_recut",
     "chosen_model",
     "decode_whole",
+    "generation_answer",
     "job_folder",
     "live_models",
     "made_before",
@@ -88,6 +96,7 @@ __all__ = [
     "open_account",
     "paid_not_installed",
     "release_if_unused",
+    "settle",
     "submit",
     "suggestion",
     "to_reinstall",

@@ -32,7 +32,7 @@ from companion.install import (
 from companion.jobs import recut
 from companion.jobs.crash import crash_point
 from companion.jobs.errors import JobFailed
-from companion.jobs.lifecycle import State
+from companion.jobs.lifecycle import FINAL, State
 from companion.jobs.request import JobRequest
 from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
 from companion.media import MediaError
@@ -40,6 +40,7 @@ from companion.store import Job, Store
 from companion.store.clips import ClipGone, ClipStore
 
 log = logging.getLogger("companion.jobs")
+PARENT_POLL = 0.5  # seconds between looks at the generation a re-cut waits for
 
 
 class OutputSteps:
@@ -100,6 +101,10 @@ class OutputSteps:
         installed like any job's outputs (the same guards over the user's files)."""
         assert job.target_dir and self.clips is not None
         parent = str(JobRequest.of(job.request).parent)
+        made = await asyncio.to_thread(self.store.job, parent)
+        if made.state not in FINAL:  # the generation it answers is under way: after it
+            await asyncio.sleep(PARENT_POLL)
+            return await asyncio.to_thread(self.store.job, job.id)
         try:
             clip = self.clips.require(parent)
         except ClipGone as exc:

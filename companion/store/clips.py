@@ -35,6 +35,10 @@ class ClipStore:
         path = self._path(job_id)
         return path if path.is_file() else None
 
+    def was_evicted(self, job_id: str) -> bool:
+        """The job's clip was kept once and the size cap let it go."""
+        return self.kept(job_id) is None and self._path(job_id, ".evicted").exists()
+
     def keep(self, job_id: str, source: Path, *, move: bool = False) -> Path:
         """Keep source as the job's clip (moved when it is ours to take, else copied,
         through a temporary name so a half copy is never a clip), then evict down to the
