@@ -98,3 +98,14 @@ def test_four_sequences_spend_nothing_and_land_their_local_part(
     assert prompt["spent_now"] > 0
     assert len(creates(sandbox)) == 3
     assert balance() == paid - again["spent_now"] - prompt["spent_now"]
+
+    # The kept clips: one per paid generation, with the re-cuts each answered free.
+    listed = companion(sandbox.base_url, home, "clips", "--json")
+    assert listed.returncode == 0, listed.stderr
+    kept = json.loads(listed.stdout)
+    assert [c["job"] for c in kept["clips"]] == [first["job"], again["job"], prompt["job"]]
+    assert all(c["bytes"] > 0 for c in kept["clips"]) and kept["cap_mb"] is None
+    assert kept["bytes"] == sum(c["bytes"] for c in kept["clips"])
+    answered = {r["job"] for r in kept["clips"][0]["answered"]}
+    assert {edited["job"], named["job"], twelve["job"], back["job"]} <= answered
+    assert kept["evicted"] == []

@@ -52,8 +52,11 @@ class Settings(BaseModel):
         default=False,
         description="the team database is reached through a transaction-pooling PgBouncer",
     )
-    clip_store_mb: int = Field(
-        default=2048, ge=0, description="room for kept paid videos (free re-cuts), oldest out"
+    clip_store_mb: int | None = Field(
+        default=None,
+        ge=0,
+        description="room for kept paid videos (free re-cuts), oldest out; unset: every "
+        "clip is kept (they are paid assets, never dropped unasked)",
     )
 
     @property
@@ -71,6 +74,11 @@ class Settings(BaseModel):
     @property
     def clip_folder(self) -> Path:
         return self.home / "clips"
+
+    @property
+    def clip_cap_bytes(self) -> int | None:
+        """The clip store's size cap the user set, in bytes (None: no cap)."""
+        return None if self.clip_store_mb is None else self.clip_store_mb * 2**20
 
 
 def default_home() -> Path:

@@ -1,6 +1,8 @@
 """The paid videos, kept: one file per job under COMPANION_HOME/clips, so a re-cut (other
-frames, fps, size, range, formats) is a free local export. The folder has a size cap;
-the oldest clips go first, and a clip that went leaves a note saying so."""
+frames, fps, size, range, formats) and any request of the same generation are a free
+local export. They are the user's paid assets: every one is kept unless the user sets a
+size cap (clip_store_mb), then the oldest go first, and a clip that went leaves a note
+saying so (the quote tells it)."""
 
 from __future__ import annotations
 
@@ -8,11 +10,11 @@ import re
 import shutil
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from companion.store.errors import StoreError
 
-DEFAULT_CAP_MB = 2048
 _ID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 
 
@@ -20,8 +22,16 @@ class ClipGone(StoreError):
     """The job's clip is not kept (evicted, or never kept); the message says what to do."""
 
 
+@dataclass(frozen=True)
+class KeptClip:
+    job_id: str
+    path: Path
+    size: int
+    used: float  # when it was kept or last re-cut (the eviction order)
+
+
 class ClipStore:
-    def __init__(self, folder: Path, cap_bytes: int) -> None:
+    def __init__(self, folder: Path, cap_bytes: int | None) -> None:
         self.folder = folder
         self.cap_bytes = cap_bytes
         self._lock = threading.Lock()
@@ -55,8 +65,28 @@ class ClipStore:
         self.evict(keep=job_id)
         return final
 
+    def listing(self) -> list[KeptClip]:
+        """Every kept clip, oldest first (the first to go under a cap)."""
+        found = []
+        for path in self.folder.glob("*.mp4") if self.folder.is_dir() else ():
+            try:
+                stat = path.stat()
+            except FileNotFoundError:
+                continue  # evicted meanwhile
+            found.append(KeptClip(path.stem, path, stat.st_size, stat.st_mtime))
+        return sorted(found, key=lambda c: c.used)
+
+    def evicted(self) -> list[str]:
+        """The jobs whose clip the cap let go."""
+        notes = self.folder.glob("*.evicted") if self.folder.is_dir() else ()
+        return sorted(p.stem for p in notes if self.kept(p.stem) is None)
+
     def evict(self, keep: str | None = None) -> list[str]:
-        """Oldest clips out until the folder fits its cap; returns the evicted job ids."""
+        """Oldest clips out until the folder fits its cap (none without a cap); returns
+        the evicted job ids."""
+        cap = self.cap_bytes
+        if cap is None:
+            return []
         with self._lock:
             clips = sorted(
                 (p for p in self.folder.glob("*.mp4") if p.is_file()),
@@ -65,7 +95,7 @@ class ClipStore:
             total = sum(p.stat().st_size for p in clips)
             gone: list[str] = []
             for clip in clips:
-                if total <= self.cap_bytes:
+                if total <= cap:
                     break
                 if clip.stem == keep:
                     continue
@@ -81,9 +111,10 @@ class ClipStore:
             path.touch()  # used: it is the newest now, the last to be evicted
             return path
         if self._path(job_id, ".evicted").exists():
+            cap = "" if self.cap_bytes is None else f"{self.cap_bytes // 2**20} MB, "
             raise ClipGone(
                 f"the video of job {job_id[:8]} is no longer kept: the clip store "
-                f"({self.cap_bytes // 2**20} MB, clip_store_mb in config.yaml) let it go to "
+                f"({cap}clip_store_mb in config.yaml) let it go to "
                 "make room, oldest first; generate it again (it is paid again) to re-cut it"
             )
         raise ClipGone(
