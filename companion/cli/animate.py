@@ -244,6 +244,12 @@ def _say_answer(found: Answer) -> None:
             "video options): re-cutting its kept clip here, nothing is spent (add --again "
             "for a new take)"
         )
+    elif found.shared is not None:
+        say(
+            f"companion: a teammate's job {found.shared.job[:8]} already generated this (the "
+            "same picture, prompt and video options): re-cutting its shared clip here, "
+            "nothing is spent (add --again for a new take)"
+        )
     elif found.why == "evicted":
         say(f"companion: {found.reason()}; it is generated again")
 

@@ -46,7 +46,7 @@ def cmd_clips(args: argparse.Namespace) -> int:
         settings = load_settings()
     except ConfigError as exc:
         raise UsageError(str(exc)) from exc
-    clips = ClipStore(settings.clip_folder, settings.clip_cap_bytes)
+    clips = ClipStore.of(settings)
     store = Store(settings.database)
     try:
         rows = [_row(store, clip) for clip in clips.listing()]

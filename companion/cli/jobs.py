@@ -107,7 +107,7 @@ def cmd_add(args: argparse.Namespace) -> int:
         if where is not None:  # the user's own files there: refused before it is queued
             into_project.refuse_conflicts(store, where, name, request.install_formats or [])
         # Its generation paid for already (clip kept, or under way): a free re-cut of it.
-        clips = ClipStore(load().clip_folder, load().clip_cap_bytes)
+        clips = ClipStore.of(load())
         request, found = settle(store, clips, request)
         if found.source is not None:
             say(f"companion: job {found.source.id[:8]} made this generation; queued as a "

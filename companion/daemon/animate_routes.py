@@ -102,8 +102,9 @@ class AnimateRoutes:
         earlier = None
         if made is not None:
             earlier = EarlierOut(id=made.id, state=str(made.state), why=_why(made.state))
-        elif found.source is not None:
-            earlier = EarlierOut(id=found.source.id, state=str(found.source.state), why="recut")
+        elif found.free:  # one's own generation, or a teammate's (done)
+            state = str(found.source.state) if found.source is not None else "done"
+            earlier = EarlierOut(id=str(found.source_id), state=state, why="recut")
         spends = credits if earlier is None else 0
         return QuoteOut(
             credits=credits,
@@ -296,11 +297,11 @@ def _why(state: str) -> Why:
 
 def _recut_out(request: JobRequest, found: Answer) -> RecutOut | None:
     """What a free re-cut of the answering generation's clip makes, said before a press."""
-    if found.source is None:
+    if not found.free:
         return None
     export = request.export
     return RecutOut(
-        source=found.source.id,
+        source=str(found.source_id),
         frames=export.get("frame_count"),
         fps=export.get("fps"),
         width=export.get("output_width"),

@@ -142,11 +142,18 @@ class OutputSteps:
             here = next((p for p in local if p.is_file()), None)
             if here is not None:
                 await asyncio.to_thread(clips.keep, job.id, here)
-                return
-            clips.folder.mkdir(parents=True, exist_ok=True)
-            asset: Asset = await self.client.get_asset(asset_id)
-            path = await self.client.download_asset(asset, clips.folder / f"{job.id}.download")
-            await asyncio.to_thread(clips.keep, job.id, path, move=True)
+            else:
+                clips.folder.mkdir(parents=True, exist_ok=True)
+                asset: Asset = await self.client.get_asset(asset_id)
+                path = await self.client.download_asset(asset, clips.folder / f"{job.id}.download")
+                await asyncio.to_thread(clips.keep, job.id, path, move=True)
+            about = {
+                "name": job.name,
+                "remote_id": job.remote_id,
+                "prompt": job.request.get("prompt"),
+            }
+            generation = str(job.request.get("generation") or "")
+            await asyncio.to_thread(clips.publish, job.id, generation, about)  # team mode
         except (OSError, ValueError) as exc:
             log.warning("job %s: the video was not kept for re-cuts: %s", job.id, exc)
 

@@ -5,7 +5,9 @@ paid for (its clip kept) spends nothing: it becomes a free re-cut of that clip w
 request's own frames, size, formats, name and folder, installed like any job (the
 user's edits kept by the engine merges). A generation under way answers too: the re-cut
 waits for it. Only an explicit new take (--again, "again": true, Generate again,
-Variations) asks the service again."""
+Variations) asks the service again. In team mode with a shared folder of clips
+(team.clips), a teammate's paid generation answers too: its clip is copied here once (a
+local record of that generation, charged nothing here) and re-cut like one's own."""
 
 from __future__ import annotations
 
@@ -15,11 +17,11 @@ from typing import Literal
 from companion.jobs.lifecycle import FINAL, State
 from companion.jobs.request import JobKind, JobRequest
 from companion.store import Job, Store
-from companion.store.clips import ClipStore
+from companion.store.clips import ClipStore, SharedClip
 
 GENERATION = "generation"  # the request key holding the remote part's fingerprint
 
-Why = Literal["kept", "under_way", "evicted", "none"]
+Why = Literal["kept", "under_way", "team", "evicted", "none"]
 
 
 @dataclass(frozen=True)
@@ -29,10 +31,18 @@ class Answer:
     why: Why
     source: Job | None = None  # kept or under_way: the generation's own job
     evicted: Job | None = None  # evicted: the job whose clip the size cap let go
+    shared: SharedClip | None = None  # team: a teammate's clip of it, in the team's folder
 
     @property
     def free(self) -> bool:
-        return self.source is not None
+        return self.source is not None or self.shared is not None
+
+    @property
+    def source_id(self) -> str | None:
+        """The paid generation's job (a teammate's, in team mode)."""
+        if self.source is not None:
+            return self.source.id
+        return self.shared.job if self.shared is not None else None
 
     def reason(self) -> str:
         """Why it is paid, in a sentence (empty when it is free)."""
@@ -68,7 +78,29 @@ def generation_answer(store: Store, clips: ClipStore | None, generation: str | N
             return Answer("kept", source=job)
         if evicted is None and clips.was_evicted(job.id):
             evicted = job
+    shared = clips.shared_clip(generation)
+    if shared is not None:
+        return Answer("team", shared=shared)
     return Answer("evicted", evicted=evicted) if evicted else Answer("none")
+
+
+def adopt(store: Store, clips: ClipStore, request: JobRequest, shared: SharedClip) -> Job:
+    """A teammate's generation recorded here (done, charged nothing here: the team's books
+    hold its charge) with its clip copied into this clip store, the one download."""
+    about = shared.about
+    job = store.add_job(
+        JobKind.ANIMATION.value,
+        str(about.get("name") or "team"),
+        {
+            **{k: v for k, v in request.stored().items() if k != "fingerprint"},
+            "team_job": shared.job,
+        },
+        target_dir=str(clips.folder),
+    )
+    clips.keep(job.id, shared.path)
+    remote = about.get("remote_id")
+    return store.update_job(job.id, state=State.DONE.value, remote_status="succeeded",
+                            remote_id=str(remote) if remote else "team", quote=0)  # fmt: skip
 
 
 def as_recut(request: JobRequest, source: Job) -> JobRequest:
@@ -85,6 +117,8 @@ def settle(
     if again or request.kind != JobKind.ANIMATION:
         return request, Answer("none")
     found = generation_answer(store, clips, request.generation)
+    if found.shared is not None and clips is not None:
+        return as_recut(request, adopt(store, clips, request, found.shared)), found
     if found.source is None:
         return request, found
     return as_recut(request, found.source), found

@@ -70,5 +70,5 @@ async def open_engine(
             on_change=on_change,
             on_progress=on_progress,
             account=account,
-            clips=ClipStore(settings.clip_folder, settings.clip_cap_bytes),
+            clips=ClipStore.of(settings),
         )

@@ -52,6 +52,11 @@ class Settings(BaseModel):
         default=False,
         description="the team database is reached through a transaction-pooling PgBouncer",
     )
+    team_clips: Path | None = Field(
+        default=None,
+        description="a folder every member reaches (team.clips): paid clips are shared "
+        "there, so a teammate's identical generation spends nothing",
+    )
     clip_store_mb: int | None = Field(
         default=None,
         ge=0,
@@ -169,7 +174,7 @@ def _team(path: Path, team: Any) -> dict[str, Any]:
             f"{path}: team must be a mapping with database (a PostgreSQL connection string, "
             "e.g. postgresql://companion@db.studio.lan/companion) and optionally member"
         )
-    unknown = set(team) - {"database", "member", "lease_seconds", "pooled"}
+    unknown = set(team) - {"database", "member", "lease_seconds", "pooled", "clips"}
     if unknown:
         raise ConfigError(f"{path}: unknown setting team.{sorted(unknown)[0]}")
     values: dict[str, Any] = {"team_database": team["database"]}
@@ -179,6 +184,8 @@ def _team(path: Path, team: Any) -> dict[str, Any]:
         values["team_lease_seconds"] = team["lease_seconds"]
     if team.get("pooled") is not None:
         values["team_pooled"] = team["pooled"]
+    if team.get("clips") is not None:
+        values["team_clips"] = Path(str(team["clips"])).expanduser()
     return values
 
 

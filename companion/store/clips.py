@@ -6,16 +6,22 @@ saying so (the quote tells it)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from companion.store.errors import StoreError
 
+if TYPE_CHECKING:
+    from companion.settings.config import Settings
+
 _ID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
+_GENERATION = re.compile(r"^[0-9a-f]{64}$")  # a remote part's SHA-256: a safe file name
 
 
 class ClipGone(StoreError):
@@ -30,11 +36,29 @@ class KeptClip:
     used: float  # when it was kept or last re-cut (the eviction order)
 
 
+@dataclass(frozen=True)
+class SharedClip:
+    """A teammate's paid clip in the team's folder, and what they said of it."""
+
+    path: Path
+    about: dict[str, object]
+
+    @property
+    def job(self) -> str:
+        return str(self.about.get("job", ""))
+
+
 class ClipStore:
-    def __init__(self, folder: Path, cap_bytes: int | None) -> None:
+    def __init__(self, folder: Path, cap_bytes: int | None, shared: Path | None = None) -> None:
         self.folder = folder
         self.cap_bytes = cap_bytes
+        self.shared = shared  # the team's folder of clips, by generation (None: alone)
         self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, settings: Settings) -> ClipStore:
+        """The clip store the settings describe: its folder, the user's cap, the team's."""
+        return cls(settings.clip_folder, settings.clip_cap_bytes, settings.team_clips)
 
     def _path(self, job_id: str, suffix: str = ".mp4") -> Path:
         if not _ID.match(job_id):
@@ -80,6 +104,35 @@ class ClipStore:
         """The jobs whose clip the cap let go."""
         notes = self.folder.glob("*.evicted") if self.folder.is_dir() else ()
         return sorted(p.stem for p in notes if self.kept(p.stem) is None)
+
+    def publish(self, job_id: str, generation: str, about: dict[str, object]) -> bool:
+        """The job's kept clip into the team's folder under its generation, once (the
+        first member to publish it wins; a half copy is never a clip). True if copied."""
+        kept = self.kept(job_id)
+        if self.shared is None or kept is None or not _GENERATION.match(generation):
+            return False
+        final = self.shared / f"{generation}.mp4"
+        if final.exists():
+            return False
+        self.shared.mkdir(parents=True, exist_ok=True)
+        part = self.shared / f"{generation}.{job_id}.part"
+        shutil.copyfile(kept, part)
+        (self.shared / f"{generation}.json").write_text(json.dumps({**about, "job": job_id}))
+        part.replace(final)
+        return True
+
+    def shared_clip(self, generation: str | None) -> SharedClip | None:
+        """The team's clip of this generation, if a member published one."""
+        if self.shared is None or not generation or not _GENERATION.match(generation):
+            return None
+        path = self.shared / f"{generation}.mp4"
+        if not path.is_file():
+            return None
+        try:
+            about = json.loads((self.shared / f"{generation}.json").read_text())
+        except (OSError, ValueError):
+            about = {}
+        return SharedClip(path, about if isinstance(about, dict) else {})
 
     def evict(self, keep: str | None = None) -> list[str]:
         """Oldest clips out until the folder fits its cap (none without a cap); returns

@@ -106,6 +106,16 @@ func _run() -> void:
 		"message": pressed["message"], "approval": pressed.has("approval_message")}
 	await _until(func() -> bool: return dock.pending_resource == "", 30)
 	await _settle()
+	# Other frames a second: local work on the kept clip, so the quote is free (a re-cut).
+	dock._fps.value = 12
+	await _quote()
+	out["recut_quote"] = {
+		"animate_text": dock._animate_button.text,
+		"message": dock._message.text,
+		"credits": dock.quoted_credits,
+		"spends": dock.quoted_spends,
+	}
+	dock._fps.value = 8
 	dock.set_image(plan["other_image"])
 	var still_disabled: bool = dock._animate_button.disabled
 	await _quote()
