@@ -26,10 +26,19 @@ from companion.daemon.schema import AnimateIn, JobOut
 from companion.daemon.security import MAX_BODY, guard
 from companion.daemon.status_routes import StatusRoutes
 from companion.daemon.watch import ProjectWatcher
-from companion.jobs import FINAL, Engine, JobRequest, State, names_in, settle
+from companion.jobs import (
+    FINAL,
+    Engine,
+    JobRequest,
+    State,
+    names_in,
+    settle,
+    waits_for_generation,
+)
 from companion.store import Job
 
 log = logging.getLogger("companion.daemon")
+RECUT_RETRY = 0.5  # seconds before a re-cut waiting for its generation is queued again
 
 
 class Daemon:
@@ -163,6 +172,13 @@ class Daemon:
             _, _, job_id = await self._queue.get()
             if self.reach is not None:
                 await self.reach.online.wait()  # queued while the service is away
+            job = await asyncio.to_thread(self.store.job, job_id)
+            if await asyncio.to_thread(waits_for_generation, self.store, job):
+                # Its generation is under way: queued again shortly, so a worker is never
+                # held by a re-cut while the generation it waits for has none.
+                self._queued.discard(job_id)
+                asyncio.get_running_loop().call_later(RECUT_RETRY, self.enqueue, job)
+                continue
             try:
                 job = await self.engine.run(job_id)
                 self._changed(job)

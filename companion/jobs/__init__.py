@@ -26,7 +26,13 @@ if TYPE_CHECKING:
         to_reinstall,
         unfinished,
     )
-    from companion.jobs.reuse import Answer, as_recut, generation_answer, settle
+    from companion.jobs.reuse import (
+        Answer,
+        as_recut,
+        generation_answer,
+        settle,
+        waits_for_generation,
+    )
     from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
     from companion.jobs.team import open_account
 
@@ -63,6 +69,7 @@ _LAZY = {
     "as_recut": ("reuse", "as_recut"),
     "generation_answer": ("reuse", "generation_answer"),
     "settle": ("reuse", "settle"),
+    "waits_for_generation": ("reuse", "waits_for_generation"),
 }
 
 
@@ -102,4 +109,5 @@ __all__ = [
     "to_reinstall",
     "unfinished",
     "unmade_length",
+    "waits_for_generation",
 ]

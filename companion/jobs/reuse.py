@@ -103,6 +103,17 @@ def adopt(store: Store, clips: ClipStore, request: JobRequest, shared: SharedCli
                             remote_id=str(remote) if remote else "team", quote=0)  # fmt: skip
 
 
+def waits_for_generation(store: Store, job: Job) -> bool:
+    """A re-cut whose generation is still under way: it cannot start yet."""
+    if job.kind != JobKind.RECUT or job.state != State.NEW:
+        return False
+    parent = job.request.get("parent")
+    try:
+        return bool(parent) and store.job(str(parent)).state not in FINAL
+    except KeyError:
+        return False
+
+
 def as_recut(request: JobRequest, source: Job) -> JobRequest:
     """request as a free re-cut of source's clip: its local part (export, selection,
     formats, project) kept whole, nothing sent to the service."""
