@@ -78,6 +78,17 @@ class OutputSteps:
         )
 
     async def _download(self, job: Job) -> Job:
+        try:
+            await self._download_outputs(job)
+        except JobFailed:
+            # The project could not take them, yet the video is paid for: kept all the
+            # same (in the clip store), so every request of its generation stays free.
+            await self._keep_clip(job)
+            raise
+        await self._keep_clip(job)
+        return await self._amove(job, State.INSTALLING)
+
+    async def _download_outputs(self, job: Job) -> None:
         assert job.target_dir
         staging = self._staging(job)
         for row in self.store.assets(job.id):
@@ -93,8 +104,6 @@ class OutputSteps:
                 raise JobFailed(self._unwritable(job, Path(job.target_dir), exc)) from exc
             await asyncio.to_thread(self.store.asset_staged, row.id, str(path), digest)
             crash_point("mid_download")
-        await self._keep_clip(job)
-        return await self._amove(job, State.INSTALLING)
 
     async def _recut(self, job: Job) -> Job:
         """A re-cut spends nothing: the parent's kept video is exported here, staged, and
