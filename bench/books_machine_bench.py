@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from companion.sandbox import SandboxConfig, SandboxThread
+from tests.books_generations import Generations
 from tests.books_machine import BooksMachine, make_machine
 from tests.conftest import ROOMY
 
@@ -55,6 +56,12 @@ def main() -> int:
         f"passed: {BooksMachine.checked}, in {time.monotonic() - started:.0f} s; nothing found"
     )
     print("rules run:", dict(sorted(BooksMachine.rules_run.items())))
+    paid = Generations.totals
+    print(
+        f"paid generations: {sum(paid.values())} = distinct remote parts "
+        f"{paid['distinct_remote_part']} + new takes {paid['new_take']} + asked again with "
+        f"no kept clip (evicted) {paid['no_kept_clip']}; paid beyond that: 0"
+    )
     return 0
 
 

@@ -13,13 +13,18 @@ day and a month (a job over one waits for approval, holding nothing, until appro
 After every step: the books (`Store`, and what `companion credits --json` prints from
 it) equal what the account spent at the service; no hold is left; every job has ended
 saying why, or waits for approval holding nothing; the same picture with the same
-settings, once done, was never paid again unless asked with again; and no budget was
-passed except by approved jobs."""
+settings, once done, was never paid again unless asked with again; no budget was passed
+except by approved jobs; and pay once per generation: a renamed, re-framed, edited or
+re-cut request of a generation paid for (its clip kept) spends nothing, so paid
+generations == distinct remote parts asked for + explicit new takes (+ those asked again
+after the user's cap evicted their clip), see tests/books_generations.py."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import re
+import shutil
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,7 +51,9 @@ from companion.sandbox.faults import Faults
 from companion.sandbox.state import stable_id
 from companion.store import Store, day_start, month_start
 from companion.store.books import store_books
-from tests.books_ways import DaemonProcess, animate_cli, credits_json, wait_for
+from companion.store.clips import ClipStore
+from tests.books_generations import Generations
+from tests.books_ways import DaemonProcess, animate_cli, companion_cli, credits_json, wait_for
 
 # "downloading": the service made it and charged for it; its outputs never go in.
 CANCEL_AT = ("new", "quoted", "running", "downloading")
@@ -94,8 +101,15 @@ class BooksMachine(RuleBasedStateMachine):
         self.agains: Counter[tuple[Any, ...]] = Counter()  # asked again, by the same key
         self.daemons_own: set[str] = set()  # jobs the daemon runs (approved through it)
         self.last: tuple[Any, dict[str, Any]] | None = None  # the last way in, to repeat
+        self.generations = Generations(self.store, self.home / "clips")
+        self.evictions = 0  # clips the user's cap let go: their generations pay again
+        self.godot = self.home / "godot"  # a Godot project: its SpriteFrames get edited
+        (self.godot / "pics").mkdir(parents=True)
+        (self.godot / "project.godot").write_text("config_version=5\n")
         for index in range(PICTURES):
             draw_character(40 + 9 * index).save(self.project / "pics" / f"pic{index}.png")
+            shutil.copyfile(self.project / "pics" / f"pic{index}.png",
+                            self.godot / "pics" / f"pic{index}.png")  # fmt: skip
 
     def _add_key(self) -> None:
         service = self.sandbox.service
@@ -254,20 +268,60 @@ class BooksMachine(RuleBasedStateMachine):
         picture=st.integers(0, PICTURES - 1),
         prompt=st.sampled_from(PROMPTS),
         again=st.booleans(),
+        frames=st.sampled_from([4, 6]),
+        renamed=st.booleans(),
     )
-    def animate_from_the_command_line(self, picture: int, prompt: str, again: bool) -> None:
+    def animate_from_the_command_line(
+        self, picture: int, prompt: str, again: bool, frames: int = 4, renamed: bool = False
+    ) -> None:
+        """Other frames or another name are local: the same generation, free."""
         self._step("animate_from_the_command_line")
-        self.last = (self.animate_from_the_command_line, {"picture": picture, "prompt": prompt})
+        given = {"picture": picture, "prompt": prompt, "frames": frames, "renamed": renamed}
+        self.last = (self.animate_from_the_command_line, given)
         key = ("cli", picture, prompt)
         self.agains[key] += again
-        before = self._ids()
+        before, asked = self._ids(), self.generations.before()
         image = self.project / "pics" / f"pic{picture}.png"
-        args = [str(image), "--prompt", prompt, *CLI_SETTINGS, "--out", str(self.home / "cli")]
-        args += ["--name", f"pic{picture}_{prompt}"] + (["--again"] if again else [])
+        settings = [a if a != "4" else str(frames) for a in CLI_SETTINGS]
+        name = f"pic{picture}_{prompt}" + (f"_r{self.steps}" if renamed else "")
+        args = [str(image), "--prompt", prompt, *settings, "--out", str(self.home / "cli")]
+        args += ["--name", name] + (["--again"] if again else [])
         done = animate_cli(self.home, self.sandbox.base_url, self.key, args)
         assert done.returncode in (0, 1, 3, 4), done.stderr  # never a crash
         assert "Traceback" not in done.stderr, done.stderr
         self._new_jobs(before, key)
+        self.generations.after(asked, again)
+
+    @precondition(lambda self: any(self._recuttable()))
+    @rule(data=st.data(), frames=st.sampled_from([3, 5]))
+    def recut_into_the_same_folder(self, data: st.DataObject, frames: int) -> None:
+        """`companion recut` of a done job into its own folder, under its own name: free,
+        and the next request of that generation is still free."""
+        self._step("recut_into_the_same_folder")
+        chosen = data.draw(st.sampled_from(sorted(self._recuttable())))
+        spent = START - self._available()
+        job = self.store.job(chosen)
+        args = ["recut", chosen[:8], "--formats", "spritesheet,spritesheet_json"]
+        args += ["--frame-count", str(frames), "--width", "64", "--height", "64"]
+        done = companion_cli(self.home, self.sandbox.base_url, self.key,
+                             [*args, "--out", str(job.target_dir)])  # fmt: skip
+        assert "Traceback" not in done.stderr, done.stderr
+        assert START - self._available() == spent  # a re-cut is never paid
+
+    def _recuttable(self) -> list[str]:
+        return [
+            j.id
+            for j in self.store.jobs()
+            if j.kind == "animation" and j.state == State.DONE and j.request.get("origin") == "cli"
+            and (self.home / "clips" / f"{j.id}.mp4").is_file()
+        ]  # fmt: skip
+
+    @rule()
+    def evict_clips(self) -> None:
+        """The user sets a clip store cap of 0 MB: every kept clip goes (oldest first);
+        their generations are paid again when asked (the quote says why)."""
+        self._step("evict_clips")
+        self.evictions += len(ClipStore(self.home / "clips", 0).evict())
 
     # -- the daemon: its API, a watched inbox, SIGKILL ----------------------------------
 
@@ -282,6 +336,9 @@ class BooksMachine(RuleBasedStateMachine):
                 "defaults": {"prompt": "idle", "export": EXPORT, "video": VIDEO},
             }
             reply = self.daemon.call("POST", "/api/v1/projects", given)
+            assert reply.status in (200, 201), reply.body
+            godot = {"root": str(self.godot), "engine": "godot"}
+            reply = self.daemon.call("POST", "/api/v1/projects", godot)
             assert reply.status in (200, 201), reply.body
         return self.daemon
 
@@ -303,16 +360,56 @@ class BooksMachine(RuleBasedStateMachine):
             "video": VIDEO,
         }
 
-    @rule(picture=st.integers(0, PICTURES - 1), prompt=st.sampled_from(PROMPTS))
-    def animate_through_the_api(self, picture: int, prompt: str) -> None:
+    @rule(
+        picture=st.integers(0, PICTURES - 1),
+        prompt=st.sampled_from(PROMPTS),
+        frames=st.sampled_from([4, 6]),
+        renamed=st.booleans(),
+    )
+    def animate_through_the_api(
+        self, picture: int, prompt: str, frames: int = 4, renamed: bool = False
+    ) -> None:
         self._step("animate_through_the_api")
-        self.last = (self.animate_through_the_api, {"picture": picture, "prompt": prompt})
+        given = {"picture": picture, "prompt": prompt, "frames": frames, "renamed": renamed}
+        self.last = (self.animate_through_the_api, given)
+        body = self._api_body(picture, prompt)
+        body["export"] = {**EXPORT, "frame_count": frames}
+        if renamed:
+            body["name"] = f"api_r{self.steps}"
+        self._press(body, ("api", picture, prompt))
+
+    def _press(self, body: dict[str, Any], key: tuple[Any, ...]) -> None:
+        """Quote, then animate: a quote that says 0 spends 0."""
         daemon = self._daemon()
-        before = self._ids()
-        reply = daemon.call("POST", "/api/v1/animate", self._api_body(picture, prompt))
+        before, asked = self._ids(), self.generations.before()
+        quote = daemon.call("POST", "/api/v1/quote", body)
+        assert quote.status == 200, quote.body
+        spent = START - self._available()
+        reply = daemon.call("POST", "/api/v1/animate", body)
         assert reply.status in (200, 202), reply.body
         self._settled()
-        self._new_jobs(before, ("api", picture, prompt))
+        self._new_jobs(before, key)
+        self.generations.after(asked, False)
+        if quote.json["spends"] == 0:
+            assert START - self._available() == spent, quote.json
+
+    @rule(picture=st.integers(0, PICTURES - 1), prompt=st.sampled_from(PROMPTS))
+    def edit_in_godot_then_ask_again(self, picture: int, prompt: str) -> None:
+        """Into a Godot project through the API; the user changes the SpriteFrames' speed;
+        the same request again is free and the edit survives its install."""
+        self._step("edit_in_godot_then_ask_again")
+        body = {**self._api_body(picture, prompt), "project_root": str(self.godot)}
+        body["export"] = {**EXPORT, "output_formats": [*EXPORT["output_formats"], "godot_pack"]}
+        body["name"] = f"pic{picture}_{prompt}"
+        tres = self.godot / "anim" / f"{body['name']}.tres"
+        body["target_folder"] = "anim"
+        self._press(body, ("godot", picture, prompt))
+        if not tres.is_file():
+            return  # not made (a fault, a budget): nothing to edit
+        speed = f'"speed": {self.steps}.5'
+        tres.write_text(re.sub(r'"speed": [0-9.]+', speed, tres.read_text()))
+        self._press(body, ("godot", picture, prompt))
+        assert speed in tres.read_text(), "the user's edit of the SpriteFrames was lost"
 
     @rule(picture=st.integers(0, PICTURES - 1))
     def drop_into_the_inbox(self, picture: int) -> None:
@@ -425,7 +522,7 @@ class BooksMachine(RuleBasedStateMachine):
     @invariant()
     def nothing_done_is_paid_again(self) -> None:
         """The same picture and settings, by the same way in, once done: paid again only
-        as often as it was asked with again."""
+        as often as it was asked with again, or when its kept clip was evicted."""
         paid_after_done: Counter[tuple[Any, ...]] = Counter()
         done: set[tuple[Any, ...]] = set()
         for job in self.store.jobs():  # oldest first
@@ -437,7 +534,12 @@ class BooksMachine(RuleBasedStateMachine):
             if job.state == State.DONE:
                 done.add(key)
         for key, paid in paid_after_done.items():
-            assert paid <= self.agains[key], f"{key} paid {paid} more times once done"
+            allowed = self.agains[key] + self.evictions
+            assert paid <= allowed, f"{key} paid {paid} more times once done"
+
+    @invariant()
+    def paid_once_per_generation(self) -> None:
+        self.generations.check()
 
     @invariant()
     def budgets_hold(self) -> None:

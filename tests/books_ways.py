@@ -97,8 +97,15 @@ def animate_cli(
     home: Path, base_url: str, key: str, args: list[str]
 ) -> subprocess.CompletedProcess[str]:
     """`companion animate ARGS` as its own process."""
+    return companion_cli(home, base_url, key, ["animate", *args])
+
+
+def companion_cli(
+    home: Path, base_url: str, key: str, args: list[str]
+) -> subprocess.CompletedProcess[str]:
+    """`companion ARGS` as its own process."""
     return subprocess.run(
-        [sys.executable, "-m", "companion", "animate", *args],
+        [sys.executable, "-m", "companion", *args],
         env=environment(home, base_url, key),
         capture_output=True,
         text=True,

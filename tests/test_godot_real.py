@@ -247,6 +247,11 @@ def test_the_dock_does_its_job_in_a_real_editor(
     pressed = seen["made_pressed"]
     assert pressed["job"]["id"] == main["job"]["id"] and pressed["finishes"] == 1, pressed
     assert pressed["job"]["state"] == "done" and not pressed["approval"], pressed
+    # Other frames a second: the same generation, so the button says it is a free re-cut.
+    recut = seen["recut_quote"]
+    assert recut["animate_text"] == "Animate (free: re-cut of the kept clip)", recut
+    assert recut["spends"] == 0 and recut["credits"] > 0, recut
+    assert f"job {main['job']['id'][:8]} generated this picture" in recut["message"], recut
     # Cancel while it waits for approval; a job the service rejects.
     cancelled, failed = seen["cancelled"], seen["failed"]
     assert cancelled["job"]["state"] == "cancelled" and cancelled["finishes"] == 1, cancelled

@@ -64,10 +64,10 @@ def test_a_retry_installs_what_was_paid_for(
         job_id = call(running, "POST", "/api/v1/animate", body).json["id"]
         (project / "anim").write_text("a file where the folder goes")
         assert wait_final(running, job_id)["state"] == "failed"
-        # The Generations panel's free re-cut says how to get the paid video in.
+        # The paid video was kept though its outputs could not go in: the Generations
+        # panel's free re-cut is refused only for the folder, saying why.
         recut = call(running, "POST", f"/api/v1/generations/{job_id}/recut", {"export": {}})
-        assert recut.status == 409 and recut.error["code"] == "NOT_INSTALLED", recut.body
-        assert f"/api/v1/jobs/{job_id}/retry" in recut.error["message"]
+        assert recut.status == 400 and "anim: is a file" in recut.error["message"], recut.body
         # The Generations panel's row says it can be installed, free.
         assert _installable(running, project, job_id) is True
 

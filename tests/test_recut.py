@@ -87,7 +87,9 @@ def test_the_clip_store_evicts_oldest_first_and_says_so(tmp_path: Path) -> None:
 def test_the_clip_store_cap_is_a_setting(tmp_path: Path) -> None:
     from companion.settings.config import ConfigError, load_settings
 
-    assert load_settings({"COMPANION_HOME": str(tmp_path)}).clip_store_mb == 2048
+    # Kept clips are paid assets: none is dropped until the user sets a cap.
+    assert load_settings({"COMPANION_HOME": str(tmp_path)}).clip_store_mb is None
+    assert load_settings({"COMPANION_HOME": str(tmp_path)}).clip_cap_bytes is None
     (tmp_path / "config.yaml").write_text("clip_store_mb: 100\n")
     assert load_settings({"COMPANION_HOME": str(tmp_path)}).clip_store_mb == 100
     env = {"COMPANION_HOME": str(tmp_path), "COMPANION_CLIP_STORE_MB": "5"}
@@ -95,3 +97,17 @@ def test_the_clip_store_cap_is_a_setting(tmp_path: Path) -> None:
     (tmp_path / "config.yaml").write_text("clip_store_mb: -1\n")
     with pytest.raises(ConfigError, match="clip_store_mb"):
         load_settings({"COMPANION_HOME": str(tmp_path)})
+
+
+def test_without_a_cap_every_clip_is_kept_and_listed_oldest_first(tmp_path: Path) -> None:
+    clips = ClipStore(tmp_path / "clips", None)
+    source = tmp_path / "video.mp4"
+    for n, job in enumerate(("c1", "a2", "b3")):
+        source.write_bytes(bytes([n]) * 1000)
+        os.utime(clips.keep(job, source), (2000 - n * 10, 2000 - n * 10))
+    assert [c.job_id for c in clips.listing()] == ["b3", "a2", "c1"]
+    assert [c.size for c in clips.listing()] == [1000, 1000, 1000]
+    assert clips.evict() == [] and clips.evicted() == []
+    capped = ClipStore(tmp_path / "clips", 1500)  # the user sets a cap: oldest out first
+    assert capped.evict() == ["b3", "a2"] and capped.evicted() == ["a2", "b3"]
+    assert capped.was_evicted("a2") and not capped.was_evicted("c1")

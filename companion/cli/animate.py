@@ -24,6 +24,7 @@ from companion.cli.session import settings as current_settings
 from companion.cli.session import with_service
 from companion.install import Owner, Placement
 from companion.jobs import (
+    Answer,
     ImageReadError,
     JobRequest,
     LocalImage,
@@ -31,6 +32,7 @@ from companion.jobs import (
     already_made,
     has_alpha,
     live_models,
+    settle,
     suggestion,
     to_reinstall,
     unfinished,
@@ -223,7 +225,9 @@ def run_plan(plan: Plan) -> int:
                     for path in replaced:
                         verb = "update" if where is not None else "replace"
                         say(f"companion: will {verb} {path}")
-                    current = engine.submit(request, name=plan.name, target_dir=plan.out)
+                    asked, found = settle(store, engine.clips, request, again=plan.again)
+                    _say_answer(found)
+                    current = engine.submit(asked, name=plan.name, target_dir=plan.out)
                 started.append(current.id)
                 charged_before.append(store.charged(current.id))
                 say(f"companion: job {current.id[:8]} on {endpoint.label}")
@@ -251,6 +255,25 @@ def _size(path: str) -> int | None:
         return Path(path).stat().st_size
     except OSError:
         return None
+
+
+def _say_answer(found: Answer) -> None:
+    """Whether the service is asked again, and why, before anything is spent."""
+    if found.source is not None:
+        how = "is generating" if found.why == "under_way" else "already generated"
+        say(
+            f"companion: job {found.source.id[:8]} {how} this (the same picture, prompt and "
+            "video options): re-cutting its kept clip here, nothing is spent (add --again "
+            "for a new take)"
+        )
+    elif found.shared is not None:
+        say(
+            f"companion: a teammate's job {found.shared.job[:8]} already generated this (the "
+            "same picture, prompt and video options): re-cutting its shared clip here, "
+            "nothing is spent (add --again for a new take)"
+        )
+    elif found.why == "evicted":
+        say(f"companion: {found.reason()}; it is generated again")
 
 
 def _made_before(digest: str, out: Path) -> Job | None:
@@ -309,6 +332,7 @@ def _report(job: Job, as_json: bool, charged_before: int | None) -> int:
             "task_id": job.remote_id,
             "credits": charged,
             "spent_now": spent_now,
+            "recut_of": job.request.get("parent") if job.kind == "recut" else None,
             "error": job.error,
             "outputs": outputs,
         }
@@ -322,6 +346,9 @@ def _report(job: Job, as_json: bool, charged_before: int | None) -> int:
         elif job.remote_id:
             earlier = f" (it cost {charged} credits when it was made)" if charged else ""
             say(f"task {job.remote_id}: {said}; nothing spent by this run{earlier}")
+        elif job.kind == "recut":
+            parent = str(job.request.get("parent", ""))[:8]
+            say(f"re-cut of job {parent}'s kept clip: {said}; nothing spent")
         for output in outputs:
             size = output["bytes"]
             shown = f"{size:,} bytes" if size is not None else "no longer there"

@@ -13,11 +13,13 @@ from companion.cli.errors import CliError, InputFailure, UsageError, say
 from companion.cli.progress import no_news
 from companion.cli.session import settings as load
 from companion.cli.session import with_service
-from companion.jobs import FINAL, Engine, JobFailed, JobRequest, State, submit
+from companion.install import sha256_of
+from companion.jobs import FINAL, Engine, JobFailed, JobRequest, State, settle, submit
 from companion.runtime import open_engine
 from companion.settings.config import Settings
 from companion.settings.endpoint import Endpoint
 from companion.store import Job, Store
+from companion.store.clips import ClipStore
 
 T = TypeVar("T")
 
@@ -98,10 +100,18 @@ def cmd_add(args: argparse.Namespace) -> int:
         references=refs,
         placement=where,
     )
+    hashes = [sha256_of(p) for p in (image, *([last] if last else []), *refs)]
+    request = request.with_fingerprint(hashes, name, str(target))
     store = Store(load().database)
     try:
         if where is not None:  # the user's own files there: refused before it is queued
             into_project.refuse_conflicts(store, where, name, request.install_formats or [])
+        # Its generation paid for already (clip kept, or under way): a free re-cut of it.
+        clips = ClipStore.of(load())
+        request, found = settle(store, clips, request)
+        if found.source is not None:
+            say(f"companion: job {found.source.id[:8]} made this generation; queued as a "
+                "free re-cut of its kept clip")  # fmt: skip
         job = submit(
             store,
             request,

@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     making.add_export(commands)
     making.add_recut(commands)
+    making.add_clips(commands)
     making.add_animate(commands)
     service.add_service_commands(commands)
     making.add_jobs(commands)

@@ -39,7 +39,7 @@ def cmd_recut(args: argparse.Namespace) -> int:
         source = store.job(job.clip_source)  # a re-cut's video is its parent's
     finally:
         store.close()
-    clips = ClipStore(current.clip_folder, current.clip_store_mb * 2**20)
+    clips = ClipStore.of(current)
     try:
         args.video = clips.require(job.clip_source)
     except ClipGone as exc:

@@ -19,16 +19,20 @@ from companion.daemon import model_fit, quote_context, registry
 from companion.daemon.file_work import on_files
 from companion.daemon.host import Prepared
 from companion.daemon.middleware import Bad, away, read_body
+from companion.daemon.quote_schema import EarlierOut, PaidBecause, QuoteOut, RecutOut, Why
 from companion.daemon.quotes import quote_id
-from companion.daemon.schema import AnimateIn, EarlierOut, QuoteOut, Why
+from companion.daemon.schema import AnimateIn
 from companion.daemon.security import error
 from companion.install import Placement, default_target, foreseen, planned_writes
 from companion.jobs import (
+    Answer,
     ImageReadError,
     JobRequest,
     State,
     decode_whole,
+    generation_answer,
     made_before,
+    settle,
     suggestion,
 )
 from companion.media import clean_name
@@ -84,25 +88,36 @@ class AnimateRoutes:
             return refused
         writes, clashes, replaced, free = await on_files(self._foresee, job_request, name, target)
         credits = await self.daemon.engine.quote(job_request, name)
-        made = None
-        if not body.again and not new_seed:  # what animate would answer instead of paying
-            _, made = await asyncio.to_thread(
-                made_before, self.daemon.store, job_request, name, target, image_sha256
+        again = body.again or new_seed  # a new take never looks for an earlier one
+        marked, made = await asyncio.to_thread(
+            made_before, self.daemon.store, job_request, name, target, image_sha256
+        )
+        found = Answer("none")
+        if again:
+            made = None
+        elif made is None:  # no job of exactly this: is its generation paid for already?
+            found = await asyncio.to_thread(
+                generation_answer, self.daemon.store, self.daemon.engine.clips, marked.generation
             )
         earlier = None
         if made is not None:
             earlier = EarlierOut(id=made.id, state=str(made.state), why=_why(made.state))
+        elif found.free:  # one's own generation, or a teammate's (done)
+            state = str(found.source.state) if found.source is not None else "done"
+            earlier = EarlierOut(id=str(found.source_id), state=state, why="recut")
         spends = credits if earlier is None else 0
         return QuoteOut(
             credits=credits,
             spends=spends,
             earlier=earlier,
+            recut=_recut_out(marked, found),
+            paid_because=_paid_because(found, again) if earlier is None else None,
             quote_id=digest,
             name=name,
             target_dir=str(target),
             writes=[str(p) for p in writes],
             conflicts=clashes,
-            replaces=replaced if earlier is None else [],  # animate replaces nothing then
+            replaces=replaced if made is None else [],  # a job that answers replaces nothing
             name_suggestion=free,
             # held to the budget by what it spends: a press that spends nothing waits for none
             **await quote_context.context(self.daemon.engine, spends),
@@ -173,10 +188,15 @@ class AnimateRoutes:
                 return web.json_response(
                     daemon.job_out(earlier).model_dump(mode="json"), status=200
                 )
+            # Its generation paid for already (or under way): a free re-cut of the clip.
+            job_request, _ = await asyncio.to_thread(
+                settle, daemon.store, daemon.engine.clips, job_request, again=body.again
+            )
         return Prepared(job_request, name, target)
 
     def start_animate(self, ready: Prepared) -> web.Response:
-        """The job prepared, made and queued: 202 with it (its create is what charges)."""
+        """The job prepared, made and queued: 202 with it (its create is what charges, and
+        none is sent for a re-cut of a kept clip)."""
         daemon = self.daemon
         job = daemon.engine.submit(
             ready.request, name=ready.name, target_dir=ready.target, priority=0
@@ -297,3 +317,27 @@ def _why(state: str) -> Why:
     if state in (State.FAILED, State.CANCELLED):
         return "paid_not_installed"  # installed again, free
     return "under_way"  # animate joins it
+
+
+def _recut_out(request: JobRequest, found: Answer) -> RecutOut | None:
+    """What a free re-cut of the answering generation's clip makes, said before a press."""
+    if not found.free:
+        return None
+    export = request.export
+    return RecutOut(
+        source=str(found.source_id),
+        frames=export.get("frame_count"),
+        fps=export.get("fps"),
+        width=export.get("output_width"),
+        height=export.get("output_height"),
+        formats=list(request.install_formats or []),
+    )
+
+
+def _paid_because(found: Answer, again: bool) -> PaidBecause:
+    """Why the press pays: a new take asked for, or no kept clip answers (none, evicted)."""
+    if again:
+        return PaidBecause(why="again", note="a new take was asked for")
+    evicted = found.evicted.id if found.evicted is not None else None
+    return PaidBecause(why="none" if evicted is None else "evicted", job=evicted,
+                       note=found.reason())  # fmt: skip

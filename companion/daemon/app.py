@@ -27,10 +27,19 @@ from companion.daemon.schema import AnimateIn, JobOut
 from companion.daemon.security import MAX_BODY, guard
 from companion.daemon.status_routes import StatusRoutes
 from companion.daemon.watch import ProjectWatcher
-from companion.jobs import FINAL, Engine, JobRequest, State, names_in
+from companion.jobs import (
+    FINAL,
+    Engine,
+    JobRequest,
+    State,
+    names_in,
+    settle,
+    waits_for_generation,
+)
 from companion.store import Job
 
 log = logging.getLogger("companion.daemon")
+RECUT_RETRY = 0.5  # seconds before a re-cut waiting for its generation is queued again
 
 
 class Daemon:
@@ -108,7 +117,9 @@ class Daemon:
             await watcher.stop()
 
     def _submit_drop(self, request: JobRequest, name: str, target: Path, priority: str) -> Job:
-        """Record a watched drop's job; thread-safe (the watcher queues it afterwards)."""
+        """Record a watched drop's job; thread-safe (the watcher queues it afterwards). Its
+        generation paid for already: a free re-cut of the kept clip."""
+        request, _ = settle(self.store, self.engine.clips, request)
         return self.engine.submit(
             request, name=name, target_dir=target, priority=0 if priority == "editor" else 1
         )
@@ -162,6 +173,13 @@ class Daemon:
             _, _, job_id = await self._queue.get()
             if self.reach is not None:
                 await self.reach.online.wait()  # queued while the service is away
+            job = await asyncio.to_thread(self.store.job, job_id)
+            if await asyncio.to_thread(waits_for_generation, self.store, job):
+                # Its generation is under way: queued again shortly, so a worker is never
+                # held by a re-cut while the generation it waits for has none.
+                self._queued.discard(job_id)
+                asyncio.get_running_loop().call_later(RECUT_RETRY, self.enqueue, job)
+                continue
             try:
                 job = await self.engine.run(job_id)
                 self._changed(job)

@@ -88,12 +88,17 @@ class DropReader:
         else:
             images = {"image": str(source), "last_frame": None, "references": []}
         digest = hashlib.sha256()
+        hashes: list[str] = []  # each picture by its bytes: the generation asked for
         for key in ("image", "last_frame"):
             if images.get(key):
                 path = Path(images[key])
-                digest.update(read_image(path, label if path == source else path.name))
+                data = read_image(path, label if path == source else path.name)
+                digest.update(data)
+                hashes.append(hashlib.sha256(data).hexdigest())
         for reference in images["references"]:
-            digest.update(read_image(Path(reference)))
+            data = read_image(Path(reference))
+            digest.update(data)
+            hashes.append(hashlib.sha256(data).hexdigest())
         settings = self._settings(sidecar)
         name = settings.name or clean_name(stem)
         request = JobRequest.animation(
@@ -106,6 +111,7 @@ class DropReader:
             selection=settings.selection,
             placement=Placement(self.engine, self.root, self.target),
         )
+        request = request.model_copy(update={"generation": request.generation_of(hashes)})
         # The drop's content and settings, hashed as earlier releases did, so a drop made
         # before an upgrade still joins the job it started.
         described = {

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic.json_schema import models_json_schema
 
 from companion import __version__
+from companion.daemon.quote_schema import QuoteOut
 from companion.daemon.schema import (
     AgainIn,
     AnimateIn,
@@ -19,7 +20,6 @@ from companion.daemon.schema import (
     ProjectIn,
     ProjectOut,
     ProjectRef,
-    QuoteOut,
     RecutIn,
     StatusLinkOut,
     StatusOut,

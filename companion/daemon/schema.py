@@ -142,59 +142,6 @@ class BudgetOut(Reply):
     over: bool = Field(description="this quote is over a budget: the job waits for approval")
 
 
-Why = Literal["made", "under_way", "paid_not_installed"]
-
-
-class EarlierOut(Reply):
-    id: str = Field(description="the earlier job of exactly this request")
-    state: str = Field(description="its state now")
-    why: Why = Field(
-        description="made: done, its outputs still in place (animate answers it, 200); "
-        "under_way: animate joins it (200); paid_not_installed: the service made and charged "
-        "it but its outputs did not all go in (animate installs them again, free, 202)"
-    )
-
-
-class QuoteOut(Reply):
-    credits: int = Field(description='the price: what it costs made anew ("again": true)')
-    spends: int = Field(description="what animate with this body spends now: credits, or 0")
-    earlier: EarlierOut | None = Field(
-        default=None,
-        description="the earlier job of exactly this request (the picture's bytes, every "
-        "setting, the name and the target) that animate answers instead of paying again, "
-        'spending 0; null when there is none, or the body says "again": true',
-    )
-    quote_id: str = Field(
-        description="a digest of exactly the request priced (its settings and the image's "
-        "bytes); give it to animate, which refuses anything else"
-    )
-    name: str = Field(default="", description="the animation's name, as the files are named")
-    target_dir: str = Field(default="", description="the folder the files go into")
-    writes: list[str] = Field(default_factory=list, description="the files it will write")
-    conflicts: list[dict[str, str]] = Field(
-        default_factory=list,
-        description="files it would have to replace that are not the companion's to replace "
-        "(path, reason); animate refuses the request (409 CONFLICT, with the same "
-        'name_suggestion in its error) before spending, unless it says "replace": true',
-    )
-    replaces: list[dict[str, str]] = Field(
-        default_factory=list,
-        description="files of an earlier job of the companion's, unchanged, that this job "
-        "will replace without asking, as a re-import would (path, job: the earlier job's id, "
-        "name: its animation's name, when known); that generation stays listed, and its "
-        "import brings them back, free. Empty when earlier is set (nothing is replaced)",
-    )
-    name_suggestion: str | None = Field(
-        default=None,
-        description="when there are conflicts: a name free in that folder (no job took it, "
-        "no file of it exists), decided now; give it as name to animate without a conflict",
-    )
-    balance: int | None = Field(
-        default=None, description="credits available now (null: the service did not say)"
-    )
-    budget: BudgetOut | None = None  # held to by what it spends
-
-
 class OutputOut(Reply):
     format: str
     file: str

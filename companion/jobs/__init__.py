@@ -27,6 +27,13 @@ if TYPE_CHECKING:
         to_reinstall,
         unfinished,
     )
+    from companion.jobs.reuse import (
+        Answer,
+        as_recut,
+        generation_answer,
+        settle,
+        waits_for_generation,
+    )
     from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
     from companion.jobs.team import open_account
 
@@ -62,6 +69,11 @@ _LAZY = {
     "recut_local": ("defaults", "recut_local"),
     "recut_export": ("defaults", "recut_export"),
     "has_alpha": ("defaults", "has_alpha"),
+    "Answer": ("reuse", "Answer"),
+    "as_recut": ("reuse", "as_recut"),
+    "generation_answer": ("reuse", "generation_answer"),
+    "settle": ("reuse", "settle"),
+    "waits_for_generation": ("reuse", "waits_for_generation"),
 }
 
 
@@ -71,6 +83,7 @@ __getattr__ = front_door(__name__, globals(), _LAZY)
 __all__ = [
     "FINAL",
     "STAGING",
+    "Answer",
     "Budget",
     "Engine",
     "ImageDamaged",
@@ -83,9 +96,11 @@ __all__ = [
     "StagingRefused",
     "State",
     "already_made",
+    "as_recut",
     "chosen_model",
     "decode_whole",
     "has_alpha",
+    "generation_answer",
     "job_folder",
     "live_models",
     "made_before",
@@ -95,9 +110,11 @@ __all__ = [
     "recut_export",
     "recut_local",
     "release_if_unused",
+    "settle",
     "submit",
     "suggestion",
     "to_reinstall",
     "unfinished",
     "unmade_length",
+    "waits_for_generation",
 ]

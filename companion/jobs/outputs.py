@@ -32,7 +32,7 @@ from companion.install import (
 from companion.jobs import recut
 from companion.jobs.crash import crash_point
 from companion.jobs.errors import JobFailed
-from companion.jobs.lifecycle import State
+from companion.jobs.lifecycle import FINAL, State
 from companion.jobs.request import JobRequest
 from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
 from companion.media import MediaError
@@ -40,6 +40,7 @@ from companion.store import Job, Store
 from companion.store.clips import ClipGone, ClipStore
 
 log = logging.getLogger("companion.jobs")
+PARENT_POLL = 0.5  # seconds between looks at the generation a re-cut waits for
 
 
 class OutputSteps:
@@ -77,6 +78,17 @@ class OutputSteps:
         )
 
     async def _download(self, job: Job) -> Job:
+        try:
+            await self._download_outputs(job)
+        except JobFailed:
+            # The project could not take them, yet the video is paid for: kept all the
+            # same (in the clip store), so every request of its generation stays free.
+            await self._keep_clip(job)
+            raise
+        await self._keep_clip(job)
+        return await self._amove(job, State.INSTALLING)
+
+    async def _download_outputs(self, job: Job) -> None:
         assert job.target_dir
         staging = self._staging(job)
         for row in self.store.assets(job.id):
@@ -92,14 +104,16 @@ class OutputSteps:
                 raise JobFailed(self._unwritable(job, Path(job.target_dir), exc)) from exc
             await asyncio.to_thread(self.store.asset_staged, row.id, str(path), digest)
             crash_point("mid_download")
-        await self._keep_clip(job)
-        return await self._amove(job, State.INSTALLING)
 
     async def _recut(self, job: Job) -> Job:
         """A re-cut spends nothing: the parent's kept video is exported here, staged, and
         installed like any job's outputs (the same guards over the user's files)."""
         assert job.target_dir and self.clips is not None
         parent = str(JobRequest.of(job.request).parent)
+        made = await asyncio.to_thread(self.store.job, parent)
+        if made.state not in FINAL:  # the generation it answers is under way: after it
+            await asyncio.sleep(PARENT_POLL)
+            return await asyncio.to_thread(self.store.job, job.id)
         try:
             clip = self.clips.require(parent)
         except ClipGone as exc:
@@ -140,11 +154,18 @@ class OutputSteps:
             here = next((p for p in local if p.is_file()), None)
             if here is not None:
                 await asyncio.to_thread(clips.keep, job.id, here)
-                return
-            clips.folder.mkdir(parents=True, exist_ok=True)
-            asset: Asset = await self.client.get_asset(asset_id)
-            path = await self.client.download_asset(asset, clips.folder / f"{job.id}.download")
-            await asyncio.to_thread(clips.keep, job.id, path, move=True)
+            else:
+                clips.folder.mkdir(parents=True, exist_ok=True)
+                asset: Asset = await self.client.get_asset(asset_id)
+                path = await self.client.download_asset(asset, clips.folder / f"{job.id}.download")
+                await asyncio.to_thread(clips.keep, job.id, path, move=True)
+            about = {
+                "name": job.name,
+                "remote_id": job.remote_id,
+                "prompt": job.request.get("prompt"),
+            }
+            generation = str(job.request.get("generation") or "")
+            await asyncio.to_thread(clips.publish, job.id, generation, about)  # team mode
         except (OSError, ValueError) as exc:
             log.warning("job %s: the video was not kept for re-cuts: %s", job.id, exc)
 

@@ -66,6 +66,9 @@ class JobRequest(BaseModel):
     install: Install | None = None
     # Provenance the ways in look jobs up by: the same command again, the same drop again.
     fingerprint: str | None = None
+    # The digest of the remote part alone (see remote_part): the generation this asks the
+    # service for, which one kept clip answers whatever the local part.
+    generation: str | None = None
     drop_source: str | None = None
     drop_hash: str | None = None
     drop_note: str | None = None
@@ -127,13 +130,14 @@ class JobRequest(BaseModel):
         parent: str,
         export: ExportOptions,
         selection: Selection,
-        placement: Placement,
+        placement: Placement | None,
         local_export: Mapping[str, Any] | None = None,
     ) -> JobRequest:
         """A free re-cut of parent's kept clip with another export: the source's picture,
         prompt and video stay (they describe the clip), nothing is sent to the service;
         a clip made on a key colour is keyed out again unless opaque is asked for, and
-        its frames stay the size they were made at unless another is asked for."""
+        its frames stay the size they were made at unless another is asked for. Without
+        a placement its files go into a plain folder, as downloaded ones do."""
         export = defaults.recut_export(source.export, export)
         return cls._asked(
             JobKind.RECUT,
@@ -187,9 +191,29 @@ class JobRequest(BaseModel):
     def placement(self, target: Path) -> Placement | None:
         return None if self.install is None else self.install.placement(target)
 
+    def remote_part(self, image_hashes: Sequence[str]) -> dict[str, Any]:
+        """What the service is paid to generate: the pictures by their bytes (first, last
+        frame, references, in that order), the prompt, the negative prompt and every video
+        option (model, length, resolution, transparency, a seed when one was given).
+        Frames, fps, range, size, padding, formats, keying, name and folder are not in it:
+        they are local work on the clip the companion keeps."""
+        return {
+            "images": list(image_hashes),
+            "prompt": self.prompt,
+            "negative_prompt": self.negative_prompt or "",
+            "video": self.video,
+        }
+
+    def generation_of(self, image_hashes: Sequence[str]) -> str:
+        """The fingerprint of the remote part alone: equal for two requests one paid
+        generation answers."""
+        text = json.dumps(self.remote_part(image_hashes), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()
+
     def with_fingerprint(self, image_hashes: list[str], name: str, target: str) -> JobRequest:
-        """This request marked with what makes it the same command again: every option and
-        the target, and the images by their bytes rather than their paths."""
+        """This request marked with what makes it the same command again (every option
+        and the target, the images by their bytes rather than their paths) and with the
+        generation it asks for (its remote part alone)."""
         described: dict[str, Any] = {
             k: v
             for k, v in self.stored().items()
@@ -208,7 +232,12 @@ class JobRequest(BaseModel):
             {"request": described, "images": image_hashes, "name": name, "target": target},
             sort_keys=True,
         )
-        return self.model_copy(update={"fingerprint": hashlib.sha256(text.encode()).hexdigest()})
+        return self.model_copy(
+            update={
+                "fingerprint": hashlib.sha256(text.encode()).hexdigest(),
+                "generation": self.generation_of(image_hashes),
+            }
+        )
 
 
 def submit(

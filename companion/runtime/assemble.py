@@ -70,5 +70,5 @@ async def open_engine(
             on_change=on_change,
             on_progress=on_progress,
             account=account,
-            clips=ClipStore(settings.clip_folder, settings.clip_store_mb * 2**20),
+            clips=ClipStore.of(settings),
         )

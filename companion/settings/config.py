@@ -52,8 +52,16 @@ class Settings(BaseModel):
         default=False,
         description="the team database is reached through a transaction-pooling PgBouncer",
     )
-    clip_store_mb: int = Field(
-        default=2048, ge=0, description="room for kept paid videos (free re-cuts), oldest out"
+    team_clips: Path | None = Field(
+        default=None,
+        description="a folder every member reaches (team.clips): paid clips are shared "
+        "there, so a teammate's identical generation spends nothing",
+    )
+    clip_store_mb: int | None = Field(
+        default=None,
+        ge=0,
+        description="room for kept paid videos (free re-cuts), oldest out; unset: every "
+        "clip is kept (they are paid assets, never dropped unasked)",
     )
 
     @property
@@ -71,6 +79,11 @@ class Settings(BaseModel):
     @property
     def clip_folder(self) -> Path:
         return self.home / "clips"
+
+    @property
+    def clip_cap_bytes(self) -> int | None:
+        """The clip store's size cap the user set, in bytes (None: no cap)."""
+        return None if self.clip_store_mb is None else self.clip_store_mb * 2**20
 
 
 def default_home() -> Path:
@@ -161,7 +174,7 @@ def _team(path: Path, team: Any) -> dict[str, Any]:
             f"{path}: team must be a mapping with database (a PostgreSQL connection string, "
             "e.g. postgresql://companion@db.studio.lan/companion) and optionally member"
         )
-    unknown = set(team) - {"database", "member", "lease_seconds", "pooled"}
+    unknown = set(team) - {"database", "member", "lease_seconds", "pooled", "clips"}
     if unknown:
         raise ConfigError(f"{path}: unknown setting team.{sorted(unknown)[0]}")
     values: dict[str, Any] = {"team_database": team["database"]}
@@ -171,6 +184,8 @@ def _team(path: Path, team: Any) -> dict[str, Any]:
         values["team_lease_seconds"] = team["lease_seconds"]
     if team.get("pooled") is not None:
         values["team_pooled"] = team["pooled"]
+    if team.get("clips") is not None:
+        values["team_clips"] = Path(str(team["clips"])).expanduser()
     return values
 
 

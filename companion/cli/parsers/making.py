@@ -30,12 +30,25 @@ def add_recut(commands: Any) -> None:
         "companion.cli.recut:cmd_recut",
         help="export a finished job's kept video again (other frames, size, range, "
         "formats): local, no credits",
-        description="The companion keeps each paid video (COMPANION_HOME/clips, up to "
-        "clip_store_mb, oldest out first). recut exports it again exactly as "
+        description="The companion keeps each paid video (COMPANION_HOME/clips; "
+        "companion clips lists them). recut exports it again exactly as "
         "companion export would, named after the job unless --name says otherwise.",
     )
     recut.add_argument("job", help="the job's id or a unique prefix (companion jobs list)")
     add_export_options(recut, out_help="folder for the outputs (made if missing)", local=True)
+
+
+def add_clips(commands: Any) -> None:
+    clips = command(
+        commands,
+        "clips",
+        "companion.cli.clips:cmd_clips",
+        help="the kept paid videos: their size and the generations they answer",
+        description="Every paid video the companion keeps, oldest first, with its size, the "
+        "generation it is (picture, prompt) and the re-cuts it answered for free; and the "
+        "clips a size cap (clip_store_mb in config.yaml, unset: no cap) let go.",
+    )
+    clips.add_argument("--json", action="store_true", help="one JSON document")
 
 
 def add_animate(commands: Any) -> None:

@@ -87,4 +87,3 @@ def write_godot_pack(animation: Animation, folder: Path, res_dir: str | None = N
     path = folder / f"{animation.name}_godot.zip"
     write_zip(path, members)
     return path
-

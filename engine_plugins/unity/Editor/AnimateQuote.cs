@@ -104,6 +104,7 @@ namespace Companion.Animate
             why == "made" ? "already made"
             : why == "under_way" ? "under way"
             : why == "paid_not_installed" ? "install what was paid for"
+            : why == "recut" ? "re-cut of the kept clip"
             : "nothing spent";
 
         /// <summary>
@@ -120,6 +121,9 @@ namespace Companion.Animate
                 ? "is making exactly this now. Press Animate to follow it"
                 : earlier.why == "paid_not_installed"
                 ? "was paid for, but its files did not all go in. Press Animate to install them, free"
+                : earlier.why == "recut"
+                ? "generated this picture, prompt and video options, and its clip is kept. Press " +
+                    "Animate to re-cut it with these frames, size and formats, free"
                 : "answers exactly this. Press Animate to show it";
             return $"Nothing is spent: job {job} {what}.\nGenerations > Generate again makes a new one " +
                 $"at {price} credits.";

@@ -104,17 +104,17 @@ func _run() -> void:
 	# The same settings quoted again: the main job made exactly this, so Animate is free
 	# and pressing it answers that job (no new one is made, nothing is spent).
 	await _quote()
-	out["made_quote"] = {
-		"animate_text": dock._animate_button.text,
-		"message": dock._message.text,
-		"credits": dock.quoted_credits,
-		"spends": dock.quoted_spends,
-	}
+	out["made_quote"] = _quote_seen()
 	var pressed := await _job(false, false)
 	out["made_pressed"] = {"job": pressed["job"], "finishes": pressed["finishes"],
 		"message": pressed["message"], "approval": pressed.has("approval_message")}
 	await _until(func() -> bool: return dock.pending_resource == "", 30)
 	await _settle()
+	# Other frames a second: local work on the kept clip, so the quote is free (a re-cut).
+	dock._fps.value = 12
+	await _quote()
+	out["recut_quote"] = _quote_seen()
+	dock._fps.value = 8
 	dock.set_image(plan["other_image"])
 	var still_disabled: bool = dock._animate_button.disabled
 	await _quote()
@@ -453,6 +453,16 @@ func _advanced_rows() -> Dictionary:
 		"resolutions": advanced._resolution.item_count,
 		"transparency": advanced._transparency_row.visible,
 		"seconds": [dock._seconds.min_value, dock._seconds.max_value],
+	}
+
+
+## What the dock shows of its quote: the button, the line under it, the price and spend.
+func _quote_seen() -> Dictionary:
+	return {
+		"animate_text": dock._animate_button.text,
+		"message": dock._message.text,
+		"credits": dock.quoted_credits,
+		"spends": dock.quoted_spends,
 	}
 
 

@@ -13,6 +13,7 @@ const FREE_BECAUSE := {
 	"made": "already made",
 	"under_way": "under way",
 	"paid_not_installed": "install what was paid for",
+	"recut": "re-cut of the kept clip",
 }
 
 ## The price of the quoted request, or -1 when there is no quote for what is shown.
@@ -109,6 +110,9 @@ static func earlier_note(earlier: Dictionary, price: int) -> String:
 		"paid_not_installed":
 			what = ("was paid for, but its files did not all go in. "
 				+ "Press Animate to install them, free")
+		"recut":
+			what = ("generated this picture, prompt and video options, and its clip is "
+				+ "kept. Press Animate to re-cut it with these frames, size and formats, free")
 	return ("Nothing is spent: job %s %s.\nGenerations > Generate again makes a new one at "
 		+ "%d credits") % [job, what, price]
 
