@@ -76,7 +76,7 @@ def _into_project(
     args: argparse.Namespace, current: Settings, source: Job, where: Placement
 ) -> int:
     """The daemon's re-cut job, run here: every check before anything is written."""
-    from companion.cli.animate import _report
+    from companion.cli.job_report import report as _report
     from companion.cli.session import with_service
     from companion.jobs import JobFailed, JobRequest
     from companion.runtime import open_engine
