@@ -49,14 +49,14 @@ def _deflater() -> zlib_ng._Compress:
     return zlib_ng.compressobj(LEVEL, zlib.DEFLATED, 15, MEMORY_LEVEL, zlib.Z_FILTERED)
 
 
-def _filter(flat: np.ndarray, kind: int) -> np.ndarray:
-    """The scanlines of flat[1:] (rows of bytes) as PNG stores them with filter `kind`:
-    a filter byte, then the row; flat[0] is the row above the first."""
-    rows = flat[1:]
+def _filter(above: np.ndarray, rows: np.ndarray, kind: int) -> np.ndarray:
+    """The scanlines of `rows` (rows of bytes) as PNG stores them with filter `kind`: a
+    filter byte, then the row; `above` is the row above the first."""
     out = np.empty((rows.shape[0], rows.shape[1] + 1), dtype=np.uint8)
     out[:, 0] = kind
     if kind == UP:
-        np.subtract(rows, flat[:-1], out=out[:, 1:])
+        np.subtract(rows[:1], above, out=out[:1, 1:])
+        np.subtract(rows[1:], rows[:-1], out=out[1:, 1:])
     elif kind == SUB:  # the first pixel has nothing to its left
         out[:, 1:5] = rows[:, :4]
         np.subtract(rows[:, 4:], rows[:, :-4], out=out[:, 5:])
@@ -65,33 +65,32 @@ def _filter(flat: np.ndarray, kind: int) -> np.ndarray:
     return out
 
 
-def _best_filter(flat: np.ndarray) -> int:
-    """The filter whose scanlines of a sample of flat[1:] deflate smallest."""
-    step = SAMPLE_ROWS * SAMPLE_EVERY
-    bands = [flat[top : top + SAMPLE_ROWS + 1] for top in range(0, len(flat) - 1, step)]
+def _best_filter(above: np.ndarray, rows: np.ndarray) -> int:
+    """The filter whose scanlines of a sample of `rows` deflate smallest."""
+    tops = range(0, len(rows), SAMPLE_ROWS * SAMPLE_EVERY)
+    bands = [(rows[top - 1 : top] if top else above, rows[top : top + SAMPLE_ROWS]) for top in tops]
 
     def size(kind: int) -> int:
         deflate = _deflater()
-        packed = sum(len(deflate.compress(_filter(band, kind))) for band in bands)
+        packed = sum(len(deflate.compress(_filter(up, band, kind))) for up, band in bands)
         return packed + len(deflate.flush())
 
     return min((NONE, SUB, UP), key=size)
 
 
-def filtered(rows: RGBA) -> np.ndarray:
-    """The scanlines of rows[1:] as this encoder stores them; rows[0] is the row above."""
-    flat = rows.reshape(rows.shape[0], -1)
-    return _filter(flat, _best_filter(flat))
+def filtered(above: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The scanlines of `rows` (height, width, 4) as this encoder stores them, the filter
+    chosen for them; `above` (1, width, 4) is the row above the first."""
+    flat, up = rows.reshape(rows.shape[0], -1), above.reshape(1, -1)
+    return _filter(up, flat, _best_filter(up, flat))
 
 
 def encode_png(image: RGBA) -> bytes:
     """A whole RGBA image as PNG bytes."""
     height, width = image.shape[:2]
-    rows = np.empty((height + 1, width, 4), dtype=np.uint8)
-    rows[0] = 0  # above the first row is zeros
-    rows[1:] = image
+    above = np.zeros((1, width, 4), dtype=np.uint8)  # as PNG's filters start
     deflate = _deflater()
-    data = deflate.compress(filtered(rows)) + deflate.flush()
+    data = deflate.compress(filtered(above, image)) + deflate.flush()
     return _header(width, height) + _chunk(b"IDAT", data) + _chunk(b"IEND", b"")
 
 
@@ -122,7 +121,7 @@ class PngStream:
             raise ValueError("rows do not fit the image")
         if count == 0:
             return
-        self._pending += self._deflate.compress(filtered(block))
+        self._pending += self._deflate.compress(filtered(block[:1], block[1:]))
         self._above = block[-1:].copy()
         self._rows += count
         self._emit(final=False)
