@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from export_bench import make_source  # noqa: E402
 
 from companion.media import ExportSpec, export_video  # noqa: E402
-from companion.media.formats.png_stream import encode_png  # noqa: E402
+from companion.media.formats.png_stream import LEVEL, encode_png  # noqa: E402
 
 Encoder = Callable[[np.ndarray], bytes]
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -121,7 +121,7 @@ def _stream(module: ModuleType, data: bytes, level: int) -> bytes:
 def candidates() -> dict[str, Encoder]:
     found: dict[str, Encoder] = {
         "pillow adaptive + zlib 3 (before)": pillow,
-        "none/sub/up by sample + zlib-ng 2 (chosen)": encode_png,
+        f"none/sub/up by sample + zlib-ng {LEVEL} (chosen)": encode_png,
     }
     fpng = available("fpng")
     if fpng is not None:
@@ -187,7 +187,7 @@ def main() -> None:
         for name, encode in encoders.items():
             seconds, size, same = measure(encode, pictures)
             print(
-                f"  {name:36s} {seconds:6.2f} CPU-s ({seconds / base_s:4.2f}x)  "
+                f"  {name:44s} {seconds:6.2f} CPU-s ({seconds / base_s:4.2f}x)  "
                 f"{size / 1e6:7.2f} MB ({size / base_size:4.2f}x)  "
                 f"{'pixels equal' if same else 'PIXELS DIFFER'}"
             )
