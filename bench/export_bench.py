@@ -12,8 +12,11 @@ the frames; the engine packs have no FFmpeg counterpart and are companion's extr
 Prints wall times, their ratio (companion / FFmpeg; below 1.0 is faster), and
 companion's peak resident memory for the six-format job at 512x512 and at 1024x1024
 frames (their ratio shows whether memory grows with frame size), the same without
-webm_alpha, the VP9-with-alpha writer alone, and what the local finishing (in place,
-loop auto, trim) adds to the six-format job (`--finishing-only` measures just that).
+webm_alpha, and the VP9-with-alpha writer alone; then the six-format job at 24 and at 240
+frames of 512x512 from the 10 s source (memory must not grow with the frame count). Last,
+every goal of the issue with its median over the runs, its goal and whether it is met,
+and what the local finishing (in place, loop auto, trim) adds to the six-format job
+(`--finishing-only` measures just that).
 
     python bench/export_bench.py [--repeat N]
 """
@@ -21,16 +24,21 @@ loop auto, trim) adds to the six-format job (`--finishing-only` measures just th
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 import imageio_ffmpeg
+import numpy as np
+from PIL import Image
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -47,6 +55,14 @@ ALL_FORMATS = (
 FRAMES, SIDE, DURATION = 24, 512, 5.0
 BIG_FRAMES, BIG_DURATION = 240, 10.0
 KEY = "0x00ff00"
+# The goals (issue 31): time against the FFmpeg CLI, memory 1024^2 against 512^2 and 240
+# frames against 24 (six formats).
+GOALS = {
+    "6 formats / FFmpeg CLI": 0.25,
+    "13 formats, 240 frames / FFmpeg CLI": 0.25,
+    "peak memory 1024^2 / 512^2": 2.0,
+    "peak memory 240 / 24 frames": 1.15,
+}
 
 # The child's own peak resident memory (see bench/_common.status_mb).
 HIGH_WATER = """
@@ -307,6 +323,8 @@ def main() -> None:
         peaks: dict[int, list[float]] = {SIDE: [], 1024: []}
         without_webm: dict[int, list[float]] = {SIDE: [], 1024: []}
         vp9: dict[int, list[float]] = {SIDE: [], 1024: []}
+        by_count: dict[int, list[float]] = {FRAMES: [], BIG_FRAMES: []}
+        growth = (0, 0.0, 0.0)
         for i in range(args.repeat):
             for name, (source, formats, frames, duration, big) in jobs.items():
                 result = run_ours(source, work / f"ours-{name}-{i}", formats, frames)
@@ -317,6 +335,8 @@ def main() -> None:
                     ffmpeg, source, work / f"ffmpeg-{name}-{i}", frames, duration, big
                 )
                 theirs[name].append(seconds)
+                if big and i == 0:
+                    growth = png_growth(work / f"ours-{name}-{i}")
                 shutil.rmtree(work / f"ours-{name}-{i}")
                 shutil.rmtree(work / f"ffmpeg-{name}-{i}")
             large = run_ours(short, work / f"ours-1024-{i}", FORMATS, FRAMES, 1024)
@@ -327,6 +347,10 @@ def main() -> None:
                 without_webm[side].append(rest["peak_mb"])
                 shutil.rmtree(work / f"rest-{side}-{i}")
                 vp9[side].append(vp9_alone(work / f"vp9-{side}-{i}.webm", side))
+            for count in by_count:
+                found = run_ours(long, work / f"count-{count}-{i}", FORMATS, count)
+                by_count[count].append(found["peak_mb"])
+                shutil.rmtree(work / f"count-{count}-{i}")
         finishing_cost(short, work, args.repeat)
     print(f"load after: {os.getloadavg()[0]:.2f}")
     for name, (_, _formats, frames, duration, _big) in jobs.items():
@@ -348,6 +372,57 @@ def main() -> None:
         f"  libvpx VP9 with alpha alone (24 frames): {min(vp9[SIDE]):.0f} MB at "
         f"{SIDE}x{SIDE}, {min(vp9[1024]):.0f} MB at 1024x1024"
     )
+    print(
+        f"peak RSS, 6 formats from the {BIG_DURATION:g} s source at {SIDE}x{SIDE}: "
+        f"{statistics.median(by_count[FRAMES]):.0f} MB at {FRAMES} frames, "
+        f"{statistics.median(by_count[BIG_FRAMES]):.0f} MB at {BIG_FRAMES} (medians)"
+    )
+    figures = {
+        "6 formats / FFmpeg CLI": _ratios(ours["6 formats"], theirs["6 formats"]),
+        "13 formats, 240 frames / FFmpeg CLI": _ratios(ours["13 formats"], theirs["13 formats"]),
+        "peak memory 1024^2 / 512^2": _ratios(peaks[1024], peaks[SIDE]),
+        "peak memory 240 / 24 frames": _ratios(by_count[BIG_FRAMES], by_count[FRAMES]),
+    }
+    print_goals(figures)
+    count, worst, total = growth
+    print(
+        f"  PNGs of the 13-format job against Pillow at zlib level 3 (the former writers) on "
+        f"the same pixels: {count} files, worst {worst:.3f}x, all together {total:.3f}x "
+        f"(goal <= 1.05 each) {'met' if worst <= 1.05 else 'NOT met'}"
+    )
+
+
+def png_growth(folder: Path) -> tuple[int, float, float]:
+    """Every PNG of an export (pages, and the frames and pages inside its zips) against
+    the file the former writers made of the same pixels: Pillow at zlib level 3, whose
+    bytes they wrote. (Their pixels against the reference's are the golden test's part:
+    tests/export_golden.py.)"""
+    pngs: list[bytes] = [p.read_bytes() for p in folder.glob("*.png")]
+    for archive in folder.glob("*.zip"):
+        with zipfile.ZipFile(archive) as opened:
+            pngs += [opened.read(n) for n in opened.namelist() if n.endswith(".png")]
+    worst, ours, before = 0.0, 0, 0
+    for data in pngs:
+        pixels = np.asarray(Image.open(io.BytesIO(data)).convert("RGBA"))
+        reference = io.BytesIO()
+        Image.fromarray(pixels, "RGBA").save(reference, "PNG", compress_level=3)
+        worst = max(worst, len(data) / reference.tell())
+        ours, before = ours + len(data), before + reference.tell()
+    return len(pngs), worst, ours / before
+
+
+def _ratios(top: list[float], bottom: list[float]) -> list[float]:
+    """Run by run: each run's figures were measured in the same pass, so they compare."""
+    return [a / b for a, b in zip(top, bottom, strict=True)]
+
+
+def print_goals(figures: dict[str, list[float]]) -> None:
+    print(f"goals (median of runs; load now {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores):")
+    for name, ratios in figures.items():
+        median, goal = statistics.median(ratios), GOALS[name]
+        state = "met" if median <= goal else "NOT met"
+        shown = ", ".join(f"{r:.2f}" for r in ratios)
+        print(f"  {name}: {median:.2f} (goal <= {goal}; runs {shown}) {state}")
 
 
 if __name__ == "__main__":

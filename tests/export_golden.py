@@ -1,6 +1,11 @@
 """Digests of every export output for fixed inputs, so a faster pipeline can be held to
 writing exactly what the previous one wrote.
 
+PNGs (the sheet pages, the frames in every archive) are held to their decoded pixels,
+exactly, and to their size: each file at most PNG_GROWTH times the size recorded with the
+reference writers. Their bytes are free (another filter choice or deflate may pack the
+same pixels). Every other output is held as its digest says.
+
     python -m tests.export_golden write   # record (run on the reference code)
     python -m tests.export_golden check   # compare, print the formats that differ
 """
@@ -25,6 +30,10 @@ from companion.media import FORMATS, ExportResult, ExportSpec, export_video
 from tests.media_helpers import KEY, decode_rgba
 
 GOLDEN = Path(__file__).parent / "data" / "export_golden.json"
+# The byte size of every PNG, top-level or inside an archive, as the reference wrote it.
+PNG_SIZES = Path(__file__).parent / "data" / "export_png_sizes.json"
+PNG_GROWTH = 1.05
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # libvpx with row threading is not bit-reproducible run to run, even on the same code:
 # its entry records the frame count and times, and its pixels are held to the frames the
 # PNG sequence carries (which are digested) within this mean difference per channel.
@@ -73,11 +82,23 @@ CASES: dict[str, ExportSpec] = {
 }
 
 
+Sizes = dict[str, dict[str, int]]
+
+
 def digests(work: Path) -> dict[str, dict[str, str]]:
+    return record(work)[0]
+
+
+def record(work: Path) -> tuple[dict[str, dict[str, str]], Sizes]:
+    """Every output's digest and every PNG's size, per case."""
     source = _index_video(work / "index.mp4")
     found: dict[str, dict[str, str]] = {}
+    sizes: Sizes = {}
     for case, spec in CASES.items():
         result = export_video(source, work / case, spec)
+        sizes[case] = {
+            key: size for o in result.outputs for key, size in png_sizes(o.format, o.path).items()
+        }
         found[case] = {
             f"{o.format}:{o.path.name}": _clip_digest(o.path, source)
             if o.format == "clip_video"
@@ -92,7 +113,30 @@ def digests(work: Path) -> dict[str, dict[str, str]]:
             else _content_digest(o.path.name, o.path.read_bytes())
             for o in result.outputs
         }
-    return found
+    return found, sizes
+
+
+def png_sizes(fmt: str, path: Path) -> dict[str, int]:
+    """The size of each PNG an output is or holds, keyed "format:file[/member]"."""
+    key = f"{fmt}:{path.name}"
+    if path.suffix == ".png":
+        return {key: path.stat().st_size}
+    if path.suffix == ".zip":
+        with zipfile.ZipFile(path) as archive:
+            pngs = [i for i in archive.infolist() if i.filename.endswith(".png")]
+            return {f"{key}/{i.filename}": i.file_size for i in pngs}
+    if path.suffix == ".unitypackage":
+        with tarfile.open(path) as archive:
+            return {f"{key}/{m.name}": m.size for m in archive.getmembers() if _tar_png(archive, m)}
+    return {}
+
+
+def _tar_png(archive: tarfile.TarFile, member: tarfile.TarInfo) -> bool:
+    """A Unity package stores each asset as <guid>/asset, named by <guid>/pathname."""
+    if not member.name.endswith("/asset"):
+        return False
+    content = archive.extractfile(member)
+    return content is not None and content.read(8) == PNG_SIGNATURE
 
 
 def _index_video(path: Path) -> Path:
@@ -126,7 +170,8 @@ def _content_digest(name: str, data: bytes) -> str:
                 inner = _content_digest(member, archive.read(member))
                 digest.update(member.encode() + b"\0" + inner.encode())
         return digest.hexdigest()
-    if suffix in ("png", "gif"):
+    # A Unity package names its PNG pages <guid>/asset: they are known by their signature.
+    if suffix in ("png", "gif") or data.startswith(PNG_SIGNATURE):
         return _pixels_digest(data)
     return hashlib.sha256(data).hexdigest()
 
@@ -222,13 +267,36 @@ def differences(found: dict[str, dict[str, str]]) -> list[str]:
     return wrong
 
 
+def oversized(sizes: Sizes) -> list[str]:
+    """PNGs missing, new, or grown past PNG_GROWTH times their recorded size."""
+    recorded: Sizes = json.loads(PNG_SIZES.read_text())
+    wrong = []
+    for case in recorded.keys() | sizes.keys():
+        want, got = recorded.get(case, {}), sizes.get(case, {})
+        for key in sorted(want.keys() | got.keys()):
+            if key not in want or key not in got:
+                wrong.append(f"{case}/{key}: PNG {'missing' if key in want else 'new'}")
+            elif got[key] > PNG_GROWTH * want[key]:
+                wrong.append(f"{case}/{key}: {got[key]} bytes, over {PNG_GROWTH} x {want[key]}")
+    return wrong
+
+
+def check(work: Path) -> list[str]:
+    found, sizes = record(work)
+    return differences(found) + oversized(sizes)
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        found = digests(Path(tmp))
+        found, sizes = record(Path(tmp))
     if sys.argv[1:] == ["write"]:
         GOLDEN.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
+        PNG_SIZES.write_text(json.dumps(sizes, indent=1, sort_keys=True) + "\n")
         return
-    wrong = differences(found)
+    if sys.argv[1:] == ["write-sizes"]:  # pixels unchanged, sizes of the reference
+        PNG_SIZES.write_text(json.dumps(sizes, indent=1, sort_keys=True) + "\n")
+        return
+    wrong = differences(found) + oversized(sizes)
     print("\n".join(wrong) or "all outputs identical")
     raise SystemExit(1 if wrong else 0)
 

@@ -8,17 +8,14 @@ Construct's default. The Construct pack therefore says the speed in its archive 
 
 from __future__ import annotations
 
-import io
 import zipfile
 from pathlib import Path
 
-from PIL import Image
-
 from companion.media.formats.common import ARCHIVE_TIME, RGBA, frame_name
+from companion.media.formats.png_stream import encode_png
 from companion.media.pipeline import InOrder
 
-PNG_LEVEL = 3
-# Frames are encoded side by side (Pillow releases the GIL) and stored in order; this
+# Frames are encoded side by side (numpy and zlib-ng release the GIL) and stored in order; this
 # many at most are in hand at once.
 ENCODERS = 2
 
@@ -53,7 +50,7 @@ class PngSequenceWriter:
         self._encoding: InOrder[int, bytes] = InOrder(ENCODERS, "frame-png")
 
     def add(self, index: int, frame: RGBA) -> None:
-        self._encoding.submit(index, _encode, frame)
+        self._encoding.submit(index, encode_png, frame)
         for done, data in self._encoding.ready():
             self._store(done, data)
 
@@ -73,9 +70,3 @@ class PngSequenceWriter:
         for archive in self._zips:
             archive.close()
         return self.paths
-
-
-def _encode(frame: RGBA) -> bytes:
-    buffer = io.BytesIO()
-    Image.fromarray(frame, "RGBA").save(buffer, "PNG", compress_level=PNG_LEVEL)
-    return buffer.getvalue()

@@ -3,7 +3,7 @@
 Frames arrive in order. A page is encoded as it fills, one row of frames at a time:
 only the frames of the row being filled are held (and a few rows of pixels while they
 are compressed), never the page, and compression runs while later frames are still being
-decoded. The bytes are those of the whole page saved by Pillow (see png_stream).
+decoded (see png_stream).
 
 Optional spacing keeps neighbours apart: each frame's edge pixels can be repeated
 outwards (`extrude`), and `padding` transparent pixels separate the extruded slots from
@@ -23,8 +23,6 @@ from companion.media.formats.common import RGBA, FrameRect, SheetPage, frame_nam
 from companion.media.formats.png_stream import PngStream
 
 MAX_SHEET_SIDE = 8192
-# zlib level 3 is within a few percent of level 6 on frames like these, at a third the time.
-PNG_LEVEL = 3
 # Rows of a page filtered and compressed at a time: about 2 MB of pixels.
 BLOCK_BYTES = 1 << 21
 
@@ -109,7 +107,7 @@ class SheetWriter:
         pad = self.spacing.padding
         width, height = pad + grid.columns * self.pitch_x, pad + grid.rows * self.pitch_y
         self.pages.append(SheetPage(page, self.folder / f"{stem}.png", width, height))
-        self._png = PngStream(self.pages[-1].path, width, height, PNG_LEVEL)
+        self._png = PngStream(self.pages[-1].path, width, height)
         self._png.write(self._png.rows(pad))  # the transparent border above the first row
 
     def add(self, index: int, frame: RGBA) -> None:
