@@ -22,7 +22,7 @@ import numpy as np
 
 from companion.media.formats.common import RGBA, FrameRect, SheetPage, frame_name, page_stem
 from companion.media.formats.png_stream import PngStream
-from companion.media.formats.sheet import MAX_SHEET_SIDE, NO_SPACING, PNG_LEVEL, Spacing
+from companion.media.formats.sheet import MAX_SHEET_SIDE, NO_SPACING, Spacing
 
 
 @dataclass(frozen=True)
@@ -162,7 +162,7 @@ class TrimmedSheetWriter:
     ) -> None:
         """A shelf of rows at a time: each cut with its edge repeated `extrude` pixels."""
         ext = self.spacing.extrude
-        png = PngStream(page.path, page.width, page.height, PNG_LEVEL)
+        png = PngStream(page.path, page.width, page.height)
         top = 0
         while cuts:
             shelf_y = placed[cuts[0]].y - ext

@@ -20,8 +20,8 @@ var last_frame_path := ""
 ## once the user picked one: left to the companion, it is one far from the picture's hues.
 var transparency_chosen := false
 var key_chosen := false
-var _picture_alpha := false
 var reference_paths: Array[String] = []
+var _picture_alpha := false
 
 @onready var _model: OptionButton = %Model
 @onready var _seed_row: Control = %SeedRow

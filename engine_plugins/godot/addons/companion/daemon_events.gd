@@ -11,8 +11,9 @@ signal lost
 ## A job changed (the daemon's job as JSON).
 signal job_changed(job: Dictionary)
 
-const DaemonClient := preload("res://addons/companion/daemon_client.gd")
 enum Stage { CLOSED, CONNECTING, ASKED, STREAMING }
+
+const DaemonClient := preload("res://addons/companion/daemon_client.gd")
 
 var stage := Stage.CLOSED
 var _http: HTTPClient

@@ -1,7 +1,7 @@
 @tool
 extends EditorPlugin
-## Adds the Companion dock (the Animate form), and on Godot 4.4+ an "Animate..." entry in the FileSystem
-## context menu. The daemon does the work and writes the files; this only asks.
+## Adds the Companion dock (the Animate form), and on Godot 4.4+ an "Animate..." entry in
+## the FileSystem context menu. The daemon does the work and writes the files; this only asks.
 
 const DockScene := preload("res://addons/companion/dock.tscn")
 const GenerationsScene := preload("res://addons/companion/generations.tscn")

@@ -11,13 +11,13 @@ signal finished(job: Dictionary)
 const RequestForm := preload("res://addons/companion/request_form.gd")
 ## How many frames the contact sheet shows across the clip.
 const SHEET_CELLS := 8
+## The contact sheet's size at zoom 1: cells big enough to see a pose and read its time.
+const SHEET_SIZE := Vector2(340, 176)
 
 var client: Node
 ## The generation being re-cut, and the clip's length in seconds (0: unknown).
 var generation := {}
 var clip_seconds := 0.0
-## The contact sheet's size at zoom 1: cells big enough to see a pose and read its time.
-const SHEET_SIZE := Vector2(340, 176)
 ## The daemon's contact sheet reply ({} until shown): the image and its labelled cells.
 var sheet := {}
 var said := ""

@@ -6,6 +6,9 @@ extends RefCounted
 const OPTIONAL_FORMATS := ["godot_pack", "gif", "webm_alpha", "frames_zip"]
 
 var format_boxes := {}
+## Whether the user set the Size boxes (typed, or a generation's settings used); until
+## then they show the picture's own size and the daemon decides it (nothing is sent).
+var size_chosen := false
 var _prompt: TextEdit
 var _name: LineEdit
 var _width: SpinBox
@@ -15,9 +18,6 @@ var _seconds: SpinBox
 var _limits: RefCounted
 var _picture: RefCounted
 var _advanced: VBoxContainer
-## Whether the user set the Size boxes (typed, or a generation's settings used); until
-## then they show the picture's own size and the daemon decides it (nothing is sent).
-var size_chosen := false
 var _filling := false
 
 
