@@ -285,7 +285,9 @@ def offer(
     body = {
         "project_root": str(project),
         "image_path": "art/hero.png",
-        "prompt": "idle",
+        # A generation of its own per case: the same remote part would be answered free
+        # from the first case's kept clip, and the crafted assets never reached.
+        "prompt": f"idle {case.name}",
         "name": case.name,
         "video": {"duration_seconds": 1, "resolution": "360p"},
         "export": {
