@@ -166,8 +166,14 @@ def test_the_daemon_keys_the_body_the_dock_sends(make_sandbox: Any, tmp_path: Pa
             assert made.status == 202, made.body
             done = wait_final(daemon, made.json["id"])
             assert done["state"] == "done", done
-            # Money: the quote (with the keyed video's price) is what was charged.
-            assert before - api.get("/credits/balance").json["available"] == quote["credits"]
+            # Money: what the quote said the press spends is what was charged: the keyed
+            # video's price for the first; Transparent ticked asks for the same keyed
+            # video, so it is a free re-cut of the clip kept from the first.
+            assert before - api.get("/credits/balance").json["available"] == quote["spends"]
+            if name == "untouched":
+                assert quote["spends"] == quote["credits"] > 0, quote
+            if name == "ticked":
+                assert quote["spends"] == 0 and quote["earlier"]["why"] == "recut", quote
             target = project / "animations"
             assert frame_sizes(target / f"{name}.json") == {(64, 64)}, name
             assert_keyed(target / f"{name}.png", colour)

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from companion.api.schema import ExportOptions
+from companion.jobs import defaults
 from companion.jobs.lifecycle import FINAL, State
 from companion.jobs.request import JobKind, JobRequest
 from companion.store import Job, Store
@@ -116,8 +118,13 @@ def waits_for_generation(store: Store, job: Job) -> bool:
 
 def as_recut(request: JobRequest, source: Job) -> JobRequest:
     """request as a free re-cut of source's clip: its local part (export, selection,
-    formats, project) kept whole, nothing sent to the service."""
-    return request.model_copy(update={"kind": JobKind.RECUT, "parent": source.id})
+    formats, project) kept whole, nothing sent to the service. A clip made on a key
+    colour is keyed out here as the service's export would have (see defaults)."""
+    export = ExportOptions.model_validate(request.export)
+    local = defaults.recut_local(request.video, export, request.local_export)
+    return request.model_copy(
+        update={"kind": JobKind.RECUT, "parent": source.id, "local_export": local}
+    )
 
 
 def settle(
