@@ -83,8 +83,14 @@ func take(quoted: Dictionary, request: Dictionary, frames_note: String) -> void:
 	if typeof(earlier) == TYPE_DICTIONARY and spends != credits:
 		var why := String(earlier.get("why", ""))
 		_animate_button.text = "Animate (free: %s)" % FREE_BECAUSE.get(why, "nothing spent")
-		say.call("%s%s.%s" % [earlier_note(earlier, credits), money_note(quoted),
-			"" if frames_note == "" else "\n" + frames_note])
+		var replacing := replaces_note(quoted.get("replaces", []))
+		say.call("%s%s.%s%s" % [earlier_note(earlier, credits), money_note(quoted),
+			"" if frames_note == "" else "\n" + frames_note,
+			"" if replacing == "" else "\n" + replacing])
+		# A free re-cut of a kept clip installs files like a new job: a file the user
+		# changed in its way is asked about the same way.
+		if not conflicts.is_empty():
+			ask_replace()
 		return
 	_animate_button.text = "Animate (%d credits)" % spends
 	var replaced := replaces_note(quoted.get("replaces", []))
