@@ -81,3 +81,16 @@ def test_a_godot_res_dir_never_plants_text_in_the_tres(tmp_path: Path) -> None:
     assert result.returncode == 2, result.stdout + result.stderr
     assert "--godot-res-dir" in one_error(result)
     assert not (tmp_path / "o").exists()
+
+
+def test_a_timeout_that_is_not_a_number_is_one_line(tmp_path: Path) -> None:
+    """Was: --timeout nan accepted, then a wait that never ends."""
+    picture = tmp_path / "hero.png"
+    picture.write_bytes(b"not read: the flag is refused first")
+    result = companion(
+        tmp_path / "home", "animate", str(picture), "--prompt", "walk",
+        "--out", str(tmp_path / "o"), "--timeout", "nan",
+    )  # fmt: skip
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "--timeout" in one_error(result)
+    assert not (tmp_path / "o").exists()

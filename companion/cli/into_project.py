@@ -12,16 +12,28 @@ from companion.install import Placement, conflicts, planned_writes
 from companion.store import Store
 
 
-def placement(database: Path, out: Path) -> Placement | None:
-    """The project --out lies in, or None for a plain folder."""
+def placement(database: Path, out: Path, flag: str = "--out") -> Placement | None:
+    """The project --out lies in, or None for a plain folder. Into a project, the
+    folder's path is written into the engine's files: one that no engine string can carry
+    is refused here, before anything is spent."""
     from companion.install import placement_for
+    from companion.media import folder_text_refusal
 
     store = Store(database)
     try:
         registered = [(str(p["root"]), str(p["engine"])) for p in store.projects()]
     finally:
         store.close()
-    return placement_for(out, registered)
+    where = placement_for(out, registered)
+    if where is not None:
+        inside = where.target.resolve().relative_to(where.project_root.resolve())
+        unusable = folder_text_refusal(inside.as_posix())
+        if unusable is not None:
+            raise UsageError(
+                f"{flag} {out}: its path in the {where.engine} project {unusable} "
+                "(the path is written into the engine's files); nothing was spent"
+            )
+    return where
 
 
 def refuse_res_dir(res_dir: str | None, where: Placement) -> None:

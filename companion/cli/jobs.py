@@ -89,7 +89,7 @@ def cmd_add(args: argparse.Namespace) -> int:
         checks.output_paths(target, name, formats), [image, *([last] if last else []), *refs]
     )
     # Into a Godot or Unity project: installed the engine's way, as the daemon's are.
-    where = into_project.placement(load().database, target)
+    where = into_project.placement(load().database, target, "--target")
     request = JobRequest.animation(
         image=image,
         prompt=args.prompt,

@@ -179,9 +179,10 @@ class OutputSteps:
             log.warning("job %s: install failed: %s", job.id, exc)
             assert job.target_dir
             raise JobFailed(self._unwritable(job, Path(job.target_dir), exc)) from exc
-        except (InstallFamilyError, UnicodeDecodeError, ValueError) as exc:
-            # The install layer's whole family: a new refusal there fails the job, saying
-            # why, instead of leaving it stuck installing.
+        except (InstallFamilyError, MediaError, UnicodeDecodeError, ValueError) as exc:
+            # The install layer's whole family (and the engine text it writes, which may
+            # refuse a name): a refusal there fails the job, saying why, instead of
+            # leaving it stuck installing, where a retry would wait on it for ever.
             log.warning("job %s: install failed: %s", job.id, exc)
             raise JobFailed(f"the install failed: {exc}") from exc
 

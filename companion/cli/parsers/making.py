@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from companion.cli.options import add_export_options, add_generation_options
+from companion.cli.options import add_export_options, add_generation_options, finite
 from companion.cli.parsers.base import command
 
 
@@ -65,7 +65,7 @@ def add_animate(commands: Any) -> None:
     add_generation_options(animate)
     animate.add_argument(
         "--timeout",
-        type=float,
+        type=finite,
         metavar="S",
         help="stop waiting after this many seconds; the task goes on, run again to collect "
         "it (default: timeout_seconds in config.yaml, 900)",
