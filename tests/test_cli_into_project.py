@@ -5,6 +5,7 @@ beside a resource that still shows the old frames."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -93,6 +94,14 @@ def test_godot_animate_then_recut_update_the_sprite_frames(make_sandbox, tmp_pat
     assert len(_regions(tres)) == 8
     assert '"speed": 9.0' in tres.read_text()  # merged in place: the user's edit kept
     assert "updat" in recut.stderr and "hero.tres" in recut.stderr
+    # --loop auto: the span chosen and its seam are in the summary, as export's are.
+    looped = companion(
+        sandbox.base_url, home, "recut", job[:8], *GODOT, "--frame-count", "8",
+        "--width", "64", "--height", "64", "--loop", "auto", "--json", "--out", str(out),
+    )  # fmt: skip
+    assert looped.returncode == 0, looped.stderr
+    summary = json.loads(looped.stdout.strip().splitlines()[-1])
+    assert summary["spent_now"] == 0 and summary["loop"]["seam"] >= 0, summary
 
 
 @pytest.mark.slow

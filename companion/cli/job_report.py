@@ -50,6 +50,9 @@ def report(job: Job, as_json: bool, charged_before: int | None) -> int:
             "error": job.error,
             "outputs": outputs,
         }
+        loop = (job.resolved or {}).get("loop")  # --loop auto: the span chosen, its seam
+        if loop is not None:
+            summary["loop"] = loop
         print(json.dumps(summary))
     else:
         said = str(job.state)
