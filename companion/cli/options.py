@@ -60,7 +60,11 @@ def finite(text: str) -> float:
 
 
 def add_export_options(
-    parser: argparse.ArgumentParser, *, out_help: str | None, local: bool = False
+    parser: argparse.ArgumentParser,
+    *,
+    out_help: str | None,
+    local: bool = False,
+    size_default: str | None = None,
 ) -> None:
     """Export flags; `out_help` None leaves --out to the command; `local` adds the flags
     only the local exporter honours (the service takes no such options)."""
@@ -86,7 +90,8 @@ def add_export_options(
         if local
         else argparse.SUPPRESS,
     )
-    size_default = "512" if local else "the picture's, within the bounds"
+    if size_default is None:
+        size_default = "512" if local else "the picture's, within the bounds"
     parser.add_argument(
         "--width", type=int, metavar="PX", help=f"frame width, 64 to 1024 (default {size_default})"
     )

@@ -35,7 +35,12 @@ def add_recut(commands: Any) -> None:
         "companion export would, named after the job unless --name says otherwise.",
     )
     recut.add_argument("job", help="the job's id or a unique prefix (companion jobs list)")
-    add_export_options(recut, out_help="folder for the outputs (made if missing)", local=True)
+    add_export_options(
+        recut,
+        out_help="folder for the outputs (made if missing)",
+        local=True,
+        size_default="the size the clip was cut at",
+    )
 
 
 def add_clips(commands: Any) -> None:
@@ -73,8 +78,9 @@ def add_animate(commands: Any) -> None:
     animate.add_argument(
         "--again",
         action="store_true",
-        help="make a new animation even if this same command already made one whose "
-        "outputs are still in --out (that is otherwise reported, and nothing is spent)",
+        help="pay for a new take even if this picture, prompt and video options were "
+        "generated already (otherwise that clip is re-cut here with these frames, size, "
+        "formats, name and folder, and nothing is spent)",
     )
     add_export_options(animate, out_help="folder for the outputs (made if missing)")
 
