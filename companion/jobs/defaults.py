@@ -17,6 +17,10 @@ Whatever the user chose is kept as given: these fill only what nobody chose."""
 
 from __future__ import annotations
 
+import hashlib
+import io
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,11 +55,43 @@ class Picture:
     key: str | None = None  # the key colour far from its hues, as #rrggbb
 
 
+# Picture facts by the bytes' digest: a command, a quote and its animate each ask for the
+# same picture more than once (the listing check, then the request), and a decode with a
+# hue scan is the costly part. Keyed by content, so a file changed in place is read anew.
+_FACTS: OrderedDict[str, Picture] = OrderedDict()
+_FACTS_KEPT = 32
+_FACTS_LOCK = threading.Lock()
+PICTURE_READ_LIMIT = 64 * 2**20  # past the service's own bound; the checks refuse it
+
+
 def picture(image: Path) -> Picture:
+    """The picture's size, alpha and far key colour (Picture(None, False) when it is not
+    a plain, readable picture: the checks before the quote say why)."""
+    from companion.install import NotPlainFile, read_plain
+
+    try:
+        data = read_plain(image, PICTURE_READ_LIMIT)
+    except (OSError, NotPlainFile):
+        return Picture(None, False)
+    digest = hashlib.sha256(data).hexdigest()
+    with _FACTS_LOCK:
+        known = _FACTS.get(digest)
+        if known is not None:
+            _FACTS.move_to_end(digest)
+            return known
+    facts = _picture_facts(data)
+    with _FACTS_LOCK:
+        _FACTS[digest] = facts
+        while len(_FACTS) > _FACTS_KEPT:
+            _FACTS.popitem(last=False)
+    return facts
+
+
+def _picture_facts(data: bytes) -> Picture:
     from companion.media import far_key_colour, hex_colour
 
     try:
-        with Image.open(image) as opened:
+        with Image.open(io.BytesIO(data)) as opened:
             size = opened.size
             if opened.mode not in ("RGBA", "LA", "PA", "RGBa", "La") and (
                 "transparency" not in opened.info
