@@ -167,7 +167,8 @@ class TrimmedSheetWriter:
         while cuts:
             shelf_y = placed[cuts[0]].y - ext
             row = [c for c in cuts if placed[c].y - ext == shelf_y]
-            cuts = [c for c in cuts if c not in set(row)]
+            shelved = set(row)  # made once: inside the comprehension it was made per cut
+            cuts = [c for c in cuts if c not in shelved]
             if shelf_y > top:  # the padding above this shelf
                 png.write(png.rows(shelf_y - top))
             bottom = max(shelf_y + self._cuts[c].height + 2 * ext for c in row)
