@@ -14,6 +14,7 @@ from companion.install.errors import InstallFamilyError
 
 if TYPE_CHECKING:
     from companion.install.anim_merge import merge_changed as merge_changed_clips
+    from companion.install.controller_install import install_controller
     from companion.install.downloads import LostError
     from companion.install.downloads import place as place_download
     from companion.install.editor_plugins import Change, PluginError
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from companion.install.sprite_merge import merge_changed as merge_changed_sprites
     from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
     from companion.install.unity import check_target as check_unity_target
+    from companion.install.unity_controller import ControllerMove, merge_controller
 
 # Loaded on first use: name -> (module, the name it has there). No name here is also
 # a module's name: importing such a module would put the module where the name should be.
@@ -89,6 +91,9 @@ _LAZY = {
     "ScanError": ("scan", "ScanError"),
     "scan_zip": ("scan", "scan_zip"),
     "check_unity_target": ("unity", "check_target"),
+    "ControllerMove": ("unity_controller", "ControllerMove"),
+    "merge_controller": ("unity_controller", "merge_controller"),
+    "install_controller": ("controller_install", "install_controller"),
 }
 
 
@@ -98,6 +103,7 @@ __getattr__ = front_door(__name__, globals(), _LAZY)
 __all__ = [
     "ApplyFailed",
     "Change",
+    "ControllerMove",
     "InstallError",
     "InstallFamilyError",
     "LostError",
@@ -121,11 +127,13 @@ __all__ = [
     "free_name",
     "godot_zip",
     "inside_project",
+    "install_controller",
     "install_into_engine",
     "install_plugin",
     "load_manifest",
     "merge_changed_clips",
     "merge_changed_sprites",
+    "merge_controller",
     "missing_marker",
     "output_names",
     "place_download",
