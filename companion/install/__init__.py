@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from companion.install.plan import build as build_tree
     from companion.install.plugin_pack import godot_zip, unity_tarball
     from companion.install.project import missing_marker, placement_for
+    from companion.install.provenance import Provenance
     from companion.install.scan import MetaLimits, ScanError, scan_zip
     from companion.install.set_aside import set_aside as set_aside_files
     from companion.install.set_aside import settable_aside
@@ -92,6 +93,7 @@ _LAZY = {
     "scan_zip": ("scan", "scan_zip"),
     "check_unity_target": ("unity", "check_target"),
     "ControllerMove": ("unity_controller", "ControllerMove"),
+    "Provenance": ("provenance", "Provenance"),
     "merge_controller": ("unity_controller", "merge_controller"),
     "install_controller": ("controller_install", "install_controller"),
 }
@@ -113,6 +115,7 @@ __all__ = [
     "Placement",
     "PluginEngine",
     "PluginError",
+    "Provenance",
     "ScanError",
     "SheetSourceError",
     "Staged",

@@ -16,6 +16,7 @@ from companion.install.one_set import drop_leftovers
 from companion.install.ownership import Owner
 from companion.install.plan import Placement
 from companion.install.plan import build as build_tree
+from companion.install.provenance import Provenance, stamp
 from companion.install.sprite_merge import merge_changed as merge_changed_sprites
 from companion.install.tree import InstallError, Staged, Tree, load_manifest
 from companion.store import Store
@@ -41,9 +42,11 @@ def install(
     *,
     export: dict[str, Any],
     after_each: Callable[[], None] | None = None,
+    record: Provenance | None = None,
 ) -> Installed:
     """Install staged (laid out under staging) into placement.target. Raises
-    InstallError, naming the file, when one is not the companion's to replace."""
+    InstallError, naming the file, when one is not the companion's to replace. record,
+    when given, goes into every meta and text resource written (see provenance.py)."""
     target = placement.target
     tree = load_manifest(staging)
     if tree is None:
@@ -60,6 +63,8 @@ def install(
     # guid and sprite id kept).
     guard = merge_changed_sprites(tree, target, owner)
     guard.merged |= merge_changed_clips(tree, target, owner)
+    if record is not None:  # after the merges: the new job's record, not the old one's
+        stamp(tree, record)
     refused = tree.clashes(target, guard)
     if refused:
         more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""

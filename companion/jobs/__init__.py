@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from companion.jobs.lifecycle import FINAL, State
     from companion.jobs.models_cache import chosen_model, live_models, unmade_length
     from companion.jobs.naming import names_in, suggestion
+    from companion.jobs.provenance import project_files, service_name
     from companion.jobs.remote_steps import Budget
     from companion.jobs.request import JobKind, JobRequest, submit
     from companion.jobs.resume import (
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
 # Loaded on first use: name -> (module, the name it has there). No name here is also
 # a module's name: importing such a module would put the module where the name should be.
 _LAZY = {
+    "project_files": ("provenance", "project_files"),
+    "service_name": ("provenance", "service_name"),
     "STAGING": ("staging", "STAGING"),
     "StagingRefused": ("staging", "StagingRefused"),
     "job_folder": ("staging", "job_folder"),
@@ -107,9 +110,11 @@ __all__ = [
     "names_in",
     "open_account",
     "paid_not_installed",
+    "project_files",
     "recut_export",
     "recut_local",
     "release_if_unused",
+    "service_name",
     "settle",
     "submit",
     "suggestion",

@@ -33,6 +33,7 @@ from companion.jobs import recut
 from companion.jobs.crash import crash_point
 from companion.jobs.errors import JobFailed
 from companion.jobs.lifecycle import FINAL, State
+from companion.jobs.provenance import kept_record, service_name
 from companion.jobs.request import JobRequest
 from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
 from companion.media import MediaError
@@ -224,6 +225,9 @@ class OutputSteps:
                     f"outputs {', '.join(lost)} were lost before they were installed; "
                     "download them with companion assets download"
                 )
+        # An engine without a client (local re-cuts only) names the service it knows none of.
+        service = service_name(self.client.transport.base_url) if self.client else ""
+        record = kept_record(self.store, job, service)
         try:
             done = install_into_engine(
                 self.store,
@@ -233,6 +237,7 @@ class OutputSteps:
                 staging,
                 export=(job.resolved or {}).get("export") or {},
                 after_each=lambda: crash_point("mid_install"),
+                record=record,
             )
         except ApplyFailed as exc:
             raise JobFailed(str(exc)) from exc

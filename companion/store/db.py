@@ -207,6 +207,10 @@ class Store(Ledger):
         """Every file the companion wrote for an animation of this name, anywhere."""
         return [WrittenFile(**dict(r)) for r in self._rows("written_named", name=name)]
 
+    def written_files(self) -> list[WrittenFile]:
+        """Every file the companion wrote into any project, by path."""
+        return [WrittenFile(**dict(r)) for r in self._rows("written_files")]
+
     def forget_written(self, path: str) -> None:
         with self._tx() as db:
             run(db, "forget_written", path=path)

@@ -50,6 +50,7 @@ class Job:
     unknown_outputs: list[str] | None = None  # formats returned that are not known here
     resource: str | None = None  # the engine's playable resource, once installed
     clip_asset: str | None = None  # the task's generated video, kept for free re-cuts
+    provenance: dict[str, Any] | None = None  # the record its installed files carry
 
     @property
     def clip_source(self) -> str:
@@ -79,9 +80,10 @@ JOB_FIELDS = frozenset(
         "unknown_outputs",
         "resource",
         "clip_asset",
+        "provenance",
     }
 )
-JSON_FIELDS = ("request", "resolved", "unknown_outputs")
+JSON_FIELDS = ("request", "resolved", "unknown_outputs", "provenance")
 
 
 @dataclass
@@ -108,7 +110,7 @@ class WrittenFile:
 def job_from(row: sqlite3.Row) -> Job:
     values = dict(row)
     values["request"] = json.loads(values["request"])
-    for encoded in ("resolved", "unknown_outputs"):
+    for encoded in ("resolved", "unknown_outputs", "provenance"):
         if values[encoded] is not None:
             values[encoded] = json.loads(values[encoded])
     values["approved"] = bool(values["approved"])

@@ -31,6 +31,7 @@ def add_local(commands: Any) -> None:
     )
     add_service(commands)
     add_projects(commands)
+    add_provenance(commands)
     add_plugin(commands)
     openapi = command(
         commands,
@@ -92,6 +93,22 @@ def add_local(commands: Any) -> None:
         default=300,
         help="lifetime of signed download URLs (default 300)",
     )
+
+
+def add_provenance(commands: Any) -> None:
+    provenance = command(
+        commands,
+        "provenance",
+        "companion.cli.provenance:cmd_provenance",
+        help="every generated file in a project and where it came from (AI disclosure)",
+        description="Lists each file the companion generated into PROJECT that is still as "
+        "it was installed (deleted or changed files are left out): its path, job, service, "
+        "model, prompt, seed, date and credits, from the companion's own records.",
+    )
+    provenance.add_argument("project", metavar="PROJECT", help="the project's root folder")
+    shape = provenance.add_mutually_exclusive_group()
+    shape.add_argument("--json", action="store_true", help="print it as JSON")
+    shape.add_argument("--csv", action="store_true", help="print it as CSV (a header row)")
 
 
 def add_projects(commands: Any) -> None:

@@ -82,6 +82,9 @@ SELECT * FROM written_files WHERE path = :path;
 -- name: written_by
 SELECT * FROM written_files WHERE job_id = :job_id ORDER BY path;
 
+-- name: written_files
+SELECT * FROM written_files ORDER BY path;
+
 -- name: written_named
 SELECT * FROM written_files WHERE name = :name ORDER BY path;
 
