@@ -97,6 +97,10 @@ def paid(make_sandbox: Any, tmp_path: Path) -> dict[str, Any]:
         unity_job = paid_animate(
             daemon, unity, "unity", "Assets/hero.png", "unity_pack", 'a "sword" slash, then rest'
         )
+        routed = {
+            engine: call(daemon, "GET", f"/api/v1/provenance?project={root}")
+            for engine, root in (("godot", godot), ("unity", unity), ("elsewhere", tmp_path))
+        }
     finally:
         daemon.stop()
     end = api.get("/credits/balance").json["available"]
@@ -104,6 +108,7 @@ def paid(make_sandbox: Any, tmp_path: Path) -> dict[str, Any]:
     return {
         "sandbox": sandbox,
         "home": home,
+        "routed": routed,
         "godot": (godot, godot_job, start - middle, generated(godot, before)),
         "unity": (unity, unity_job, middle - end, generated(unity, before)),
     }
@@ -122,6 +127,9 @@ def test_listing_is_exactly_the_generated_files(paid: dict[str, Any], engine: st
         assert row["service"].startswith("http://127.0.0.1:") and "?" not in row["service"]
         assert row["source"] == "hero.png" and len(row["source_sha256"]) == 64
         assert len(row["generation"]) == 64
+    # The daemon's route says the same.
+    routed = paid["routed"][engine]
+    assert routed.status == 200 and routed.json["data"] == rows, routed.body
     # Each file carries the record in its engine's metadata: Unity metas' userData,
     # Godot text resources' metadata.
     record = {k: v for k, v in rows[0].items() if k != "path"}
@@ -156,6 +164,38 @@ def test_deleted_and_replaced_files_are_not_listed(paid: dict[str, Any]) -> None
     godot, _, _, godot_files = paid["godot"]
     rows = json.loads(listing(paid["sandbox"], paid["home"], godot, "--json"))["data"]
     assert {row["path"] for row in rows} == godot_files
+
+
+def test_a_free_recut_says_what_made_its_clip(make_sandbox: Any, tmp_path: Path) -> None:
+    sandbox: SandboxThread = make_sandbox(task_seconds=0.3, journal=True)
+    home = tmp_path / "home"
+    home.mkdir()
+    project = godot_game(tmp_path / "godot")
+    daemon = DaemonThread(home, sandbox.base_url, TEST_KEY).start()
+    try:
+        paid = paid_animate(daemon, project, "godot", "hero.png", "godot_pack", "idle breathing")
+        cut = call(daemon, "POST", f"/api/v1/generations/{paid['id']}/recut", {
+            "name": "hero_small",
+            "export": {**EXPORT, "output_formats": ["spritesheet", "godot_pack"]},
+        })  # fmt: skip
+        assert cut.status == 202, cut.body
+        assert wait_final(daemon, cut.json["id"])["state"] == "done"
+    finally:
+        daemon.stop()
+    assert len(creates(sandbox)) == 1  # the re-cut paid nothing
+    rows = json.loads(listing(sandbox, home, project, "--json"))["data"]
+    by_path = {row["path"]: row for row in rows}
+    made, recut = by_path["animations/hero.tres"], by_path["animations/hero_small.tres"]
+    assert made["job"] == paid["id"] and made["credits"] > 0
+    assert recut["job"] == cut.json["id"] and recut["credits"] == 0
+    for same in ("service", "model", "prompt", "seed", "date", "generation", "source_sha256"):
+        assert recut[same] == made[same], same
+
+
+def test_the_route_names_a_project_not_registered(paid: dict[str, Any]) -> None:
+    refused = paid["routed"]["elsewhere"]
+    assert refused.status == 404 and refused.error["code"] == "NOT_FOUND", refused.body
+    assert "?project=ROOT" in refused.error["message"]
 
 
 def test_a_wrong_project_path_is_named(make_sandbox: Any, tmp_path: Path) -> None:

@@ -44,7 +44,7 @@ def cmd_provenance(args: argparse.Namespace) -> int:
         listed = project_files(store, root, service)
     finally:
         store.close()
-    rows = [{"path": item.path, **item.record.as_dict()} for item in listed]
+    rows = [item.row() for item in listed]
     if args.json:
         print(json.dumps({"project": str(root), "data": rows}, ensure_ascii=False))
     elif args.csv:

@@ -36,6 +36,7 @@ ROUTES: list[tuple[str, str, str, Any, int, Any]] = [
     ("get", "/api/v1/projects", "listProjects", None, 200, None),
     ("post", "/api/v1/projects", "addProject", ProjectIn, 201, ProjectOut),
     ("post", "/api/v1/projects/remove", "removeProject", ProjectRef, 200, ProjectOut),
+    ("get", "/api/v1/provenance", "listProvenance", None, 200, None),
     ("post", "/api/v1/quote", "quote", AnimateIn, 200, QuoteOut),
     ("post", "/api/v1/animate", "animate", AnimateIn, 202, JobOut),
     ("get", "/api/v1/jobs", "listJobs", None, 200, JobList),

@@ -1,8 +1,11 @@
 """The project routes: list the registered projects, register one (its inbox watched at
-once), forget one (its watcher stops; its files and jobs stay)."""
+once), forget one (its watcher stops; its files and jobs stay), and list a project's
+generated files with their provenance (as `companion provenance` does)."""
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
@@ -13,6 +16,7 @@ from companion.daemon.registry import expand
 from companion.daemon.schema import ProjectIn, ProjectOut, ProjectRef
 from companion.daemon.security import error
 from companion.install import default_target
+from companion.jobs import project_files, service_name
 
 if TYPE_CHECKING:
     from companion.daemon.host import Host
@@ -27,6 +31,7 @@ class ProjectRoutes:
             ("GET", "/api/v1/projects", self.list_projects),
             ("POST", "/api/v1/projects", self.add_project),
             ("POST", "/api/v1/projects/remove", self.remove_project),
+            ("GET", "/api/v1/provenance", self.provenance),
         ]
 
     async def list_projects(self, request: web.Request) -> web.Response:
@@ -70,3 +75,23 @@ class ProjectRoutes:
             inbox=project.get("inbox"),
         )
         return web.json_response(out.model_dump())
+
+    async def provenance(self, request: web.Request) -> web.Response:
+        """Every generated file of a registered project (?project=ROOT) still as it was
+        installed, with its record."""
+        root = request.query.get("project", "")
+        project = registry.find(self.daemon.store, root) if root else None
+        if project is None:
+            return error(
+                404,
+                "NOT_FOUND",
+                f"project: {root or 'none given'} is not a registered project; give a "
+                "registered root as ?project=ROOT (see GET /api/v1/projects)",
+            )
+        service = "" if self.daemon.sandbox else service_name(self.daemon.service_label)
+        listed = await asyncio.to_thread(
+            project_files, self.daemon.store, Path(project["root"]), service
+        )
+        return web.json_response(
+            {"project": project["root"], "data": [item.row() for item in listed]}
+        )

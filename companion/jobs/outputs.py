@@ -21,6 +21,7 @@ from companion.install import (
     LostError,
     Owner,
     Placement,
+    Provenance,
     SheetSourceError,
     Staged,
     install_into_engine,
@@ -194,9 +195,13 @@ class OutputSteps:
         for kept in set_aside_files(Path(job.target_dir), job.id, asked.replace or {}):
             log.info("job %s: the user's %s was kept at %s", job.id, kept.name, kept)
         succeeded = job.remote_status == "succeeded"
+        if succeeded:  # kept with the job before any file lands: every file says the same
+            # An engine without a client (local re-cuts only) names no service of its own.
+            service = service_name(self.client.transport.base_url) if self.client else ""
+            record = kept_record(self.store, job, service)
         if placement is not None and placement.engine_aware and succeeded:
             try:
-                return self._install_for_engine(job, placement)
+                return self._install_for_engine(job, placement, record)
             except (InstallError, SheetSourceError) as exc:
                 # The downloads are paid for: they go in as they are, and the job says why.
                 log.warning(
@@ -212,7 +217,7 @@ class OutputSteps:
                 )
         return self._finish(job, self._install_as_downloaded(job))
 
-    def _install_for_engine(self, job: Job, placement: Placement) -> Job:
+    def _install_for_engine(self, job: Job, placement: Placement, record: Provenance) -> Job:
         target = placement.target
         staging = self._staging(job)
         rows = self.store.assets(job.id)
@@ -225,9 +230,6 @@ class OutputSteps:
                     f"outputs {', '.join(lost)} were lost before they were installed; "
                     "download them with companion assets download"
                 )
-        # An engine without a client (local re-cuts only) names the service it knows none of.
-        service = service_name(self.client.transport.base_url) if self.client else ""
-        record = kept_record(self.store, job, service)
         try:
             done = install_into_engine(
                 self.store,

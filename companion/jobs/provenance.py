@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from companion.install import Provenance, sha256_of
@@ -86,6 +87,10 @@ def kept_record(store: Store, job: Job, service: str) -> Provenance:
 class Listed:
     path: str  # relative to the project, with forward slashes
     record: Provenance
+
+    def row(self) -> dict[str, Any]:
+        """One line of the disclosure: the path, then the record's fields."""
+        return {"path": self.path, **self.record.as_dict()}
 
 
 def project_files(store: Store, project: Path, service: str) -> list[Listed]:
