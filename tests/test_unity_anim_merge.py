@@ -4,11 +4,13 @@ read with unityparser, a Unity YAML reader that is not ours."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import tarfile
 from pathlib import Path
 
 import pytest
+import yaml
 from unityparser import UnityDocument
 
 from companion.install.anim_merge import NotMergeable, merge_clip, merge_texture_meta
@@ -172,6 +174,12 @@ def test_reanimating_into_a_changed_clip_keeps_the_users_edits_and_references(
     texture = UnityDocument.load_yaml(str(meta)).entry
     assert texture["guid"] == texture_guid
     assert str(texture["TextureImporter"]["spritePixelsToUnits"]) == "16"
+    # The merged metas carry the new job's provenance, not the first one's.
+    for carrier in (meta, anim.with_name("slime.anim.meta")):
+        importer = next(
+            v for k, v in yaml.safe_load(carrier.read_text()).items() if "Importer" in k
+        )
+        assert json.loads(importer["userData"])["job"] == done["id"], carrier
     now = _sprite_ids(meta)
     assert len(now) == 6 and now[first_name] == unity_id  # the prefab's sprite is still there
     renderer, animator = UnityDocument.load_yaml(str(prefab)).entries
@@ -193,6 +201,8 @@ def test_reanimating_into_a_changed_clip_keeps_the_users_edits_and_references(
     assert len(clip.m_PPtrCurves[0]["curve"]) == 3
     assert clip.m_AnimationClipSettings["m_LoopTime"] == "0" and clip.m_Events
     assert _sprite_ids(meta)[first_name] == unity_id
+    record = json.loads(yaml.safe_load(meta.read_text())["TextureImporter"]["userData"])
+    assert (record["job"], record["credits"]) == (recut["id"], 0)
 
 
 def test_a_clip_the_companion_never_wrote_stays_a_conflict(
