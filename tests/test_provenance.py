@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
+from companion.jobs import service_name
 from companion.sandbox import SandboxThread
 from tests.cli_helpers import companion
 from tests.conftest import TEST_KEY
@@ -27,6 +28,9 @@ from tests.test_daemon import call
 from tests.test_daemon_generations import wait_final
 
 MODEL = "sandbox-motion-lite"
+# Quotes, an apostrophe and a non-ASCII dash: each engine's escaping is read back.
+GODOT_PROMPT = 'idle "breathing" \u2014 calm'
+UNITY_PROMPT = 'a "sword" slash, then the hero\'s rest'
 PROVENANCE_GD = Path(__file__).parent / "godot" / "provenance.gd"
 
 
@@ -92,10 +96,10 @@ def paid(make_sandbox: Any, tmp_path: Path) -> dict[str, Any]:
     start = api.get("/credits/balance").json["available"]
     daemon = DaemonThread(home, sandbox.base_url, TEST_KEY).start()
     try:
-        godot_job = paid_animate(daemon, godot, "godot", "hero.png", "godot_pack", "idle breathing")
+        godot_job = paid_animate(daemon, godot, "godot", "hero.png", "godot_pack", GODOT_PROMPT)
         middle = api.get("/credits/balance").json["available"]
         unity_job = paid_animate(
-            daemon, unity, "unity", "Assets/hero.png", "unity_pack", 'a "sword" slash, then rest'
+            daemon, unity, "unity", "Assets/hero.png", "unity_pack", UNITY_PROMPT
         )
         routed = {
             engine: call(daemon, "GET", f"/api/v1/provenance?project={root}")
@@ -117,7 +121,7 @@ def paid(make_sandbox: Any, tmp_path: Path) -> dict[str, Any]:
 @pytest.mark.parametrize("engine", ["godot", "unity"])
 def test_listing_is_exactly_the_generated_files(paid: dict[str, Any], engine: str) -> None:
     project, job, spent, files = paid[engine]
-    prompt = "idle breathing" if engine == "godot" else 'a "sword" slash, then rest'
+    prompt = GODOT_PROMPT if engine == "godot" else UNITY_PROMPT
     assert spent > 0 and files, (spent, files)
     rows = json.loads(listing(paid["sandbox"], paid["home"], project, "--json"))["data"]
     assert {row["path"] for row in rows} == files
@@ -196,6 +200,11 @@ def test_the_route_names_a_project_not_registered(paid: dict[str, Any]) -> None:
     refused = paid["routed"]["elsewhere"]
     assert refused.status == 404 and refused.error["code"] == "NOT_FOUND", refused.body
     assert "?project=ROOT" in refused.error["message"]
+
+
+def test_the_service_is_named_without_what_may_be_secret() -> None:
+    named = service_name("https://me:secret@api.example.com:8443/v1/?key=abc#top")
+    assert named == "https://api.example.com:8443/v1"
 
 
 def test_a_wrong_project_path_is_named(make_sandbox: Any, tmp_path: Path) -> None:
