@@ -194,12 +194,10 @@ class OutputSteps:
         placement = asked.placement(Path(job.target_dir))
         for kept in set_aside_files(Path(job.target_dir), job.id, asked.replace or {}):
             log.info("job %s: the user's %s was kept at %s", job.id, kept.name, kept)
-        succeeded = job.remote_status == "succeeded"
-        if succeeded:  # kept with the job before any file lands: every file says the same
-            # An engine without a client (local re-cuts only) names no service of its own.
-            service = service_name(self.client.transport.base_url) if self.client else ""
-            record = kept_record(self.store, job, service)
-        if placement is not None and placement.engine_aware and succeeded:
+        # Kept with the job before any file lands, so every file (and a resumed install)
+        # says the same.
+        record = self._record(job) if job.remote_status == "succeeded" else None
+        if placement is not None and placement.engine_aware and record is not None:
             try:
                 return self._install_for_engine(job, placement, record)
             except (InstallError, SheetSourceError) as exc:
@@ -216,6 +214,11 @@ class OutputSteps:
                     ),
                 )
         return self._finish(job, self._install_as_downloaded(job))
+
+    def _record(self, job: Job) -> Provenance:
+        # An engine without a client (local re-cuts only) names no service of its own.
+        service = service_name(self.client.transport.base_url) if self.client else ""
+        return kept_record(self.store, job, service)
 
     def _install_for_engine(self, job: Job, placement: Placement, record: Provenance) -> Job:
         target = placement.target
