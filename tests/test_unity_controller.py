@@ -13,6 +13,7 @@ import pytest
 from unityparser import UnityDocument
 
 from companion.install import ControllerMove, InstallError, install_controller, merge_controller
+from companion.install.controller_install import controller_meta
 from tests.test_unity_api import DATABASE
 
 MOVES = [
@@ -363,6 +364,16 @@ def written_fields(text: str) -> set[str]:
         elif nested and (m := re.match(r"^  [- ] (\w+):", line)):
             found.add(f"{nested}.{m.group(1)}")
     return found
+
+
+def test_the_meta_fields_are_unitys() -> None:
+    # NativeFormatImporter is internal (no API entry): it is what Unity writes in the meta
+    # of every native asset (.controller, .anim), with mainObjectFileID the main object.
+    meta = controller_meta("0" * 32)
+    with sqlite3.connect(f"file:{DATABASE}?mode=ro", uri=True) as db:
+        known = {fqn for (fqn,) in db.execute("SELECT fqn FROM api_records")}
+    for key in ("userData", "assetBundleName", "assetBundleVariant"):
+        assert f"  {key}: " in meta and f"UnityEditor.AssetImporter.{key}" in known, key
 
 
 def test_every_class_and_field_written_is_unitys() -> None:
