@@ -242,5 +242,7 @@ def test_a_real_godot_reads_the_record_back(
     assert ran.returncode == 0 and result.is_file(), ran.stdout[-2000:] + ran.stderr[-2000:]
     read = json.loads(result.read_text())[f"res://{tres}"]
     assert read["class"] == "SpriteFrames" and read["animations"], read
+    # Godot's import left every generated file as it was: the list is the same.
+    assert json.loads(listing(paid["sandbox"], paid["home"], project, "--json"))["data"] == rows
     expected = {k: v for k, v in rows[0].items() if k != "path"}
     assert read["provenance"] == expected and read["provenance"]["job"] == job["id"]
