@@ -98,7 +98,7 @@ def project_files(store: Store, project: Path, service: str) -> list[Listed]:
     it, with its job's record, by path."""
     root = project.resolve()
     listed: list[Listed] = []
-    jobs: dict[str, Job | None] = {}
+    records: dict[str, Provenance | None] = {}  # by job: each made once per listing
     for written in store.written_files():
         path = Path(written.path)
         if not path.is_relative_to(root) or path.suffix in CARRIERS:
@@ -110,13 +110,14 @@ def project_files(store: Store, project: Path, service: str) -> list[Listed]:
                 continue  # replaced or edited since: not what was generated
         except OSError:
             continue  # deleted (or a folder, a FIFO in its place: NotPlainFile)
-        if written.job_id not in jobs:
+        if written.job_id not in records:
             try:
-                jobs[written.job_id] = store.job(written.job_id)
-            except KeyError:
-                jobs[written.job_id] = None
-        job = jobs[written.job_id]
-        if job is None:
-            continue
-        listed.append(Listed(path.relative_to(root).as_posix(), record_of(store, job, service)))
+                job = store.job(written.job_id)
+            except KeyError:  # a job no longer in the books: nothing to say of the file
+                records[written.job_id] = None
+            else:
+                records[written.job_id] = record_of(store, job, service)
+        record = records[written.job_id]
+        if record is not None:
+            listed.append(Listed(path.relative_to(root).as_posix(), record))
     return listed
