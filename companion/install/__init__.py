@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from companion.install.sprite_merge import merge_changed as merge_changed_sprites
     from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
     from companion.install.unity import check_target as check_unity_target
+    from companion.install.unity_character import add_unity_move
 
 # Loaded on first use: name -> (module, the name it has there). No name here is also
 # a module's name: importing such a module would put the module where the name should be.
@@ -95,6 +96,7 @@ _LAZY = {
     "ScanError": ("scan", "ScanError"),
     "scan_zip": ("scan", "scan_zip"),
     "check_unity_target": ("unity", "check_target"),
+    "add_unity_move": ("unity_character", "add_unity_move"),
 }
 
 
@@ -118,6 +120,7 @@ __all__ = [
     "Staged",
     "UnsafeName",
     "add_character_move",
+    "add_unity_move",
     "build_tree",
     "character_files",
     "character_refusal",

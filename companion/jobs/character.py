@@ -118,8 +118,9 @@ def parts(character: str, moves: Sequence[Move]) -> list[CharacterPart]:
     move."""
     idle = [m.name for m in moves if m.name.casefold() == "idle"]
     autoplay = idle[0] if idle else moves[0].name
+    every = {m.name: m.loop for m in moves}
     return [
-        CharacterPart(character=character, move=m.name, loop=m.loop, autoplay=autoplay)
+        CharacterPart(character=character, move=m.name, loop=m.loop, autoplay=autoplay, moves=every)
         for m in moves
     ]
 

@@ -24,6 +24,7 @@ from companion.install import (
     SheetSourceError,
     Staged,
     add_character_move,
+    add_unity_move,
     install_into_engine,
     load_manifest,
     place_download,
@@ -31,6 +32,7 @@ from companion.install import (
     sha256_of,
 )
 from companion.jobs import recut
+from companion.jobs.character import job_name
 from companion.jobs.crash import crash_point
 from companion.jobs.errors import JobFailed
 from companion.jobs.lifecycle import FINAL, State
@@ -258,8 +260,11 @@ class OutputSteps:
     ) -> list[str]:
         """A move installed: its animation into the character's own files (the notes
         say why not: the move's own files are in all the same)."""
+        owner = Owner(self.store, job.id, job.name)
+        if placement.engine == "unity":
+            return self._into_controller(placement, part, owner)
         if placement.engine != "godot" or not resource.startswith("res://"):
-            return []  # a Unity character's controller: see companion.install (unity)
+            return []
         try:
             add_character_move(
                 placement.project_root,
@@ -269,10 +274,32 @@ class OutputSteps:
                 loop=part.loop,
                 autoplay=part.autoplay,
                 move_frames=placement.project_root / resource[len("res://") :],
-                owner=Owner(self.store, job.id, job.name),
+                owner=owner,
             )
         except InstallFamilyError as exc:
             return [f"the move's files are in, but {part.character}.tres did not take it: {exc}"]
+        return []
+
+    def _into_controller(
+        self, placement: Placement, part: CharacterPart, owner: Owner
+    ) -> list[str]:
+        """The set's clips into the character's Animator Controller (Unity)."""
+        moves = part.moves or {part.move: part.loop}
+        clips = {m: placement.target / f"{job_name(part.character, m)}.anim" for m in moves}
+        try:
+            add_unity_move(
+                placement.project_root,
+                placement.target,
+                character=part.character,
+                autoplay=part.autoplay,
+                moves=moves,
+                clip_of=clips,
+                owner=owner,
+            )
+        except InstallFamilyError as exc:
+            return [
+                f"the move's files are in, but {part.character}.controller did not take it: {exc}"
+            ]
         return []
 
     def _install_as_downloaded(self, job: Job) -> list[str]:
