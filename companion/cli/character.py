@@ -211,13 +211,14 @@ async def _run_set(
                 engine, plan.jobs, plan.out, plan.image_sha256, again=plan.again
             )
             _say_quote(plan, quote, endpoint.label)
-            if quote.over(engine) and not plan.approve:
+            over = quote.over(engine)
+            if over and not plan.approve:
                 raise AwaitingApproval(
                     f"{plan.name}: {quote.spends} credits is over a budget in config.yaml; "
                     "nothing was spent. Run the same command with --approve to make the "
                     "set, paying that"
                 )
-            started = submit_set(engine, quote, plan.out, again=plan.again)
+            started = submit_set(engine, quote, plan.out, approved=over, again=plan.again)
             before = [store.charged(job.id) for job, _ in started]
             limits = (await client.refresh_limits()).limits
             gate = asyncio.Semaphore(max(1, limits.concurrency + limits.queue))

@@ -39,11 +39,13 @@ from companion.jobs import (
     character_parts,
     check_moves,
     job_name,
+    set_over_budget,
 )
 
 if TYPE_CHECKING:
     from companion.daemon.animate_routes import AnimateRoutes
     from companion.daemon.host import Host
+    from companion.jobs import Engine
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,24 @@ class Checked:
     target: Path
     engine: str
     digest: str
+
+
+@dataclass(frozen=True)
+class Priced:
+    """Each move with its own quote (as /quote answers it), in the set's order."""
+
+    moves: list[tuple[Member, dict[str, Any]]]
+
+    @property
+    def credits(self) -> int:
+        return sum(int(q["credits"]) for _, q in self.moves)
+
+    @property
+    def spends(self) -> int:
+        return sum(int(q["spends"]) for _, q in self.moves)
+
+    def over(self, engine: Engine) -> bool:
+        return set_over_budget(engine, [int(q["spends"]) for _, q in self.moves])
 
 
 class CharacterRoutes:
@@ -89,26 +109,26 @@ class CharacterRoutes:
         priced = await self._priced(checked)
         if isinstance(priced, web.Response):
             return priced
-        spends = [int(q["spends"]) for _, q in priced]
         frames, scene = self._files(checked)
         unusable = self._refusal(checked)
         conflicts = [] if unusable is None else [{"path": str(frames), "reason": unusable}]
-        budget = await asyncio.to_thread(quote_context.budget_for, self.daemon.engine, sum(spends))
-        budget = budget.model_copy(update={"over": self._over(spends)})
+        engine = self.daemon.engine
+        budget = await asyncio.to_thread(quote_context.budget_for, engine, priced.spends)
+        budget = budget.model_copy(update={"over": priced.over(engine)})
         balance = await quote_context.balance_now(self.daemon.engine)
         return web.json_response(
             CharacterQuoteOut(
                 name=checked.name,
                 target_dir=str(checked.target),
                 quote_id=checked.digest,
-                credits=sum(int(q["credits"]) for _, q in priced),
-                spends=sum(spends),
+                credits=priced.credits,
+                spends=priced.spends,
                 frames=str(frames) if frames else None,
                 scene=str(scene) if scene else None,
                 conflicts=conflicts,
                 moves=[
                     MoveQuoteOut(move=m.move.name, loop=m.move.loop, prompt=m.move.prompt, quote=q)
-                    for m, q in priced
+                    for m, q in priced.moves
                 ],
                 balance=balance,
                 budget=budget,
@@ -134,13 +154,12 @@ class CharacterRoutes:
         priced = await self._priced(checked)
         if isinstance(priced, web.Response):
             return priced
-        spends = [int(q["spends"]) for _, q in priced]
-        over = self._over(spends)
+        over = priced.over(self.daemon.engine)
         if over and not body.approve:
             return error(
                 409,
                 "OVER_BUDGET",
-                f"the set spends {sum(spends)} credits, over a budget; nothing was spent: "
+                f"the set spends {priced.spends} credits, over a budget; nothing was spent: "
                 'send "approve": true to make it all the same',
             )
         ready: list[Prepared | dict[str, Any]] = []
@@ -153,14 +172,14 @@ class CharacterRoutes:
             else:
                 return _for_move(prepared, index, member.move.name)
         moves = []
-        for member, spent, made in zip(checked.members, spends, ready, strict=True):
+        for (member, quoted), made in zip(priced.moves, ready, strict=True):
             if isinstance(made, Prepared):
                 made = json.loads(self.animate.start_animate(made, approved=over).text or "{}")
             moves.append(
                 MoveJobOut(
                     move=member.move.name,
                     loop=member.move.loop,
-                    spends=spent,
+                    spends=int(quoted["spends"]),
                     job=JobOut.model_validate(made),
                 )
             )
@@ -170,8 +189,8 @@ class CharacterRoutes:
             CharacterOut(
                 name=checked.name,
                 quote_id=checked.digest,
-                credits=sum(int(q["credits"]) for _, q in priced),
-                spends=sum(spends),
+                credits=priced.credits,
+                spends=priced.spends,
                 frames=str(frames) if frames else None,
                 scene=str(scene) if scene else None,
                 moves=moves,
@@ -220,7 +239,7 @@ class CharacterRoutes:
             )
         return Checked(name, members, target, engine, quote_id(body, image_sha256))
 
-    async def _priced(self, checked: Checked) -> list[tuple[Member, dict[str, Any]]] | web.Response:
+    async def _priced(self, checked: Checked) -> Priced | web.Response:
         """Each move's own quote, in the set's order; a refused move refuses the set."""
         priced = []
         for index, member in enumerate(checked.members):
@@ -228,10 +247,7 @@ class CharacterRoutes:
             if isinstance(reply, web.Response):
                 return _for_move(reply, index, member.move.name)
             priced.append((member, reply))
-        return priced
-
-    def _over(self, spends: list[int]) -> bool:
-        return self.daemon.engine.over_budget(sum(spends), largest=max(spends, default=0))
+        return Priced(priced)
 
     def _refusal(self, checked: Checked) -> str | None:
         """Why the character's own file cannot take the moves (Godot), or None."""

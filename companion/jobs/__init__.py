@@ -28,7 +28,13 @@ if TYPE_CHECKING:
     from companion.jobs.inputs import ImageDamaged, ImageReadError, LocalImage, decode_whole
     from companion.jobs.lifecycle import FINAL, State
     from companion.jobs.models_cache import chosen_model, live_models, unmade_length
-    from companion.jobs.move_set import MovePrice, SetQuote, quote_set, submit_set
+    from companion.jobs.move_set import (
+        MovePrice,
+        SetQuote,
+        quote_set,
+        set_over_budget,
+        submit_set,
+    )
     from companion.jobs.naming import names_in, suggestion
     from companion.jobs.remote_steps import Budget
     from companion.jobs.request import CharacterPart, JobKind, JobRequest, submit
@@ -65,6 +71,7 @@ _LAZY = {
     "SetQuote": ("move_set", "SetQuote"),
     "quote_set": ("move_set", "quote_set"),
     "submit_set": ("move_set", "submit_set"),
+    "set_over_budget": ("move_set", "set_over_budget"),
     "CharacterPart": ("request", "CharacterPart"),
     "STAGING": ("staging", "STAGING"),
     "StagingRefused": ("staging", "StagingRefused"),
@@ -149,6 +156,7 @@ __all__ = [
     "recut_export",
     "recut_local",
     "release_if_unused",
+    "set_over_budget",
     "settle",
     "submit",
     "submit_set",
