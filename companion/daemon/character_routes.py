@@ -39,6 +39,7 @@ from companion.jobs import (
     character_parts,
     check_moves,
     job_name,
+    rewire,
     set_over_budget,
 )
 
@@ -168,7 +169,10 @@ class CharacterRoutes:
             if isinstance(prepared, Prepared):
                 ready.append(prepared)
             elif prepared.status in (200, 202):  # an earlier job of exactly this move
-                ready.append(json.loads(prepared.text or "{}"))
+                earlier = json.loads(prepared.text or "{}")
+                job = await asyncio.to_thread(self.daemon.store.job, str(earlier["id"]))
+                await asyncio.to_thread(rewire, self.daemon.store, job)
+                ready.append(earlier)
             else:
                 return _for_move(prepared, index, member.move.name)
         moves = []

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from companion.install.anim_merge import merge_changed as merge_changed_clips
     from companion.install.character import add_move as add_character_move
     from companion.install.character import files as character_files
+    from companion.install.character import holds as character_holds
     from companion.install.character import refusal as character_refusal
     from companion.install.downloads import LostError
     from companion.install.downloads import place as place_download
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "add_character_move": ("character", "add_move"),
     "character_files": ("character", "files"),
+    "character_holds": ("character", "holds"),
     "character_refusal": ("character", "refusal"),
     "ApplyFailed": ("into_engine", "ApplyFailed"),
     "install_into_engine": ("into_engine", "install"),
@@ -123,6 +125,7 @@ __all__ = [
     "add_unity_move",
     "build_tree",
     "character_files",
+    "character_holds",
     "character_refusal",
     "check_unity_target",
     "conflicts",

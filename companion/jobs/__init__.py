@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     )
     from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
     from companion.jobs.team import open_account
+    from companion.jobs.wiring import rewire
 
 # Loaded on first use: name -> (module, the name it has there). No name here is also
 # a module's name: importing such a module would put the module where the name should be.
@@ -99,6 +100,7 @@ _LAZY = {
     "to_reinstall": ("resume", "to_reinstall"),
     "paid_not_installed": ("resume", "paid_not_installed"),
     "open_account": ("team", "open_account"),
+    "rewire": ("wiring", "rewire"),
     "recut_local": ("defaults", "recut_local"),
     "recut_export": ("defaults", "recut_export"),
     "has_alpha": ("defaults", "has_alpha"),
@@ -156,6 +158,7 @@ __all__ = [
     "recut_export",
     "recut_local",
     "release_if_unused",
+    "rewire",
     "set_over_budget",
     "settle",
     "submit",

@@ -14,6 +14,7 @@ from companion.jobs.character import MoveJob
 from companion.jobs.engine import Engine
 from companion.jobs.resume import made_before, paid_not_installed
 from companion.jobs.reuse import Answer, generation_answer, settle
+from companion.jobs.wiring import rewire
 from companion.store import Job
 
 
@@ -106,6 +107,7 @@ def submit_set(
             if paid_not_installed(store, earlier):
                 out.append((engine.retry(earlier.id), True))
             else:
+                rewire(store, earlier)  # its animation back in a character file deleted since
                 out.append((earlier, False))
             continue
         asked, _ = settle(store, engine.clips, priced.job.request, again=again)
