@@ -7,6 +7,7 @@ sandbox on loopback: its balance and its journal of creates."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -92,3 +93,32 @@ def test_a_set_over_a_budget_waits_for_approve_and_a_clash_is_refused(
     spent = before - api.get("/credits/balance").json["available"]
     assert said["quoted"] == said["spent_now"] == spent > 10 and len(creates(sandbox)) == 2
     assert [(m["move"], m["loop"]) for m in said["moves"]] == [("idle", True), ("attack", False)]
+
+
+@pytest.mark.slow
+def test_a_set_killed_midway_is_finished_by_the_same_command_paying_once(
+    make_sandbox: Callable[..., SandboxThread], tmp_path: Path
+) -> None:
+    """Killed after a create was sent, then while the moves install (other moves may be
+    between moving a file in and recording it): the same command finishes every move,
+    and the account paid each once."""
+    sandbox = make_sandbox(journal=True)
+    api = Api(sandbox.base_url, key=TEST_KEY)
+    project = _godot(tmp_path)
+    argv = [
+        "character", str(project / "hero.png"), *MOVES, "--move", "walk=walk cycle", *SHORT,
+        "--out", str(project / "animations"), "--json",
+    ]  # fmt: skip
+    before = api.get("/credits/balance").json["available"]
+    for point in ("after_send", "mid_install"):
+        killed = companion(sandbox.base_url, tmp_path / "home", *argv, crash=point)
+        assert killed.returncode != 0
+    ran = companion(sandbox.base_url, tmp_path / "home", *argv)
+    assert ran.returncode == 0, ran.stderr
+    said = json.loads(ran.stdout)
+    assert [m["state"] for m in said["moves"]] == ["done", "done", "done"]
+    assert len(creates(sandbox)) == 3
+    made = sum(m["credits"] for m in said["moves"])
+    assert before - api.get("/credits/balance").json["available"] == made > 0
+    frames = (project / "animations" / "hero.tres").read_text()
+    assert sorted(re.findall(r'"name": &"(\w+)"', frames)) == ["attack", "idle", "walk"]

@@ -28,13 +28,16 @@ from companion.cli.session import settings as current_settings
 from companion.cli.session import with_service
 from companion.install import Owner, Placement, character_files, character_refusal
 from companion.jobs import (
+    FINAL,
     BadMove,
     Move,
     MoveJob,
     SetQuote,
+    State,
     character_name,
     check_moves,
     live_models,
+    made_before,
     move_jobs,
     quote_set,
     submit_set,
@@ -119,7 +122,7 @@ def plan_from_args(args: argparse.Namespace) -> CharacterPlan:
         origin="cli",
         models=listing(given.image, given.video, given.options),
     )
-    _check_files(name, out, where, jobs, given.image)
+    _check_files(name, out, where, jobs, given.image, image.sha256)
     return CharacterPlan(
         name=name,
         out=out,
@@ -135,9 +138,16 @@ def plan_from_args(args: argparse.Namespace) -> CharacterPlan:
 
 
 def _check_files(
-    name: str, out: Path, where: Placement | None, jobs: list[MoveJob], image: Path
+    name: str,
+    out: Path,
+    where: Placement | None,
+    jobs: list[MoveJob],
+    image: Path,
+    image_sha256: str,
 ) -> None:
-    """Every file of every move, and the character's own, checked before any spend."""
+    """Every file of every move, and the character's own, checked before any spend. A
+    move an earlier run of the set already has a job for is that job's to finish (a run
+    killed mid-install left files in place its install claims when it resumes)."""
     formats = jobs[0].request.install_formats or []
     if where is not None and where.engine == "godot":
         if "godot_pack" not in formats:
@@ -151,6 +161,8 @@ def _check_files(
     store = Store(current_settings().database)
     try:
         for job in jobs:
+            if made_before(store, job.request, job.name, out, image_sha256)[1] is not None:
+                continue
             if where is not None:
                 planned = into_project.planned(where, job.name, formats)
                 into_project.refuse_conflicts(store, where, job.name, formats)
@@ -170,8 +182,13 @@ def _check_files(
 
 def _say_quote(plan: CharacterPlan, quote: SetQuote, label: str) -> None:
     for priced in quote.moves:
-        if priced.earlier is not None:
-            why = f"already made by job {priced.earlier.id[:8]}"
+        earlier = priced.earlier
+        if earlier is not None and earlier.state == State.DONE:
+            why = f"already made by job {earlier.id[:8]}"
+        elif earlier is not None and earlier.state in FINAL:
+            why = f"paid for by job {earlier.id[:8]}; its files go in again, free"
+        elif earlier is not None:
+            why = f"job {earlier.id[:8]} of an earlier run, resumed ({earlier.state})"
         elif priced.answer.free:
             why = f"re-cut of job {str(priced.answer.source_id)[:8]}'s kept clip"
         else:
