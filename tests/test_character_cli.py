@@ -40,6 +40,7 @@ BAD_MOVES = [
     (["--move", "a/b=a"], "--move a/b: 'a/b' is not usable as an animation name"),
     (["--move", "idle=a", "--no-loop", "walk"], "--no-loop walk: no --move of that name"),
     (["--move", "idle=  "], "--move idle: idle: say what should move"),
+    (["--move", "idle=a", "--formats", "gif"], "--formats: a character in a Godot project"),
 ]
 
 

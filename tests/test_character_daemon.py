@@ -127,6 +127,10 @@ def test_a_set_is_refused_whole_before_anything_is_spent(
         ):
             refused = call(running, "POST", "/api/v1/character/quote", _body(project, moves))
             assert refused.status == 400 and refused.error["message"].startswith(field)
+        gifs = _body(project, MOVES)
+        gifs["export"] = {**gifs["export"], "output_formats": ["gif"]}
+        unwired = call(running, "POST", "/api/v1/character/quote", gifs)
+        assert unwired.error["message"].startswith("export.output_formats: a character in a")
         prompt = call(running, "POST", "/api/v1/character", _body(project, MOVES, prompt="x"))
         assert prompt.status == 400 and "moves[].prompt" in prompt.error["message"]
 

@@ -36,6 +36,7 @@ from companion.jobs import (
     State,
     character_name,
     check_moves,
+    formats_refusal,
     live_models,
     made_before,
     move_jobs,
@@ -149,12 +150,10 @@ def _check_files(
     move an earlier run of the set already has a job for is that job's to finish (a run
     killed mid-install left files in place its install claims when it resumes)."""
     formats = jobs[0].request.install_formats or []
+    unwired = formats_refusal(where.engine, formats) if where is not None else None
+    if unwired is not None:
+        raise UsageError(f"--formats: {unwired}")
     if where is not None and where.engine == "godot":
-        if "godot_pack" not in formats:
-            raise UsageError(
-                "--formats: a character in a Godot project needs godot_pack (its moves "
-                "become one SpriteFrames); add it, or leave --formats out"
-            )
         refused = character_refusal(where.target, name)
         if refused is not None:
             raise UsageError(f"--out: {refused}; nothing was spent")

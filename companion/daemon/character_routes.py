@@ -38,6 +38,7 @@ from companion.jobs import (
     character_name,
     character_parts,
     check_moves,
+    formats_refusal,
     job_name,
     rewire,
     set_over_budget,
@@ -234,13 +235,9 @@ class CharacterRoutes:
             members[0].body, members[0].part
         )
         engine = first.install.engine if first.install is not None else "other"
-        if engine == "godot" and "godot_pack" not in (first.install_formats or []):
-            raise Bad(
-                400,
-                "INVALID",
-                "export.output_formats: a character in a Godot project needs godot_pack "
-                "(its moves become one SpriteFrames); add it, or leave the formats out",
-            )
+        unwired = formats_refusal(engine, first.install_formats or [])
+        if unwired is not None:
+            raise Bad(400, "INVALID", f"export.output_formats: {unwired}")
         return Checked(name, members, target, engine, quote_id(body, image_sha256))
 
     async def _priced(self, checked: Checked) -> Priced | web.Response:

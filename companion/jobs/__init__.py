@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         MoveJob,
         character_name,
         check_moves,
+        formats_refusal,
         job_name,
         move_jobs,
     )
@@ -65,6 +66,7 @@ _LAZY = {
     "MoveJob": ("character", "MoveJob"),
     "character_name": ("character", "character_name"),
     "check_moves": ("character", "check_moves"),
+    "formats_refusal": ("character", "formats_refusal"),
     "job_name": ("character", "job_name"),
     "move_jobs": ("character", "move_jobs"),
     "character_parts": ("character", "parts"),
@@ -144,6 +146,7 @@ __all__ = [
     "check_moves",
     "chosen_model",
     "decode_whole",
+    "formats_refusal",
     "generation_answer",
     "has_alpha",
     "job_folder",
