@@ -1,10 +1,12 @@
-"""`companion character` into a Unity project: hero.controller, read by unityparser (a
-Unity YAML reader that is not ours), has one state per move, each playing its clip's
-guid, idle the default; a transition the user added survives a fourth move, which pays
-only for itself. Runs where the Animator Controller writer is installed."""
+"""`companion character` into a Unity project: each move's clip loops as the move does;
+hero.controller, read by unityparser (a Unity YAML reader that is not ours), has one
+state per move, each playing its clip's guid, idle the default; a transition the user
+added survives a fourth move, which pays only for itself (the controller part runs where
+its writer is installed)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from collections.abc import Callable
@@ -19,8 +21,8 @@ from companion.sandbox import SandboxThread
 from tests.cli_helpers import companion
 from tests.paid_helpers import creates
 
-pytest.importorskip("companion.install.controller_install")
 pytestmark = pytest.mark.slow
+WRITER = "companion.install.controller_install"  # the Animator Controller writer
 
 MOVES = ["--move", "walk=walk cycle", "--move", "idle=idle breathing", "--move", "attack=slash"]
 SHORT = ["--seconds", "1", "--resolution", "360p", "--frame-count", "4"]
@@ -92,6 +94,13 @@ def test_a_character_gets_its_animator_controller(
 
     character(*MOVES)
     assert len(creates(sandbox)) == 3
+    # Each move's clip loops as the move does: the attack plays once.
+    loops = {m: (out / f"hero_{m}.anim").read_text() for m in ("walk", "idle", "attack")}
+    assert {m: "m_LoopTime: 1" in text for m, text in loops.items()} == {
+        "walk": True, "idle": True, "attack": False
+    }  # fmt: skip
+    if importlib.util.find_spec(WRITER) is None:
+        pytest.skip(f"{WRITER} is not installed here: no controller to read")
     controller = out / "hero.controller"
     states, machine, _ = _states(controller)
     assert set(states) == {"walk", "idle", "attack"}

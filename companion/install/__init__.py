@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from companion.install.sprite_merge import merge_changed as merge_changed_sprites
     from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
     from companion.install.unity import check_target as check_unity_target
-    from companion.install.unity_character import add_unity_move
+    from companion.install.unity_character import add_unity_move, set_clip_loop
 
 # Loaded on first use: name -> (module, the name it has there). No name here is also
 # a module's name: importing such a module would put the module where the name should be.
@@ -99,6 +99,7 @@ _LAZY = {
     "scan_zip": ("scan", "scan_zip"),
     "check_unity_target": ("unity", "check_target"),
     "add_unity_move": ("unity_character", "add_unity_move"),
+    "set_clip_loop": ("unity_character", "set_clip_loop"),
 }
 
 
@@ -151,6 +152,7 @@ __all__ = [
     "read_plain_text",
     "scan_zip",
     "set_aside_files",
+    "set_clip_loop",
     "settable_aside",
     "sha256_of",
     "shown",

@@ -25,6 +25,25 @@ WRITER = "companion.install.controller_install"  # the Animator Controller write
 MOVES = "companion.install.unity_controller"  # its typed move (name, clip guid, loop)
 
 
+LOOP_TIME = re.compile(r"^(    m_LoopTime:[ \t]*)([01])[ \t]*$", re.M)
+
+
+def set_clip_loop(clip: Path, loop: bool, owner: Owner) -> bool:
+    """The move's clip made to loop or play once, as the move asks: only while it is the
+    companion's file as written (a clip the user changed keeps what they set); True when
+    it was changed."""
+    if owner.refusal(clip) is not None or not clip.is_file():
+        return False
+    text = read_plain_text(clip, follow=False)
+    wanted = "1" if loop else "0"
+    found = LOOP_TIME.search(text)
+    if found is None or found.group(2) == wanted:
+        return False
+    clip.write_text(LOOP_TIME.sub(lambda m: m.group(1) + wanted, text, count=1), encoding="utf-8")
+    owner.claim(clip)  # still the companion's, as it is now
+    return True
+
+
 def clip_guid(clip: Path) -> str | None:
     """The guid the clip's meta gives it, or None when the clip or its meta is not in."""
     meta = clip.with_name(clip.name + ".meta")

@@ -16,6 +16,7 @@ from companion.install import (
     add_character_move,
     add_unity_move,
     character_holds,
+    set_clip_loop,
 )
 from companion.jobs.character import job_name
 from companion.jobs.lifecycle import State
@@ -34,15 +35,15 @@ def into_character(
     try:
         if placement.engine == "unity":
             moves = part.moves or {part.move: part.loop}
+            clips = {m: placement.target / f"{job_name(part.character, m)}.anim" for m in moves}
+            set_clip_loop(clips[part.move], part.loop, owner)  # an attack plays once
             add_unity_move(
                 placement.project_root,
                 placement.target,
                 character=part.character,
                 autoplay=part.autoplay,
                 moves=moves,
-                clip_of={
-                    m: placement.target / f"{job_name(part.character, m)}.anim" for m in moves
-                },
+                clip_of=clips,
                 owner=owner,
             )
         elif placement.engine == "godot" and resource.startswith("res://"):
