@@ -26,7 +26,7 @@ from companion.daemon.character_schema import (
     MoveQuoteOut,
 )
 from companion.daemon.host import Prepared
-from companion.daemon.middleware import Bad, away, read_body
+from companion.daemon.middleware import Bad, read_body
 from companion.daemon.quotes import quote_id
 from companion.daemon.schema import JobOut
 from companion.daemon.security import error
@@ -100,18 +100,11 @@ class CharacterRoutes:
         ]
 
     async def quote(self, request: web.Request) -> web.Response:
-        try:
-            body = await read_body(request, CharacterIn)
-            checked = await self._checked(body)
-        except Bad as bad:
-            return bad.response()
-        refused = away(self.daemon.reach)
-        if refused is not None:
-            return refused
-        priced = await self._priced(checked)
-        if isinstance(priced, web.Response):
-            return priced
-        frames, scene = self._files(checked)
+        read = await self._read(request)
+        if isinstance(read, web.Response):
+            return read
+        _, checked, priced = read
+        frames, _ = self._files(checked)
         unusable = self._refusal(checked)
         conflicts = [] if unusable is None else [{"path": str(frames), "reason": unusable}]
         engine = self.daemon.engine
@@ -120,13 +113,8 @@ class CharacterRoutes:
         balance = await quote_context.balance_now(self.daemon.engine)
         return web.json_response(
             CharacterQuoteOut(
-                name=checked.name,
+                **self._summary(checked, priced),
                 target_dir=str(checked.target),
-                quote_id=checked.digest,
-                credits=priced.credits,
-                spends=priced.spends,
-                frames=str(frames) if frames else None,
-                scene=str(scene) if scene else None,
                 conflicts=conflicts,
                 moves=[
                     MoveQuoteOut(move=m.move.name, loop=m.move.loop, prompt=m.move.prompt, quote=q)
@@ -138,11 +126,10 @@ class CharacterRoutes:
         )
 
     async def create(self, request: web.Request) -> web.Response:
-        try:
-            body = await read_body(request, CharacterIn)
-            checked = await self._checked(body)
-        except Bad as bad:
-            return bad.response()
+        read = await self._read(request)
+        if isinstance(read, web.Response):
+            return read
+        body, checked, priced = read
         if body.quote_id is not None and body.quote_id != checked.digest:
             return error(
                 409,
@@ -153,9 +140,6 @@ class CharacterRoutes:
         unusable = self._refusal(checked)
         if unusable is not None:
             return error(409, "CONFLICT", f"{unusable} (nothing was spent)")
-        priced = await self._priced(checked)
-        if isinstance(priced, web.Response):
-            return priced
         over = priced.over(self.daemon.engine)
         if over and not body.approve:
             return error(
@@ -188,20 +172,39 @@ class CharacterRoutes:
                     job=JobOut.model_validate(made),
                 )
             )
-        frames, scene = self._files(checked)
         started = any(isinstance(r, Prepared) for r in ready)
         return web.json_response(
             CharacterOut(
-                name=checked.name,
-                quote_id=checked.digest,
-                credits=priced.credits,
-                spends=priced.spends,
-                frames=str(frames) if frames else None,
-                scene=str(scene) if scene else None,
+                **self._summary(checked, priced),
                 moves=moves,
             ).model_dump(mode="json"),
             status=202 if started else 200,
         )
+
+    async def _read(
+        self, request: web.Request
+    ) -> tuple[CharacterIn, Checked, Priced] | web.Response:
+        """The body, the set checked and every move priced (a quote spends nothing); or
+        the refusal to answer instead."""
+        try:
+            body = await read_body(request, CharacterIn)
+            checked = await self._checked(body)
+        except Bad as bad:
+            return bad.response()
+        priced = await self._priced(checked)  # each move's quote says when the service is away
+        return priced if isinstance(priced, web.Response) else (body, checked, priced)
+
+    def _summary(self, checked: Checked, priced: Priced) -> dict[str, Any]:
+        """What the quote and the answer to the press both say of the set."""
+        frames, scene = self._files(checked)
+        return {
+            "name": checked.name,
+            "quote_id": checked.digest,
+            "credits": priced.credits,
+            "spends": priced.spends,
+            "frames": str(frames) if frames else None,
+            "scene": str(scene) if scene else None,
+        }
 
     async def _checked(self, body: CharacterIn) -> Checked:
         """The set's names, its moves as /animate bodies, and what the first of them
