@@ -15,6 +15,7 @@ from aiohttp import web
 from companion.api.errors import CompanionApiError
 from companion.daemon import generations, registry
 from companion.daemon.animate_routes import AnimateRoutes
+from companion.daemon.character_routes import CharacterRoutes
 from companion.daemon.events import Broker
 from companion.daemon.generation_routes import GenerationRoutes
 from companion.daemon.host import Prepared
@@ -75,6 +76,7 @@ class Daemon:
         self.status_routes = StatusRoutes(self)
         self.project_routes = ProjectRoutes(self)
         self.animate_routes = AnimateRoutes(self)
+        self.character_routes = CharacterRoutes(self, self.animate_routes)
         self.job_routes = JobRoutes(self)
         self.generation_routes = GenerationRoutes(self)
         engine.on_change = self._changed
@@ -234,6 +236,7 @@ class Daemon:
             *self.status_routes.routes(),
             *self.project_routes.routes(),
             *self.animate_routes.routes(),
+            *self.character_routes.routes(),
             *self.job_routes.routes(),
             *self.generation_routes.routes(),
             ("POST", "/api/v1/status-link", status_link),

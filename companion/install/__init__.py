@@ -14,6 +14,10 @@ from companion.install.errors import InstallFamilyError
 
 if TYPE_CHECKING:
     from companion.install.anim_merge import merge_changed as merge_changed_clips
+    from companion.install.character import add_move as add_character_move
+    from companion.install.character import files as character_files
+    from companion.install.character import holds as character_holds
+    from companion.install.character import refusal as character_refusal
     from companion.install.controller_install import install_controller
     from companion.install.downloads import LostError
     from companion.install.downloads import place as place_download
@@ -43,11 +47,16 @@ if TYPE_CHECKING:
     from companion.install.sprite_merge import merge_changed as merge_changed_sprites
     from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
     from companion.install.unity import check_target as check_unity_target
+    from companion.install.unity_character import add_unity_move, set_clip_loop
     from companion.install.unity_controller import ControllerMove, merge_controller
 
 # Loaded on first use: name -> (module, the name it has there). No name here is also
 # a module's name: importing such a module would put the module where the name should be.
 _LAZY = {
+    "add_character_move": ("character", "add_move"),
+    "character_files": ("character", "files"),
+    "character_holds": ("character", "holds"),
+    "character_refusal": ("character", "refusal"),
     "ApplyFailed": ("into_engine", "ApplyFailed"),
     "install_into_engine": ("into_engine", "install"),
     "Change": ("editor_plugins", "Change"),
@@ -96,6 +105,8 @@ _LAZY = {
     "Provenance": ("provenance", "Provenance"),
     "merge_controller": ("unity_controller", "merge_controller"),
     "install_controller": ("controller_install", "install_controller"),
+    "add_unity_move": ("unity_character", "add_unity_move"),
+    "set_clip_loop": ("unity_character", "set_clip_loop"),
 }
 
 
@@ -120,7 +131,12 @@ __all__ = [
     "SheetSourceError",
     "Staged",
     "UnsafeName",
+    "add_character_move",
+    "add_unity_move",
     "build_tree",
+    "character_files",
+    "character_holds",
+    "character_refusal",
     "check_unity_target",
     "conflicts",
     "default_target",
@@ -147,6 +163,7 @@ __all__ = [
     "read_plain_text",
     "scan_zip",
     "set_aside_files",
+    "set_clip_loop",
     "settable_aside",
     "sha256_of",
     "shown",

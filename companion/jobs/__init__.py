@@ -12,15 +12,34 @@ from companion import front_door
 from companion.jobs.errors import JobFailed, JobsError
 
 if TYPE_CHECKING:
+    from companion.jobs.character import (
+        LOOPING,
+        BadMove,
+        Move,
+        MoveJob,
+        character_name,
+        check_moves,
+        formats_refusal,
+        job_name,
+        move_jobs,
+    )
+    from companion.jobs.character import parts as character_parts
     from companion.jobs.defaults import has_alpha, recut_export, recut_local
     from companion.jobs.engine import Engine
     from companion.jobs.inputs import ImageDamaged, ImageReadError, LocalImage, decode_whole
     from companion.jobs.lifecycle import FINAL, State
     from companion.jobs.models_cache import chosen_model, live_models, unmade_length
+    from companion.jobs.move_set import (
+        MovePrice,
+        SetQuote,
+        quote_set,
+        set_over_budget,
+        submit_set,
+    )
     from companion.jobs.naming import names_in, suggestion
     from companion.jobs.provenance import project_files, service_name
     from companion.jobs.remote_steps import Budget
-    from companion.jobs.request import JobKind, JobRequest, submit
+    from companion.jobs.request import CharacterPart, JobKind, JobRequest, submit
     from companion.jobs.resume import (
         already_made,
         made_before,
@@ -37,12 +56,29 @@ if TYPE_CHECKING:
     )
     from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
     from companion.jobs.team import open_account
+    from companion.jobs.wiring import rewire
 
 # Loaded on first use: name -> (module, the name it has there). No name here is also
 # a module's name: importing such a module would put the module where the name should be.
 _LAZY = {
     "project_files": ("provenance", "project_files"),
     "service_name": ("provenance", "service_name"),
+    "LOOPING": ("character", "LOOPING"),
+    "BadMove": ("character", "BadMove"),
+    "Move": ("character", "Move"),
+    "MoveJob": ("character", "MoveJob"),
+    "character_name": ("character", "character_name"),
+    "check_moves": ("character", "check_moves"),
+    "formats_refusal": ("character", "formats_refusal"),
+    "job_name": ("character", "job_name"),
+    "move_jobs": ("character", "move_jobs"),
+    "character_parts": ("character", "parts"),
+    "MovePrice": ("move_set", "MovePrice"),
+    "SetQuote": ("move_set", "SetQuote"),
+    "quote_set": ("move_set", "quote_set"),
+    "submit_set": ("move_set", "submit_set"),
+    "set_over_budget": ("move_set", "set_over_budget"),
+    "CharacterPart": ("request", "CharacterPart"),
     "STAGING": ("staging", "STAGING"),
     "StagingRefused": ("staging", "StagingRefused"),
     "job_folder": ("staging", "job_folder"),
@@ -69,6 +105,7 @@ _LAZY = {
     "to_reinstall": ("resume", "to_reinstall"),
     "paid_not_installed": ("resume", "paid_not_installed"),
     "open_account": ("team", "open_account"),
+    "rewire": ("wiring", "rewire"),
     "recut_local": ("defaults", "recut_local"),
     "recut_export": ("defaults", "recut_export"),
     "has_alpha": ("defaults", "has_alpha"),
@@ -85,9 +122,12 @@ __getattr__ = front_door(__name__, globals(), _LAZY)
 
 __all__ = [
     "FINAL",
+    "LOOPING",
     "STAGING",
     "Answer",
+    "BadMove",
     "Budget",
+    "CharacterPart",
     "Engine",
     "ImageDamaged",
     "ImageReadError",
@@ -96,27 +136,41 @@ __all__ = [
     "JobRequest",
     "JobsError",
     "LocalImage",
+    "Move",
+    "MoveJob",
+    "MovePrice",
+    "SetQuote",
     "StagingRefused",
     "State",
     "already_made",
     "as_recut",
+    "character_name",
+    "character_parts",
+    "check_moves",
     "chosen_model",
     "decode_whole",
+    "formats_refusal",
     "generation_answer",
     "has_alpha",
     "job_folder",
+    "job_name",
     "live_models",
     "made_before",
+    "move_jobs",
     "names_in",
     "open_account",
     "paid_not_installed",
     "project_files",
+    "quote_set",
     "recut_export",
     "recut_local",
     "release_if_unused",
+    "rewire",
     "service_name",
+    "set_over_budget",
     "settle",
     "submit",
+    "submit_set",
     "suggestion",
     "to_reinstall",
     "unfinished",

@@ -37,6 +37,7 @@ from companion.jobs.lifecycle import FINAL, State
 from companion.jobs.provenance import kept_record, service_name
 from companion.jobs.request import JobRequest
 from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
+from companion.jobs.wiring import into_character
 from companion.media import MediaError
 from companion.store import Job, Store
 from companion.store.clips import ClipGone, ClipStore
@@ -257,7 +258,10 @@ class OutputSteps:
         release_if_unused(target)
         if tree.resource:
             job = self.store.update_job(job.id, resource=tree.resource)
-        return self._finish(job)
+        part = JobRequest.of(job.request).character
+        if part is None or not tree.resource:
+            return self._finish(job)
+        return self._finish(job, into_character(self.store, job, placement, part, tree.resource))
 
     def _install_as_downloaded(self, job: Job) -> list[str]:
         """The outputs as they are; says which ones had to go beside a file that is not

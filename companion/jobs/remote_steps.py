@@ -97,8 +97,11 @@ class RemoteSteps(BodySteps):
         crash_point("after_persist")
         return job
 
-    def over_budget(self, quote: int) -> bool:
-        if self.budget.per_job is not None and quote > self.budget.per_job:
+    def over_budget(self, quote: int, largest: int | None = None) -> bool:
+        """quote is over a budget. largest: the dearest job of several quoted as one
+        (a character's moves), held to the per-job budget while quote is their total."""
+        one = quote if largest is None else largest
+        if self.budget.per_job is not None and one > self.budget.per_job:
             return True
         moment = datetime.now(UTC)  # one instant: day and month agree at midnight
         periods = (
