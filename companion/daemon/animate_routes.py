@@ -201,6 +201,8 @@ class AnimateRoutes:
         job = daemon.engine.submit(
             ready.request, name=ready.name, target_dir=ready.target, priority=0
         )
+        if ready.approved:  # before the worker takes it up: it never waits on its own
+            job = daemon.store.update_job(job.id, approved=1)
         daemon.enqueue(job)
         daemon.changed(job)
         return web.json_response(daemon.job_out(job).model_dump(mode="json"), status=202)

@@ -15,6 +15,7 @@ from aiohttp import web
 from companion.api.errors import CompanionApiError
 from companion.daemon import generations, registry
 from companion.daemon.animate_routes import AnimateRoutes
+from companion.daemon.batch_routes import BatchRoutes
 from companion.daemon.events import Broker
 from companion.daemon.generation_routes import GenerationRoutes
 from companion.daemon.host import Prepared
@@ -77,6 +78,7 @@ class Daemon:
         self.animate_routes = AnimateRoutes(self)
         self.job_routes = JobRoutes(self)
         self.generation_routes = GenerationRoutes(self)
+        self.batch_routes = BatchRoutes(self)
         engine.on_change = self._changed
         engine.on_progress = lambda job, task: self._changed(job)
 
@@ -236,6 +238,7 @@ class Daemon:
             *self.animate_routes.routes(),
             *self.job_routes.routes(),
             *self.generation_routes.routes(),
+            *self.batch_routes.routes(),
             ("POST", "/api/v1/status-link", status_link),
             ("GET", "/", page),
         ]

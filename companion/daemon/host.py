@@ -25,6 +25,9 @@ class Prepared(NamedTuple):
     request: JobRequest
     name: str
     target: Path
+    # Approved with the action that made it (a batch over a budget, approved as a whole):
+    # it does not wait for its own approval.
+    approved: bool = False
 
 
 class Host(Protocol):

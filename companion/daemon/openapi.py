@@ -7,6 +7,7 @@ from typing import Any
 from pydantic.json_schema import models_json_schema
 
 from companion import __version__
+from companion.daemon.batch_routes import BatchIn
 from companion.daemon.quote_schema import QuoteOut
 from companion.daemon.schema import (
     AgainIn,
@@ -38,6 +39,8 @@ ROUTES: list[tuple[str, str, str, Any, int, Any]] = [
     ("post", "/api/v1/projects/remove", "removeProject", ProjectRef, 200, ProjectOut),
     ("post", "/api/v1/quote", "quote", AnimateIn, 200, QuoteOut),
     ("post", "/api/v1/animate", "animate", AnimateIn, 202, JobOut),
+    ("post", "/api/v1/batch/quote", "quoteBatch", BatchIn, 200, None),
+    ("post", "/api/v1/batch", "animateBatch", BatchIn, 202, None),
     ("get", "/api/v1/jobs", "listJobs", None, 200, JobList),
     ("get", "/api/v1/jobs/{job_id}", "getJob", None, 200, JobOut),
     ("post", "/api/v1/jobs/{job_id}/cancel", "cancelJob", None, 200, JobOut),

@@ -97,8 +97,12 @@ class RemoteSteps(BodySteps):
         crash_point("after_persist")
         return job
 
-    def over_budget(self, quote: int) -> bool:
-        if self.budget.per_job is not None and quote > self.budget.per_job:
+    def over_budget(self, quote: int, largest: int | None = None) -> bool:
+        """Whether quote is over a budget. For several jobs as one action (a batch),
+        quote is their total, held to the day and month, and largest the dearest job,
+        held to the per-job budget."""
+        each = quote if largest is None else largest
+        if self.budget.per_job is not None and each > self.budget.per_job:
             return True
         moment = datetime.now(UTC)  # one instant: day and month agree at midnight
         periods = (
