@@ -4,7 +4,8 @@ extends HBoxContainer
 ## quote bound to exactly what it priced, progress with Cancel, the chosen picture and the
 ## latest result playing. The limits of size, frames and seconds come from the daemon.
 ## Each job has its script: daemon_link.gd, frame_limits.gd, request_form.gd,
-## quote_line.gd, job_run.gd, picture.gd, result_landing.gd and advanced.gd.
+## quote_line.gd, job_run.gd, picture.gd, result_landing.gd and advanced.gd; a character's
+## moves are moves.tscn beside the actions, and several pictures at once batch.gd.
 
 ## Emitted once per job, when it reaches done, failed or cancelled.
 signal finished(job: Dictionary)
@@ -22,6 +23,7 @@ const RequestForm := preload("res://addons/companion/request_form.gd")
 const JobRun := preload("res://addons/companion/job_run.gd")
 const Picture := preload("res://addons/companion/picture.gd")
 const ResultLanding := preload("res://addons/companion/result_landing.gd")
+const Batch := preload("res://addons/companion/batch.gd")
 
 var client: Node
 ## The chosen image (a res:// path).
@@ -78,6 +80,7 @@ var _form: RefCounted
 var _run: Node
 var _picture: RefCounted
 var _landing: RefCounted
+var _batch: Node
 
 @onready var _status_label: Label = %StatusLabel
 @onready var _start_button: Button = %StartButton
@@ -101,6 +104,7 @@ var _landing: RefCounted
 @onready var _reconnect_timer: Timer = %ReconnectTimer
 @onready var _advanced: VBoxContainer = %Advanced
 @onready var _confirm_replace: ConfirmationDialog = %ConfirmReplace
+@onready var _moves: VBoxContainer = %Moves
 
 
 func _ready() -> void:
@@ -126,6 +130,12 @@ func _ready() -> void:
 	_run.finished.connect(func(job: Dictionary) -> void:
 		finished.emit(job)
 		refresh())
+	_batch = Batch.new()
+	add_child(_batch)
+	_batch.setup(self)
+	_batch.finished.connect(_set_finished)
+	_moves.dock = self
+	_moves.finished.connect(_set_finished)
 	_wire()
 	refresh()
 
@@ -161,6 +171,18 @@ func _changed(_value: Variant = null) -> void:
 
 func drop_quote() -> void:
 	_quote.drop()
+	_batch.drop()
+
+
+## A character's moves or a batch ended: its newest SpriteFrames lands and plays, the
+## balance and the Generations list are read again.
+func _set_finished(job: Dictionary) -> void:
+	if job.get("resource") != null:
+		_landing.land(String(job["resource"]))
+	elif not job.is_empty():
+		_landing.land("")
+	finished.emit(job)
+	refresh()
 
 
 ## The free name the quote suggested: it goes in the Name box and is priced at once (a
@@ -205,6 +227,11 @@ func _show_frames(_value: float = 0.0) -> void:
 
 func _say(text: String) -> void:
 	_message.text = text
+
+
+## The message line under the actions, for the dock's parts (the batch).
+func say(text: String) -> void:
+	_say(text)
 
 
 ## Shows whether the daemon runs, against what, and the balance; with its answer, the
@@ -265,13 +292,40 @@ func set_image(path: String) -> void:
 	if not _picture.choose(path):
 		_say("Choose a PNG, JPEG or WebP image.")
 		return
+	_batch.paths = []
 	_form.show_picture()
 	drop_quote()
 	_say("Press Quote to see the price.")
 
 
 func use_selected_file() -> void:
-	set_image(EditorInterface.get_current_path())
+	var chosen: Array = Array(EditorInterface.get_selected_paths()).filter(is_image)
+	if chosen.size() >= 2:
+		set_batch(chosen)
+	else:
+		set_image(EditorInterface.get_current_path())
+
+
+## Several pictures animated with the form's settings as one batch: one quote, one cap.
+func set_batch(paths: Array) -> void:
+	var pictures := paths.filter(is_image)
+	if pictures.size() < 2:
+		if pictures.size() == 1:
+			set_image(pictures[0])
+		return
+	set_image(pictures[0])  # its size and transparency set the form, as for one
+	_batch.paths = pictures
+	var label: Label = %ImageLabel
+	label.text = "Batch of %d: %s" % [pictures.size(), ", ".join(
+		pictures.map(func(p: String) -> String: return p.get_file()))]
+	label.tooltip_text = "\n".join(pictures)
+	_say("A batch of %d pictures, each animated with these settings and named after " \
+		% pictures.size() + "itself. Press Quote for each one's price and the total.")
+
+
+## Registers this project with the daemon (once); false when it could not, said.
+func ensure_project() -> bool:
+	return await _link.ensure_project(project_root())
 
 
 func project_root() -> String:
@@ -290,6 +344,10 @@ static func same_folder(a: String, b: String) -> bool:
 
 ## Asks what the request would cost; nothing is spent.
 func quote() -> void:
+	if _batch.active():
+		if await ensure_project():
+			await _batch.price()
+		return
 	if image_path == "":
 		_say("Choose an image first: right-click it in the FileSystem, or select it and "
 			+ "press Use selected.")
@@ -318,6 +376,9 @@ static func money_note(quoted: Dictionary) -> String:
 ## request shown, it quotes instead of spending. The daemon's quote id goes with it, so
 ## the daemon refuses a body that is not what was priced.
 func animate() -> void:
+	if _batch.active():
+		await _batch.start()
+		return
 	var body := request_body()
 	if not _quote.prices(body):
 		drop_quote()
