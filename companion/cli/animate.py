@@ -69,7 +69,7 @@ class Plan:
         return [self.image, *([self.last_frame] if self.last_frame else []), *self.references]
 
 
-def _read_image(path: Path, flag: str) -> LocalImage:
+def read_image(path: Path, flag: str) -> LocalImage:
     checks.input_file(path, flag)
     try:
         return LocalImage.checked(path)  # decoded whole: a cut-short file is refused here
@@ -99,11 +99,11 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
     )
 
 
-def _listing(plan: Plan) -> ModelsResponse | None:
+def listing(image: Path, video: VideoOptions, export: ExportOptions) -> ModelsResponse | None:
     """The live listing when a named model decides a default (does it make keyed videos
     for this transparent picture?); None when nothing hangs on it."""
-    said = plan.video.transparency is not None or "transparent" in plan.export.model_fields_set
-    if plan.video.model is None or said or not has_alpha(plan.image):
+    said = video.transparency is not None or "transparent" in export.model_fields_set
+    if video.model is None or said or not has_alpha(image):
         return None
 
     async def listing(client: Client, endpoint: Endpoint, settings: Settings) -> ModelsResponse:
@@ -123,12 +123,12 @@ def _request(plan: Plan, hashes: list[str], where: Placement | None) -> JobReque
         references=plan.references,
         placement=where,
         origin="cli",
-        models=_listing(plan),
+        models=listing(plan.image, plan.video, plan.export),
     )
     return asked.with_fingerprint(hashes, plan.name, str(plan.out))
 
 
-def _refuse_length(seconds: float, video: VideoOptions) -> None:
+def refuse_length(seconds: float, video: VideoOptions) -> None:
     """A length past the spec's bound, refused with the lengths the live model offers
     (the model listing is free; nothing is quoted)."""
 
@@ -142,12 +142,12 @@ def _refuse_length(seconds: float, video: VideoOptions) -> None:
 def run_plan(plan: Plan) -> int:
     """Check the files, then hand the job to the engine (or resume the earlier one)."""
     if plan.too_long is not None:
-        _refuse_length(plan.too_long, plan.video)
+        refuse_length(plan.too_long, plan.video)
         raise AssertionError("a length past the bound is always refused")
-    images = [_read_image(plan.image, "image")]
+    images = [read_image(plan.image, "image")]
     if plan.last_frame:
-        images.append(_read_image(plan.last_frame, "--last-frame"))
-    images += [_read_image(p, "--ref") for p in plan.references]
+        images.append(read_image(plan.last_frame, "--last-frame"))
+    images += [read_image(p, "--ref") for p in plan.references]
     # Into a Godot or Unity project: the daemon's install (pack unpacked, merged).
     where = into_project.placement(current_settings().database, plan.out)
     request = _request(plan, [i.sha256 for i in images], where)
@@ -202,7 +202,7 @@ def run_plan(plan: Plan) -> int:
                 store,
                 timeout=plan.timeout,
                 on_change=lambda j: _tell(j, endpoint, shown, store),
-                on_progress=lambda j, task: _progress(task, shown),
+                on_progress=lambda j, task: progress(task, shown),
             ) as engine:
                 earlier = unfinished(store, str(request.fingerprint))
                 unpaid_install = to_reinstall(store, str(request.fingerprint))
@@ -224,7 +224,7 @@ def run_plan(plan: Plan) -> int:
                         verb = "update" if where is not None else "replace"
                         say(f"companion: will {verb} {path}")
                     asked, found = settle(store, engine.clips, request, again=plan.again)
-                    _say_answer(found)
+                    say_answer(found)
                     current = engine.submit(asked, name=plan.name, target_dir=plan.out)
                 started.append(current.id)
                 charged_before.append(store.charged(current.id))
@@ -248,7 +248,7 @@ def run_plan(plan: Plan) -> int:
         return report(finished, plan.as_json, charged_before=charged_before[0])
 
 
-def _say_answer(found: Answer) -> None:
+def say_answer(found: Answer) -> None:
     """Whether the service is asked again, and why, before anything is spent."""
     if found.source is not None:
         how = "is generating" if found.why == "under_way" else "already generated"
@@ -284,7 +284,7 @@ def _done(job_id: str) -> Job | None:
     return job if job.state == State.DONE else None
 
 
-def _progress(task: Task, shown: Reporter) -> None:
+def progress(task: Task, shown: Reporter) -> None:
     """The service's own stage and progress while the task runs."""
     stage = f"generating ({task.stage})" if task.stage else f"generating ({task.status})"
     shown.update(stage, float(task.progress))

@@ -186,7 +186,8 @@ def export_options(args: argparse.Namespace) -> tuple[ExportOptions, Selection]:
     """The export flags, checked with the service's own rules."""
     key_colour(args)
     godot_res_dir(getattr(args, "godot_res_dir", None))
-    formats = formats_from(args.formats, args.transparent)
+    # Left out where that is allowed (a character): the project's engine decides them.
+    formats = None if args.formats is None else formats_from(args.formats, args.transparent)
     for flag, value in (("--start", args.start), ("--duration", args.duration)):
         if value is not None and value < 0:
             raise UsageError(f"{flag} {value:g}: give seconds from 0")
@@ -224,19 +225,28 @@ class OneClickArgs:
     too_long: float | None = None  # --seconds past the spec's bound, left to the models
 
 
-def one_click_args(args: argparse.Namespace, *, lengths_later: bool = False) -> OneClickArgs:
+def one_click_args(
+    args: argparse.Namespace,
+    *,
+    lengths_later: bool = False,
+    prompts: dict[str, str] | None = None,
+) -> OneClickArgs:
     """Every check of a one-click animation that needs no service, in the order a user
-    fixes them; `animate` and `jobs add` share them. With lengths_later, a --seconds past
-    the spec's bound is returned as too_long, for the caller to refuse naming the lengths
-    the live model offers (and video then has no length: it must not be sent)."""
+    fixes them; `animate`, `jobs add` and `character` share them. With lengths_later, a
+    --seconds past the spec's bound is returned as too_long, for the caller to refuse
+    naming the lengths the live model offers (and video then has no length: it must not
+    be sent). prompts: the flag of each prompt to check (default: --prompt's)."""
     frame_count_only(args)
     options, selection = export_options(args)
     too_long = args.seconds if lengths_later and (args.seconds or 0) > MAX_SECONDS else None
-    video = video_options(args, None if too_long is not None else args.seconds)
-    one_click(options, video, args.prompt)
+    asked = {"--prompt": args.prompt} if prompts is None else prompts
+    video = video_options(args, None if too_long is not None else args.seconds, asked)
+    for flag, prompt in asked.items():
+        one_click(options, video, prompt, flag)
     image = input_file(args.image, "image")
-    last = input_file(args.last_frame, "--last-frame") if args.last_frame else None
-    refs = [input_file(p, "--ref") for p in args.ref]
+    last_frame = getattr(args, "last_frame", None)
+    last = input_file(last_frame, "--last-frame") if last_frame else None
+    refs = [input_file(p, "--ref") for p in getattr(args, "ref", [])]
     if args.seconds is not None and (args.start is not None or args.duration is not None):
         selection_fits(args, args.seconds, "the video (--seconds)")
     return OneClickArgs(options, selection, video, image, last, refs, too_long)
@@ -272,17 +282,23 @@ def selection_fits(args: argparse.Namespace, length: float, what: str) -> None:
         )
 
 
-def video_options(args: argparse.Namespace, seconds: float | None = None) -> VideoOptions:
+def video_options(
+    args: argparse.Namespace,
+    seconds: float | None = None,
+    prompts: dict[str, str] | None = None,
+) -> VideoOptions:
     """The generation flags, checked with the spec's bounds (the live models come later);
-    seconds is --seconds, or None where the length is left out."""
+    seconds is --seconds, or None where the length is left out; prompts: each prompt
+    to check by its flag (default: --prompt's)."""
     if seconds is not None and not 0 < seconds <= MAX_SECONDS:
         raise UsageError(
             f"--seconds {seconds:g}: a video is longer than 0 and at most "
             f"{MAX_SECONDS} s, and the model decides which lengths it offers "
             "(see: companion models)"
         )
-    if not args.prompt.strip():
-        raise UsageError("--prompt: say what should move, e.g. --prompt 'idle breathing'")
+    for flag, prompt in ({"--prompt": args.prompt} if prompts is None else prompts).items():
+        if not prompt.strip():
+            raise UsageError(f"{flag}: say what should move, e.g. --prompt 'idle breathing'")
     transparency: dict[str, str] | None = {"mode": "standard"} if _opaque(args) else None
     if args.transparent:
         transparency = {"mode": "alpha_key"}
@@ -312,7 +328,9 @@ def frame_count_only(args: argparse.Namespace) -> None:
         )
 
 
-def one_click(options: ExportOptions, video: VideoOptions, prompt: str) -> None:
+def one_click(
+    options: ExportOptions, video: VideoOptions, prompt: str, prompt_flag: str = "--prompt"
+) -> None:
     """What a one-click animation takes beyond each part's own rules."""
     try:
         AnimationCreate.model_validate(
@@ -326,4 +344,4 @@ def one_click(options: ExportOptions, video: VideoOptions, prompt: str) -> None:
             }
         )
     except ValidationError as exc:
-        raise UsageError(_where(exc, {"prompt": "--prompt", **FLAG_OF_FIELD})) from exc
+        raise UsageError(_where(exc, {"prompt": prompt_flag, **FLAG_OF_FIELD})) from exc

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from companion.cli.errors import AwaitingApproval, InputFailure, ServiceRefused, say
 from companion.jobs import State
@@ -20,9 +21,10 @@ def _size(path: str) -> int | None:
         return None
 
 
-def report(job: Job, as_json: bool, charged_before: int | None) -> int:
-    """The job's end, in one summary. charged_before: what the job had cost when this
-    run took it up (None: this run only found it done, so it spent nothing)."""
+def summary(job: Job, charged_before: int | None) -> dict[str, Any]:
+    """The job's end as JSON: its state, what it cost, what this run spent on it
+    (charged_before: what it had cost when this run took it up; None: this run only
+    found it done, so it spent nothing), and the files it installed."""
     from companion.settings.config import load_settings
 
     store = Store(load_settings().database)
@@ -39,21 +41,28 @@ def report(job: Job, as_json: bool, charged_before: int | None) -> int:
         for a in assets
         if a.installed_path
     ]
+    said: dict[str, Any] = {
+        "job": job.id,
+        "state": job.state,
+        "task_id": job.remote_id,
+        "credits": charged,
+        "spent_now": spent_now,
+        "recut_of": job.request.get("parent") if job.kind == "recut" else None,
+        "error": job.error,
+        "outputs": outputs,
+    }
+    loop = (job.resolved or {}).get("loop")  # --loop auto: the span chosen, its seam
+    if loop is not None:
+        said["loop"] = loop
+    return said
+
+
+def report(job: Job, as_json: bool, charged_before: int | None) -> int:
+    """The job's end, in one summary (see summary); the exit code, or the failure."""
+    made = summary(job, charged_before)
+    charged, spent_now, outputs = made["credits"], made["spent_now"], made["outputs"]
     if as_json:
-        summary = {
-            "job": job.id,
-            "state": job.state,
-            "task_id": job.remote_id,
-            "credits": charged,
-            "spent_now": spent_now,
-            "recut_of": job.request.get("parent") if job.kind == "recut" else None,
-            "error": job.error,
-            "outputs": outputs,
-        }
-        loop = (job.resolved or {}).get("loop")  # --loop auto: the span chosen, its seam
-        if loop is not None:
-            summary["loop"] = loop
-        print(json.dumps(summary))
+        print(json.dumps(made))
     else:
         said = str(job.state)
         if job.state != State.DONE and job.remote_status == "succeeded":
@@ -70,6 +79,11 @@ def report(job: Job, as_json: bool, charged_before: int | None) -> int:
             size = output["bytes"]
             shown = f"{size:,} bytes" if size is not None else "no longer there"
             print(f"  {output['format']:<20} {output['path']}  ({shown})")
+    return outcome(job)
+
+
+def outcome(job: Job) -> int:
+    """0 for a done job; else the failure that says why, with its exit code."""
     if job.state == State.AWAITING_APPROVAL:
         raise AwaitingApproval(
             f"job {job.id[:8]} costs {job.quote} credits, over a budget in config.yaml; "

@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     making.add_recut(commands)
     making.add_clips(commands)
     making.add_animate(commands)
+    making.add_character(commands)
     service.add_service_commands(commands)
     making.add_jobs(commands)
     service.add_team(commands)

@@ -65,16 +65,19 @@ def add_export_options(
     out_help: str | None,
     local: bool = False,
     size_default: str | None = None,
+    formats_default: str | None = None,
 ) -> None:
     """Export flags; `out_help` None leaves --out to the command; `local` adds the flags
-    only the local exporter honours (the service takes no such options)."""
+    only the local exporter honours (the service takes no such options);
+    formats_default: what leaving --formats out means (None: it must be given)."""
     parser.add_argument(
         "--formats",
-        required=True,
+        required=formats_default is None,
         metavar="LIST",
         help="comma-separated output formats, from: "
         + ", ".join(FORMAT_NAMES)
-        + f" ({' and '.join(ALPHA_ONLY_FORMATS)} need --transparent)",
+        + f" ({' and '.join(ALPHA_ONLY_FORMATS)} need --transparent)"
+        + (f"; default: {formats_default}" if formats_default else ""),
     )
     if out_help is not None:
         parser.add_argument("--out", required=True, type=Path, metavar="FOLDER", help=out_help)
@@ -231,26 +234,28 @@ def _add_finishing_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_generation_options(parser: argparse.ArgumentParser) -> None:
-    """Flags of the video the service generates from the image."""
-    parser.add_argument(
-        "--prompt",
-        required=True,
-        help="what should move. The sandbox moves the whole picture with one motion "
-        "chosen from words in it: idle/breath, walk/run/jump, sway/wave/dance, "
-        "float/hover/fly, pulse/glow (see docs/sandbox.md)",
-    )
-    parser.add_argument(
-        "--last-frame", type=Path, metavar="IMAGE", help="an image the video should end on"
-    )
-    parser.add_argument(
-        "--ref",
-        type=Path,
-        action="append",
-        default=[],
-        metavar="IMAGE",
-        help="a reference image; repeat for more (up to what the model takes, 8 here)",
-    )
+def add_generation_options(parser: argparse.ArgumentParser, *, one_prompt: bool = True) -> None:
+    """Flags of the video the service generates from the image. Without one_prompt
+    (a character: a prompt per move) there is no --prompt, --last-frame or --ref."""
+    if one_prompt:
+        parser.add_argument(
+            "--prompt",
+            required=True,
+            help="what should move. The sandbox moves the whole picture with one motion "
+            "chosen from words in it: idle/breath, walk/run/jump, sway/wave/dance, "
+            "float/hover/fly, pulse/glow (see docs/sandbox.md)",
+        )
+        parser.add_argument(
+            "--last-frame", type=Path, metavar="IMAGE", help="an image the video should end on"
+        )
+        parser.add_argument(
+            "--ref",
+            type=Path,
+            action="append",
+            default=[],
+            metavar="IMAGE",
+            help="a reference image; repeat for more (up to what the model takes, 8 here)",
+        )
     parser.add_argument(
         "--seconds",
         type=finite,

@@ -14,6 +14,9 @@ from companion.install.errors import InstallFamilyError
 
 if TYPE_CHECKING:
     from companion.install.anim_merge import merge_changed as merge_changed_clips
+    from companion.install.character import add_move as add_character_move
+    from companion.install.character import files as character_files
+    from companion.install.character import refusal as character_refusal
     from companion.install.downloads import LostError
     from companion.install.downloads import place as place_download
     from companion.install.editor_plugins import Change, PluginError
@@ -45,6 +48,9 @@ if TYPE_CHECKING:
 # Loaded on first use: name -> (module, the name it has there). No name here is also
 # a module's name: importing such a module would put the module where the name should be.
 _LAZY = {
+    "add_character_move": ("character", "add_move"),
+    "character_files": ("character", "files"),
+    "character_refusal": ("character", "refusal"),
     "ApplyFailed": ("into_engine", "ApplyFailed"),
     "install_into_engine": ("into_engine", "install"),
     "Change": ("editor_plugins", "Change"),
@@ -111,7 +117,10 @@ __all__ = [
     "SheetSourceError",
     "Staged",
     "UnsafeName",
+    "add_character_move",
     "build_tree",
+    "character_files",
+    "character_refusal",
     "check_unity_target",
     "conflicts",
     "default_target",

@@ -27,14 +27,16 @@ PREFIX = "kept_"
 EARLIER_NAME = "default"  # every generated animation's name before they were named
 # What the companion generated for its animation, kept in a merged file's metadata (Godot
 # keeps it when the user saves): a loop or speed that differs from it is the user's.
-GENERATED = re.compile(r"^metadata/companion_generated[ \t]*=[ \t]*(\{[^}\n]*\})", re.M)
+# Godot writes it again over several lines when it saves.
+GENERATED = re.compile(r"^metadata/companion_generated[ \t]*=[ \t]*(\{[^}]*\})", re.M)
+RECORDED = re.compile(r'"([^"\n]+)":\s*([-+0-9.eE]+|true|false)')
 
 
 class NotMergeable(InstallFamilyError):
     """The file is not a SpriteFrames this module can read; it stays a conflict."""
 
 
-def _sections(text: str) -> list[tuple[str, str, str]]:
+def sections(text: str) -> list[tuple[str, str, str]]:
     """(kind, header line, body) in file order."""
     found = list(SECTION.finditer(text))
     if (
@@ -50,7 +52,7 @@ def _sections(text: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def _animations(body: str) -> list[str]:
+def animation_items(body: str) -> list[str]:
     """The top-level dictionaries of `animations = [...]`, as text."""
     start = body.find("animations = [")
     if start < 0:
@@ -80,15 +82,41 @@ def _animations(body: str) -> list[str]:
     raise NotMergeable("the animations list does not end")
 
 
-def _rename(text: str) -> str:
-    return REF.sub(lambda m: f'{m.group(1)}("{PREFIX}{m.group(2)}")', text)
+def _rename(text: str, ids: dict[str, str]) -> str:
+    return REF.sub(lambda m: f'{m.group(1)}("{ids.get(m.group(2), m.group(2))}")', text)
 
 
-def merge(users: str, generated: str) -> str:
-    """The generated SpriteFrames with the user's other animations and settings kept."""
-    theirs = _sections(users)
-    ours = _sections(generated)
-    mine = _animations(next(b for k, _, b in ours if k == "resource"))
+def _record(found: re.Match[str] | None) -> dict[str, str]:
+    """The values recorded as generated ("loop" and "speed", or per animation
+    "NAME/loop" for a character's file), as written in the file."""
+    return dict(RECORDED.findall(found.group(1))) if found else {}
+
+
+def _fresh_ids(theirs: list[tuple[str, str, str]], ours: set[str]) -> dict[str, str]:
+    """A new id for each of the user's that meets a generated one; the others stay, so
+    merging again and again never grows them."""
+    taken = ours | {i for k, h, _ in theirs if k != "resource" for i in ID.findall(h)}
+    renamed: dict[str, str] = {}
+    for kind, header, _ in theirs:
+        for old in ID.findall(header) if kind != "resource" else ():
+            if old in ours:
+                new = PREFIX + old
+                while new in taken:
+                    new = PREFIX + new
+                taken.add(new)
+                renamed[old] = new
+    return renamed
+
+
+def merge(users: str, generated: str, *, keyed: bool = False) -> str:
+    """The generated SpriteFrames with the user's other animations and settings kept.
+    keyed: the file is a character's, one generated animation per move (see
+    companion.install.character): what was generated is recorded per animation, the
+    new one takes the place of the one of its name (else goes last), and no older
+    "default" is taken for it."""
+    theirs = sections(users)
+    ours = sections(generated)
+    mine = animation_items(next(b for k, _, b in ours if k == "resource"))
     if len(mine) != 1:
         raise NotMergeable("the generated file holds one animation")
     name_match = NAME.search(mine[0])
@@ -99,20 +127,23 @@ def merge(users: str, generated: str) -> str:
     kept: list[str] = []
     animation = mine[0]
     made = {"loop": LOOP.search(animation), "speed": SPEED.search(animation)}
-    before = GENERATED.search(resource)
-    items = _animations(resource)
+    before = _record(GENERATED.search(resource))
+    key = f"{generated_name}/" if keyed else ""
+    items = animation_items(resource)
     names = [found.group(1) if (found := NAME.search(item)) else None for item in items]
     # A file from a release that named every animation "default": that one was the
     # companion's, and the new one (named after what it is) takes its place.
-    replaced = generated_name if generated_name in names else EARLIER_NAME
+    replaced = generated_name if generated_name in names or keyed else EARLIER_NAME
+    place = len(items)
     for item, item_name in zip(items, names, strict=True):
         if item_name == replaced:
-            for key, pattern in (("loop", LOOP), ("speed", SPEED)):
+            place = len(kept) if keyed else 0
+            for field, pattern in (("loop", LOOP), ("speed", SPEED)):
                 theirs_now = pattern.search(item)
-                was = pattern.search(before.group(1)) if before else None
-                if theirs_now is None or (was and was.group(1) == theirs_now.group(1)):
+                was = before.get(key + field)
+                if theirs_now is None or was == theirs_now.group(1):
                     continue  # as the companion made it: the new value goes in
-                animation = pattern.sub(f'"{key}": {theirs_now.group(1)}', animation)
+                animation = pattern.sub(f'"{field}": {theirs_now.group(1)}', animation)
         else:
             kept.append(item)
     header = ours[0][1]
@@ -120,22 +151,28 @@ def merge(users: str, generated: str) -> str:
     sub = [(h, b) for k, h, b in ours if k == "sub_resource"]
     # Only what the user's own animations use, and only data: never a script or a path
     # that leaves res://, used or not.
-    ids = {i: PREFIX + i for k, h, _ in theirs if k != "resource" for i in ID.findall(h)}
+    ids = _fresh_ids(theirs, {i for k, h, _ in ours if k != "resource" for i in ID.findall(h)})
     try:
         their_ext, their_sub = kept_resources(kept, theirs, ids)
     except NotKept as exc:
         raise NotMergeable(str(exc)) from exc
     ext += their_ext
-    sub += [(h, _rename(b)) for h, b in their_sub]
-    kept = [_rename(item) for item in kept]
+    sub += [(h, _rename(b, ids)) for h, b in their_sub]
+    kept = [_rename(item, ids) for item in kept]
+    kept.insert(0 if not keyed else min(place, len(kept)), animation)
     header = re.sub(r"load_steps=\d+", f"load_steps={len(ext) + len(sub) + 1}", header)
     lines = [header, ""]
     lines += [h for h, _ in ext]
     lines.append("")
     for h, b in sub:
         lines += [h, *([b] if b else []), ""]
-    lines += ["[resource]", "animations = [" + ", ".join([animation, *kept]) + "]"]
-    generated_values = ", ".join(f'"{k}": {m.group(1)}' for k, m in made.items() if m)
+    lines += ["[resource]", "animations = [" + ", ".join(kept) + "]"]
+    record = {key + k: m.group(1) for k, m in made.items() if m}
+    if keyed:  # the record of the other moves still in the file stays
+        still = {n for n in names if n is not None}
+        older = {k: v for k, v in before.items() if k.split("/")[0] in still}
+        record = {**older, **record}
+    generated_values = ", ".join(f'"{k}": {v}' for k, v in record.items())
     lines += [f"metadata/companion_generated = {{{generated_values}}}", ""]
     return "\n".join(lines)
 
@@ -155,9 +192,9 @@ def mergeable(path: Path) -> bool:
         return False
     try:
         resource = next(
-            b for k, _, b in _sections(read_plain_text(path, follow=False)) if k == "resource"
+            b for k, _, b in sections(read_plain_text(path, follow=False)) if k == "resource"
         )
-        _animations(resource)
+        animation_items(resource)
     except (NotMergeable, StopIteration, OSError, UnicodeDecodeError):
         return False
     return True

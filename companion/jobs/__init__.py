@@ -12,14 +12,25 @@ from companion import front_door
 from companion.jobs.errors import JobFailed, JobsError
 
 if TYPE_CHECKING:
+    from companion.jobs.character import (
+        LOOPING,
+        BadMove,
+        Move,
+        MoveJob,
+        character_name,
+        check_moves,
+        job_name,
+        move_jobs,
+    )
     from companion.jobs.defaults import has_alpha, recut_export, recut_local
     from companion.jobs.engine import Engine
     from companion.jobs.inputs import ImageDamaged, ImageReadError, LocalImage, decode_whole
     from companion.jobs.lifecycle import FINAL, State
     from companion.jobs.models_cache import chosen_model, live_models, unmade_length
+    from companion.jobs.move_set import MovePrice, SetQuote, quote_set, submit_set
     from companion.jobs.naming import names_in, suggestion
     from companion.jobs.remote_steps import Budget
-    from companion.jobs.request import JobKind, JobRequest, submit
+    from companion.jobs.request import CharacterPart, JobKind, JobRequest, submit
     from companion.jobs.resume import (
         already_made,
         made_before,
@@ -40,6 +51,19 @@ if TYPE_CHECKING:
 # Loaded on first use: name -> (module, the name it has there). No name here is also
 # a module's name: importing such a module would put the module where the name should be.
 _LAZY = {
+    "LOOPING": ("character", "LOOPING"),
+    "BadMove": ("character", "BadMove"),
+    "Move": ("character", "Move"),
+    "MoveJob": ("character", "MoveJob"),
+    "character_name": ("character", "character_name"),
+    "check_moves": ("character", "check_moves"),
+    "job_name": ("character", "job_name"),
+    "move_jobs": ("character", "move_jobs"),
+    "MovePrice": ("move_set", "MovePrice"),
+    "SetQuote": ("move_set", "SetQuote"),
+    "quote_set": ("move_set", "quote_set"),
+    "submit_set": ("move_set", "submit_set"),
+    "CharacterPart": ("request", "CharacterPart"),
     "STAGING": ("staging", "STAGING"),
     "StagingRefused": ("staging", "StagingRefused"),
     "job_folder": ("staging", "job_folder"),
@@ -82,9 +106,12 @@ __getattr__ = front_door(__name__, globals(), _LAZY)
 
 __all__ = [
     "FINAL",
+    "LOOPING",
     "STAGING",
     "Answer",
+    "BadMove",
     "Budget",
+    "CharacterPart",
     "Engine",
     "ImageDamaged",
     "ImageReadError",
@@ -93,25 +120,35 @@ __all__ = [
     "JobRequest",
     "JobsError",
     "LocalImage",
+    "Move",
+    "MoveJob",
+    "MovePrice",
+    "SetQuote",
     "StagingRefused",
     "State",
     "already_made",
     "as_recut",
+    "character_name",
+    "check_moves",
     "chosen_model",
     "decode_whole",
     "generation_answer",
     "has_alpha",
     "job_folder",
+    "job_name",
     "live_models",
     "made_before",
+    "move_jobs",
     "names_in",
     "open_account",
     "paid_not_installed",
+    "quote_set",
     "recut_export",
     "recut_local",
     "release_if_unused",
     "settle",
     "submit",
+    "submit_set",
     "suggestion",
     "to_reinstall",
     "unfinished",

@@ -98,11 +98,10 @@ class RemoteSteps(BodySteps):
         return job
 
     def over_budget(self, quote: int, largest: int | None = None) -> bool:
-        """Whether quote is over a budget. For several jobs as one action (a batch),
-        quote is their total, held to the day and month, and largest the dearest job,
-        held to the per-job budget."""
-        each = quote if largest is None else largest
-        if self.budget.per_job is not None and each > self.budget.per_job:
+        """quote is over a budget. largest: the dearest job of several quoted as one
+        (a character's moves), held to the per-job budget while quote is their total."""
+        one = quote if largest is None else largest
+        if self.budget.per_job is not None and one > self.budget.per_job:
             return True
         moment = datetime.now(UTC)  # one instant: day and month agree at midnight
         periods = (

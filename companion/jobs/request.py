@@ -45,6 +45,19 @@ class Install(BaseModel):
         return Placement(self.engine, Path(self.root), target)
 
 
+class CharacterPart(BaseModel):
+    """The part of a character's set one move's job plays (companion.jobs.character):
+    the character, the move's animation name and its loop flag. Local: never part of
+    what the service makes, so it never changes what a move's generation costs."""
+
+    model_config = ConfigDict(frozen=True)
+
+    character: str
+    move: str
+    loop: bool
+    autoplay: str  # the move the character's scene plays first (idle, or the first)
+
+
 class JobRequest(BaseModel):
     """A job's request as the store keeps it (JSON in the `request` column)."""
 
@@ -80,6 +93,8 @@ class JobRequest(BaseModel):
     replace: dict[str, str] | None = None
     # A re-cut's options of the local export the service's options do not carry.
     local_export: dict[str, Any] | None = None
+    # A move of a character: its install adds the move to the character's resource.
+    character: CharacterPart | None = None
 
     @classmethod
     def animation(
@@ -96,11 +111,13 @@ class JobRequest(BaseModel):
         placement: Placement | None = None,
         origin: str | None = None,
         models: ModelsResponse | None = None,
+        character: CharacterPart | None = None,
     ) -> JobRequest:
         """The one way a still-to-animation job is described, whoever asks for it. What
         the settings leave open is filled for the picture (transparency, frame size) and,
         into a project, its engine (see companion.jobs.defaults); this reads the picture.
-        models: the live listing when the caller has it (which models key)."""
+        models: the live listing when the caller has it (which models key); character:
+        the move of a character's set this job makes."""
         export, video = defaults.for_picture(
             image,
             export,
@@ -120,6 +137,7 @@ class JobRequest(BaseModel):
             prompt=prompt,
             negative_prompt=negative_prompt or None,
             video=video.model_dump(mode="json", exclude_none=True),
+            character=character,
         )
 
     @classmethod
@@ -226,6 +244,7 @@ class JobRequest(BaseModel):
                 "export",
                 "selection",
                 "install_formats",
+                "character",  # a move's loop told otherwise: installed again, not paid
             )
         }
         text = json.dumps(

@@ -99,6 +99,61 @@ def add_animate(commands: Any) -> None:
     )
 
 
+def add_character(commands: Any) -> None:
+    character = command(
+        commands,
+        "character",
+        "companion.cli.character:cmd_character",
+        help="animate a character's moves from one picture (idle, walk, attack...): one "
+        "quote for the set, wired into the engine",
+        description="Each --move is a generation of its own, paid once ever: run the same "
+        "command again and nothing is spent; add a move and only that one is paid. One "
+        "quote for the whole set, held to the budgets once. Into a Godot project the moves "
+        "become one SpriteFrames NAME.tres (an animation per move) and a scene NAME.tscn "
+        "playing it. Moves named idle, walk, run, fly, swim and float loop; others play "
+        "once unless --loop names them.",
+    )
+    character.add_argument("image", type=Path, help="the character: PNG, JPEG or WebP")
+    character.add_argument(
+        "--move",
+        action="append",
+        required=True,
+        metavar="NAME=PROMPT",
+        help="a move: its animation's name and what should move, e.g. --move "
+        "idle='idle breathing'; repeat for each move",
+    )
+    character.add_argument(
+        "--loop", action="append", default=[], metavar="NAME", help="this move loops"
+    )
+    character.add_argument(
+        "--no-loop",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="this move plays once (idle, walk, run, fly, swim and float loop unless told)",
+    )
+    add_generation_options(character, one_prompt=False)
+    character.add_argument(
+        "--timeout",
+        type=finite,
+        metavar="S",
+        help="stop waiting after this many seconds; the tasks go on, run again to collect "
+        "them (default: timeout_seconds in config.yaml, 900)",
+    )
+    character.add_argument("--again", action="store_true", help="pay for a new take of every move")
+    character.add_argument(
+        "--approve",
+        action="store_true",
+        help="make the set even when what it spends is over a budget in config.yaml",
+    )
+    add_export_options(
+        character,
+        out_help="folder for the outputs (made if missing); in a Godot or Unity project, "
+        "the character is wired into it",
+        formats_default="the project's engine pack (spritesheet otherwise)",
+    )
+
+
 def add_jobs(commands: Any) -> None:
     jobs = commands.add_parser("jobs", help="the local job queue: add, run, list, show, control")
     verbs = jobs.add_subparsers(dest="verb", required=True, metavar="VERB")
