@@ -172,6 +172,22 @@ namespace Companion.Animate
             Run(Refresh);
         }
 
+        /// <summary>A character's moves polled; once all ended, its clip is shown and played.</summary>
+        async Task PollMoves()
+        {
+            var resource = await moves.Poll();
+            if (resource != "")
+            {
+                AssetDatabase.Refresh(ImportAssetOptions.ForceSynchronousImport);
+                player.Play(resource);
+                var clip = AssetDatabase.LoadAssetAtPath<AnimationClip>(resource);
+                if (clip != null)
+                    Selection.activeObject = clip;
+                Run(Refresh);
+            }
+            Repaint();
+        }
+
         /// <summary>The done job's kept video cut again as pixel art; polled like any job.</summary>
         async Task CutAsPixelArt(JobReply job, Json export)
         {

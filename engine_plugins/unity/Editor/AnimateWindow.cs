@@ -22,6 +22,7 @@ namespace Companion.Animate
         readonly AnimateForm form = new AnimateForm();
         readonly AnimateQuote quote = new AnimateQuote();
         readonly ResultPlayer player = new ResultPlayer();
+        readonly MovesPanel moves = new MovesPanel();
         string message = "";
 
         [MenuItem("Window/Companion/Animate")]
@@ -114,12 +115,20 @@ namespace Companion.Animate
             EditorGUI.ProgressBar(bar, progress, jobId == "" ? "" : $"{progress * 100f:0}%");
             if (message != "")
                 EditorGUILayout.HelpBox(message, MessageType.Info);
+            using (new EditorGUI.DisabledScope(form.source == null))
+            {
+                var pressed = moves.Draw(busy);
+                if (pressed != null)
+                    Run(() => pressed(form));
+            }
         }
 
         void Tick()
         {
             player.Tick(this);
             LookForDaemon();
+            if (moves.Due())
+                Run(PollMoves);
             if (jobId == "" || busy || EditorApplication.timeSinceStartup < nextPoll)
                 return;
             nextPoll = EditorApplication.timeSinceStartup + PollSeconds;

@@ -31,6 +31,9 @@ namespace Companion.Animate
         public Json Add(string key, IEnumerable<long> values) =>
             Raw(key, "[" + string.Join(",", values.Select(v => v.ToString(CultureInfo.InvariantCulture))) + "]");
 
+        public Json Add(string key, IEnumerable<Json> values) =>
+            Raw(key, "[" + string.Join(",", values.Select(v => v.ToString())) + "]");
+
         public Json Add(string key, IEnumerable<double> values) =>
             Raw(key, "[" + string.Join(",", values.Select(Number)) + "]");
 
