@@ -142,6 +142,19 @@ class ScriptedPlugin:
         assert reply.status == 202, reply.body
         return str(reply.json["id"])
 
+    def character_quote(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A character's set quoted (the dock's Moves list): each move's quote, the total."""
+        self.ensure_project()
+        reply = self._call("POST", "/api/v1/character/quote", body)
+        assert reply.status == 200, reply.body
+        return dict(reply.json)
+
+    def character(self, body: dict[str, Any]) -> list[str]:
+        """Animate all: every move of the set started; their job ids, in the set's order."""
+        reply = self._call("POST", "/api/v1/character", body)
+        assert reply.status in (200, 202), reply.body
+        return [str(m["job"]["id"]) for m in reply.json["moves"]]
+
     def poll(self, job_id: str, timeout: float = 120.0) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -26,6 +26,7 @@ from companion.daemon.security import error
 from companion.install import Placement, default_target, foreseen, planned_writes
 from companion.jobs import (
     Answer,
+    CharacterPart,
     ImageReadError,
     JobRequest,
     State,
@@ -74,13 +75,14 @@ class AnimateRoutes:
             return bad.response()
 
     async def quote_reply(
-        self, body: AnimateIn, new_seed: bool = False
+        self, body: AnimateIn, new_seed: bool = False, character: CharacterPart | None = None
     ) -> dict[str, Any] | web.Response:
         """What POST /quote answers for body: the price, and what pressing animate with it
         spends now (nothing when an earlier job of exactly this request answers it instead).
-        new_seed: a generation made again (its own lineage), which never looks for one."""
+        new_seed: a generation made again (its own lineage), which never looks for one;
+        character: the move of a character's set body is."""
         try:
-            job_request, name, target, digest, image_sha256 = await self._priced(body)
+            job_request, name, target, digest, image_sha256 = await self._priced(body, character)
         except Bad as bad:
             return bad.response()
         refused = away(self.daemon.reach)
@@ -132,13 +134,16 @@ class AnimateRoutes:
         return ready if isinstance(ready, web.Response) else self.start_animate(ready)
 
     async def prepare_animate(
-        self, body: AnimateIn, lineage: dict[str, str] | None = None
+        self,
+        body: AnimateIn,
+        lineage: dict[str, str] | None = None,
+        character: CharacterPart | None = None,
     ) -> Prepared | web.Response:
         """Every check of a paid job for body, nothing created yet: the job ready to start,
         or the answer to send instead (a refusal, or an earlier job that answers it). A
         multi-job action prepares every member before it starts the first."""
         try:
-            job_request, name, target, digest, image_sha256 = await self._priced(body)
+            job_request, name, target, digest, image_sha256 = await self._priced(body, character)
         except Bad as bad:
             return bad.response()
         job_request = job_request.descended(lineage or {})
@@ -194,26 +199,31 @@ class AnimateRoutes:
             )
         return Prepared(job_request, name, target)
 
-    def start_animate(self, ready: Prepared) -> web.Response:
+    def start_animate(self, ready: Prepared, approved: bool = False) -> web.Response:
         """The job prepared, made and queued: 202 with it (its create is what charges, and
-        none is sent for a re-cut of a kept clip)."""
+        none is sent for a re-cut of a kept clip). approved: its price was agreed to
+        already (a set's one approval), so no budget holds it."""
         daemon = self.daemon
         job = daemon.engine.submit(
             ready.request, name=ready.name, target_dir=ready.target, priority=0
         )
-        if ready.approved:  # before the worker takes it up: it never waits on its own
+        if approved:
             job = daemon.store.update_job(job.id, approved=1)
         daemon.enqueue(job)
         daemon.changed(job)
         return web.json_response(daemon.job_out(job).model_dump(mode="json"), status=202)
 
-    async def _priced(self, body: AnimateIn) -> tuple[JobRequest, str, Path, str, str]:
+    async def _priced(
+        self, body: AnimateIn, character: CharacterPart | None = None
+    ) -> tuple[JobRequest, str, Path, str, str]:
         """The job request, the quote id of exactly this body, and the picture's SHA-256
         (read once: the quote id and the made-once check both need it)."""
-        job_request, name, target, image_sha256 = await self._request(body)
+        job_request, name, target, image_sha256 = await self.request_for(body, character)
         return job_request, name, target, quote_id(body, image_sha256), image_sha256
 
-    async def _request(self, body: AnimateIn) -> tuple[JobRequest, str, Path, str]:
+    async def request_for(
+        self, body: AnimateIn, character: CharacterPart | None = None
+    ) -> tuple[JobRequest, str, Path, str]:
         """The job request, its name and target, and the picture's SHA-256 (from the one
         read that also checked it decodes)."""
         project = registry.find(self.daemon.store, body.project_root)
@@ -275,6 +285,7 @@ class AnimateRoutes:
             negative_prompt=body.negative_prompt,
             placement=Placement(engine, root, target),
             models=models,
+            character=character,
         )
         return request, name, target, image_sha256
 

@@ -16,6 +16,7 @@ from companion.api.errors import CompanionApiError
 from companion.daemon import generations, registry
 from companion.daemon.animate_routes import AnimateRoutes
 from companion.daemon.batch_routes import BatchRoutes
+from companion.daemon.character_routes import CharacterRoutes
 from companion.daemon.events import Broker
 from companion.daemon.generation_routes import GenerationRoutes
 from companion.daemon.host import Prepared
@@ -76,6 +77,7 @@ class Daemon:
         self.status_routes = StatusRoutes(self)
         self.project_routes = ProjectRoutes(self)
         self.animate_routes = AnimateRoutes(self)
+        self.character_routes = CharacterRoutes(self, self.animate_routes)
         self.job_routes = JobRoutes(self)
         self.generation_routes = GenerationRoutes(self)
         self.batch_routes = BatchRoutes(self)
@@ -236,6 +238,7 @@ class Daemon:
             *self.status_routes.routes(),
             *self.project_routes.routes(),
             *self.animate_routes.routes(),
+            *self.character_routes.routes(),
             *self.job_routes.routes(),
             *self.generation_routes.routes(),
             *self.batch_routes.routes(),
@@ -273,8 +276,8 @@ class Daemon:
     ) -> Prepared | web.Response:
         return await self.animate_routes.prepare_animate(body, lineage)
 
-    def start_animate(self, ready: Prepared) -> web.Response:
-        return self.animate_routes.start_animate(ready)
+    def start_animate(self, ready: Prepared, approved: bool = False) -> web.Response:
+        return self.animate_routes.start_animate(ready, approved)
 
     def changed(self, job: Job) -> None:
         self._changed(job)

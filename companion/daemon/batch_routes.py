@@ -152,7 +152,7 @@ class BatchRoutes:
                          'a budget; nothing was spent: send "approve": true to go ahead with '
                          "the whole batch (one approval)")  # fmt: skip
         jobs = [  # in the pictures' order; an answered member is its earlier job
-            json.loads(self.daemon.start_animate(o._replace(approved=over)).text or "{}")
+            json.loads(self.daemon.start_animate(o, approved=over).text or "{}")
             if isinstance(o, Prepared)
             else o
             for o in outcomes

@@ -25,9 +25,6 @@ class Prepared(NamedTuple):
     request: JobRequest
     name: str
     target: Path
-    # Approved with the action that made it (a batch over a budget, approved as a whole):
-    # it does not wait for its own approval.
-    approved: bool = False
 
 
 class Host(Protocol):
@@ -64,6 +61,6 @@ class Host(Protocol):
     async def prepare_animate(
         self, body: AnimateIn, lineage: dict[str, str] | None = None
     ) -> Prepared | web.Response: ...
-    def start_animate(self, ready: Prepared) -> web.Response: ...
+    def start_animate(self, ready: Prepared, approved: bool = False) -> web.Response: ...
     def inside(self, root: Path, relative: str) -> Path | None: ...
     def engine_refusal(self, engine: str, root: Path, target: Path) -> str | None: ...

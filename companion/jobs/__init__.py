@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         job_name,
         move_jobs,
     )
+    from companion.jobs.character import parts as character_parts
     from companion.jobs.defaults import has_alpha, recut_export, recut_local
     from companion.jobs.engine import Engine
     from companion.jobs.inputs import ImageDamaged, ImageReadError, LocalImage, decode_whole
@@ -59,6 +60,7 @@ _LAZY = {
     "check_moves": ("character", "check_moves"),
     "job_name": ("character", "job_name"),
     "move_jobs": ("character", "move_jobs"),
+    "character_parts": ("character", "parts"),
     "MovePrice": ("move_set", "MovePrice"),
     "SetQuote": ("move_set", "SetQuote"),
     "quote_set": ("move_set", "quote_set"),
@@ -129,6 +131,7 @@ __all__ = [
     "already_made",
     "as_recut",
     "character_name",
+    "character_parts",
     "check_moves",
     "chosen_model",
     "decode_whole",

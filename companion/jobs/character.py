@@ -113,6 +113,17 @@ def character_name(name: str | None, image: Path) -> str:
     return clean_name(image.stem) or "character"
 
 
+def parts(character: str, moves: Sequence[Move]) -> list[CharacterPart]:
+    """The part each move plays in the set; the scene plays idle first, else the first
+    move."""
+    idle = [m.name for m in moves if m.name.casefold() == "idle"]
+    autoplay = idle[0] if idle else moves[0].name
+    return [
+        CharacterPart(character=character, move=m.name, loop=m.loop, autoplay=autoplay)
+        for m in moves
+    ]
+
+
 def move_jobs(
     *,
     character: str,
@@ -132,10 +143,8 @@ def move_jobs(
     check_moves(character, moves)
     if seed is not None:
         video = video.model_copy(update={"seed": seed})
-    idle = [m.name for m in moves if m.name.casefold() == "idle"]
-    autoplay = idle[0] if idle else moves[0].name
     made = []
-    for move in moves:
+    for move, part in zip(moves, parts(character, moves), strict=True):
         request = JobRequest.animation(
             image=image,
             prompt=move.prompt,
@@ -146,9 +155,7 @@ def move_jobs(
             placement=placement,
             origin=origin,
             models=models,
-            character=CharacterPart(
-                character=character, move=move.name, loop=move.loop, autoplay=autoplay
-            ),
+            character=part,
         )
         made.append(MoveJob(move, job_name(character, move.name), request))
     return made
