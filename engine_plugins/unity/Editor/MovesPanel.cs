@@ -11,8 +11,9 @@ namespace Companion.Animate
     /// A character's moves, made from the window's picture and settings: the list (common
     /// moves offered with a prompt to edit; added, removed, each looping or not), one quote
     /// of the whole set (each move's price and the total, against the budget), Animate all
-    /// (one press; one Approve when the set is over a budget), progress per move, and one
-    /// move made again alone (priced first). The daemon's /character routes do the work.
+    /// (one press, which is also the one approval when the set is over a budget), progress
+    /// per move, and one move made again alone (priced first). The daemon's /character
+    /// routes do the work.
     /// </summary>
     public sealed class MovesPanel
     {
@@ -46,8 +47,10 @@ namespace Companion.Animate
         string quoteId = "";
         string quotedBody = "";
         int total = -1;
+        bool over;
         Move again;
         string againQuote = "";
+        bool againOver;
         double nextPoll;
         bool polling;
 
@@ -122,11 +125,11 @@ namespace Companion.Animate
             {
                 if (GUILayout.Button("Quote set"))
                     pressed = Quote;
+                var label = total < 0 ? "Animate all"
+                    : over ? $"Approve and animate all ({total} credits)" : $"Animate all ({total} credits)";
                 using (new EditorGUI.DisabledScope(total < 0))
-                    if (GUILayout.Button(total < 0 ? "Animate all" : $"Animate all ({total} credits)"))
+                    if (GUILayout.Button(label))
                         pressed = AnimateAll;
-                if (moves.Any(m => m.state == "awaiting_approval") && GUILayout.Button("Approve"))
-                    pressed = ApproveAll;
             }
             if (message != "")
                 EditorGUILayout.HelpBox(message, MessageType.Info);
@@ -163,10 +166,12 @@ namespace Companion.Animate
                 moves[i].price = quoted.moves[i].Shown();
             quoteId = quoted.quote_id;
             quotedBody = body.ToString();
-            total = quoted.spends_total;
+            total = quoted.spends;
+            over = quoted.budget.over;
             var balance = quoted.balance >= 0 ? $" (balance {quoted.balance})" : "";
-            message = $"{moves.Count} moves: {total} credits in all{balance}. Press Animate all to go ahead."
-                + (quoted.budget.over ? "\nThe set is over your budget: Approve once for all its moves." : "");
+            message = $"{moves.Count} moves: {total} credits in all{balance}."
+                + (over ? "\nThe set is over your budget as a whole: Animate all approves it once."
+                    : " Press Animate all to go ahead.");
         }
 
         async Task AnimateAll(AnimateForm form)
@@ -178,6 +183,8 @@ namespace Companion.Animate
                 return;
             }
             var sent = Body(form, moves, quoteId);
+            if (over)
+                sent.Add("approve", true); // the user saw "Approve and animate all"
             Drop();
             await Start(sent, moves.ToList());
         }
@@ -193,9 +200,9 @@ namespace Companion.Animate
             var started = JsonUtility.FromJson<SetReply>(reply.Body);
             for (var i = 0; i < Math.Min(started.moves.Length, which.Count); i++)
             {
-                which[i].jobId = started.moves[i].Id();
-                which[i].state = "queued";
-                which[i].progress = 0f;
+                which[i].jobId = started.moves[i].job.id;
+                which[i].state = started.moves[i].job.state;
+                which[i].progress = started.moves[i].job.progress;
             }
             message = $"Animating {which.Count} moves...";
             nextPoll = EditorApplication.timeSinceStartup + PollSeconds;
@@ -216,28 +223,16 @@ namespace Companion.Animate
                 var quoted = JsonUtility.FromJson<SetQuoteReply>(Json.Unset(reply.Body, "balance", "per_job", "per_day"));
                 again = move;
                 againQuote = quoted.quote_id;
-                message = $"{move.name} again: {quoted.spends_total} credits. Press Make to go ahead.";
+                againOver = quoted.budget.over;
+                message = $"{move.name} again: {quoted.spends} credits. Press Make to go ahead.";
                 return;
             }
             var sent = Body(form, one, againQuote, true);
+            if (againOver)
+                sent.Add("approve", true); // "Make" with its price shown is the approval
             again = null;
             againQuote = "";
             await Start(sent, one.ToList());
-        }
-
-        /// <summary>One press approves every move waiting for approval.</summary>
-        async Task ApproveAll(AnimateForm form)
-        {
-            foreach (var move in moves.Where(m => m.state == "awaiting_approval").ToList())
-            {
-                var reply = await DaemonClient.Post($"/api/v1/jobs/{move.jobId}/approve", null);
-                if (!reply.Ok)
-                {
-                    message = reply.Message;
-                    return;
-                }
-            }
-            message = "Approved; animating...";
         }
 
         /// <summary>Whether a poll is due: a move runs and none is being read.</summary>
@@ -254,7 +249,8 @@ namespace Companion.Animate
             {
                 foreach (var move in moves.Where(m => m.jobId != "" && !m.Ended).ToList())
                 {
-                    var reply = await DaemonClient.Get($"/api/v1/jobs/{move.jobId}");
+                    var jobId = move.jobId;
+                    var reply = await DaemonClient.Get($"/api/v1/jobs/{jobId}");
                     if (!reply.Ok)
                         continue;
                     var job = JsonUtility.FromJson<JobReply>(reply.Body);
@@ -268,8 +264,6 @@ namespace Companion.Animate
             {
                 polling = false;
             }
-            if (moves.Any(m => m.state == "awaiting_approval"))
-                message = "The set is over your budget. Press Approve once for all its moves.";
             if (moves.Any(m => m.jobId != "" && !m.Ended))
                 return "";
             var started = moves.Where(m => m.jobId != "").ToList();
@@ -278,37 +272,36 @@ namespace Companion.Animate
         }
     }
 
-    /// <summary>One move of a set's quote: its price and what going on spends on it.</summary>
+    /// <summary>One move of a set's quote: its own quote, as /quote gives it for the move.</summary>
     [Serializable]
     public sealed class MoveQuote
     {
-        public string name = "";
-        public int credits;
-        public int spends;
+        public string move = "";
+        public bool loop;
+        public QuoteReply quote = new QuoteReply();
 
-        public string Shown() => spends == 0 && credits > 0 ? "0 — already made" : $"{spends} credits";
+        public string Shown() => quote.spends == 0 && quote.credits > 0 ? "0 — already made" : $"{quote.spends} credits";
     }
 
+    /// <summary>A character's quote: each move's, the set made anew (credits) and what
+    /// Animate all spends now (spends), held to the budget once.</summary>
     [Serializable]
     public sealed class SetQuoteReply
     {
         public MoveQuote[] moves = new MoveQuote[0];
-        public int credits_total;
-        public int spends_total;
+        public int credits;
+        public int spends;
         public string quote_id = "";
         public int balance = -1;
         public BudgetReply budget = new BudgetReply();
     }
 
-    /// <summary>One move of a started set: its job.</summary>
+    /// <summary>One move of a started set: its job, as GET /api/v1/jobs/{id} shows it.</summary>
     [Serializable]
     public sealed class MoveStarted
     {
-        public string name = "";
-        public string id = "";
-        public string job_id = "";
-
-        public string Id() => job_id != "" ? job_id : id;
+        public string move = "";
+        public JobReply job = new JobReply();
     }
 
     [Serializable]

@@ -18,19 +18,40 @@ var quoted_body := ""
 ## The jobs started, in the pictures' order, and how each ended.
 var jobs: Array = []
 var ended: Array = []
+## The dock's message line: say.call(text).
+var say: Callable
 var _dock: Control
 var _animate_button: Button
 var _progress: ProgressBar
 
 
-func setup(dock: Control) -> void:
+func setup(dock: Control, say_line: Callable) -> void:
 	_dock = dock
+	say = say_line
 	_animate_button = dock.get_node("%AnimateButton")
 	_progress = dock.get_node("%Progress")
 
 
 func active() -> bool:
 	return paths.size() >= 2
+
+
+## Several pictures animated with the form's settings as one batch: one quote, one cap.
+## The first sets the form (its size and transparency) as one picture does.
+func choose(chosen: Array) -> void:
+	var pictures := chosen.filter(_dock.is_image)
+	if pictures.is_empty():
+		return
+	_dock.set_image(pictures[0])
+	if pictures.size() < 2:
+		return
+	paths = pictures
+	var label: Label = _dock.get_node("%ImageLabel")
+	label.text = "Batch of %d: %s" % [pictures.size(), ", ".join(
+		pictures.map(func(p: String) -> String: return p.get_file()))]
+	label.tooltip_text = "\n".join(pictures)
+	say.call("A batch of %d pictures, each animated with these settings and named after "
+		% pictures.size() + "itself. Press Quote for each one's price and the total.")
 
 
 func drop() -> void:
@@ -54,7 +75,7 @@ func price() -> void:
 	var reply: Dictionary = await _dock.client.call_api(
 		HTTPClient.METHOD_POST, "/api/v1/batch/quote", sent)
 	if not reply["ok"]:
-		_dock.say(reply["message"])
+		say.call(reply["message"])
 		return
 	if JSON.stringify(body()) != JSON.stringify(sent):
 		await price()  # changed while it was on its way
@@ -76,7 +97,7 @@ func price() -> void:
 		_dock.money_note(quote)])
 	if over:
 		lines.append("The batch is over your budget as a whole: Animate approves it once.")
-	_dock.say("\n".join(lines))
+	say.call("\n".join(lines))
 
 
 ## Starts the batch the quote priced; a changed request is quoted again instead.
@@ -93,12 +114,12 @@ func start() -> void:
 	var reply: Dictionary = await _dock.client.call_api(
 		HTTPClient.METHOD_POST, "/api/v1/batch", sent)
 	if not reply["ok"]:
-		_dock.say(reply["message"])
+		say.call(reply["message"])
 		return
 	jobs = reply["data"].get("data", [])
 	ended = []
 	_progress.value = 0.0
-	_dock.say("Animating a batch of %d..." % jobs.size())
+	say.call("Animating a batch of %d..." % jobs.size())
 	var last := {}
 	for job: Dictionary in jobs:
 		var final: Dictionary = job
@@ -109,5 +130,5 @@ func start() -> void:
 		if final.get("state") == "done":
 			last = final
 	var done := ended.filter(func(j: Dictionary) -> bool: return j.get("state") == "done")
-	_dock.say("Batch: %d of %d done." % [done.size(), jobs.size()])
+	say.call("Batch: %d of %d done." % [done.size(), jobs.size()])
 	finished.emit(last)

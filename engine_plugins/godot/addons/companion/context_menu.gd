@@ -31,5 +31,5 @@ func _on_animate(paths: Array) -> void:
 
 
 func _on_batch(paths: Array) -> void:
-	dock.set_batch(Array(paths))
+	dock.batch.choose(Array(paths))
 	dock.quote()

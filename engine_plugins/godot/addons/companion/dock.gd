@@ -4,8 +4,9 @@ extends HBoxContainer
 ## quote bound to exactly what it priced, progress with Cancel, the chosen picture and the
 ## latest result playing. The limits of size, frames and seconds come from the daemon.
 ## Each job has its script: daemon_link.gd, frame_limits.gd, request_form.gd,
-## quote_line.gd, job_run.gd, picture.gd, result_landing.gd and advanced.gd; a character's
-## moves are moves.tscn beside the actions, and several pictures at once batch.gd.
+## quote_line.gd, job_run.gd, picture.gd, result_landing.gd and advanced.gd; several
+## pictures at once batch.gd. A character's moves are the Character tab (moves.tscn), made
+## from this form.
 
 ## Emitted once per job, when it reaches done, failed or cancelled.
 signal finished(job: Dictionary)
@@ -14,6 +15,8 @@ signal connected
 ## Emitted when the daemon goes away after it answered (its event stream closed, or it
 ## did not answer).
 signal disconnected
+## Emitted when another picture is chosen (a res:// path).
+signal picture_chosen(path: String)
 
 const DaemonClient := preload("res://addons/companion/daemon_client.gd")
 const FrameLimits := preload("res://addons/companion/frame_limits.gd")
@@ -73,6 +76,15 @@ var max_frames: int:
 var launched_pid: int:
 	get:
 		return _link.launched_pid
+## The dock's line to the daemon (daemon_link.gd): its project registration serves the
+## Character tab too.
+var link: Node:
+	get:
+		return _link
+## Several pictures animated at once (batch.gd): chosen from the FileSystem's selection.
+var batch: Node:
+	get:
+		return _batch
 var _limits: RefCounted
 var _link: Node
 var _quote: RefCounted
@@ -104,7 +116,6 @@ var _batch: Node
 @onready var _reconnect_timer: Timer = %ReconnectTimer
 @onready var _advanced: VBoxContainer = %Advanced
 @onready var _confirm_replace: ConfirmationDialog = %ConfirmReplace
-@onready var _moves: VBoxContainer = %Moves
 
 
 func _ready() -> void:
@@ -132,10 +143,8 @@ func _ready() -> void:
 		refresh())
 	_batch = Batch.new()
 	add_child(_batch)
-	_batch.setup(self)
-	_batch.finished.connect(_set_finished)
-	_moves.dock = self
-	_moves.finished.connect(_set_finished)
+	_batch.setup(self, _say)
+	_batch.finished.connect(set_finished)
 	_wire()
 	refresh()
 
@@ -176,7 +185,7 @@ func drop_quote() -> void:
 
 ## A character's moves or a batch ended: its newest SpriteFrames lands and plays, the
 ## balance and the Generations list are read again.
-func _set_finished(job: Dictionary) -> void:
+func set_finished(job: Dictionary) -> void:
 	if job.get("resource") != null:
 		_landing.land(String(job["resource"]))
 	elif not job.is_empty():
@@ -227,11 +236,6 @@ func _show_frames(_value: float = 0.0) -> void:
 
 func _say(text: String) -> void:
 	_message.text = text
-
-
-## The message line under the actions, for the dock's parts (the batch).
-func say(text: String) -> void:
-	_say(text)
 
 
 ## Shows whether the daemon runs, against what, and the balance; with its answer, the
@@ -293,6 +297,7 @@ func set_image(path: String) -> void:
 		_say("Choose a PNG, JPEG or WebP image.")
 		return
 	_batch.paths = []
+	picture_chosen.emit(path)
 	_form.show_picture()
 	drop_quote()
 	_say("Press Quote to see the price.")
@@ -301,31 +306,9 @@ func set_image(path: String) -> void:
 func use_selected_file() -> void:
 	var chosen: Array = Array(EditorInterface.get_selected_paths()).filter(is_image)
 	if chosen.size() >= 2:
-		set_batch(chosen)
+		batch.choose(chosen)
 	else:
 		set_image(EditorInterface.get_current_path())
-
-
-## Several pictures animated with the form's settings as one batch: one quote, one cap.
-func set_batch(paths: Array) -> void:
-	var pictures := paths.filter(is_image)
-	if pictures.size() < 2:
-		if pictures.size() == 1:
-			set_image(pictures[0])
-		return
-	set_image(pictures[0])  # its size and transparency set the form, as for one
-	_batch.paths = pictures
-	var label: Label = %ImageLabel
-	label.text = "Batch of %d: %s" % [pictures.size(), ", ".join(
-		pictures.map(func(p: String) -> String: return p.get_file()))]
-	label.tooltip_text = "\n".join(pictures)
-	_say("A batch of %d pictures, each animated with these settings and named after " \
-		% pictures.size() + "itself. Press Quote for each one's price and the total.")
-
-
-## Registers this project with the daemon (once); false when it could not, said.
-func ensure_project() -> bool:
-	return await _link.ensure_project(project_root())
 
 
 func project_root() -> String:
@@ -345,7 +328,7 @@ static func same_folder(a: String, b: String) -> bool:
 ## Asks what the request would cost; nothing is spent.
 func quote() -> void:
 	if _batch.active():
-		if await ensure_project():
+		if await _link.ensure_project(project_root()):
 			await _batch.price()
 		return
 	if image_path == "":

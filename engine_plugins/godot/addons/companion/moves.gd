@@ -1,10 +1,11 @@
 @tool
-extends VBoxContainer
-## A character's moves (moves.tscn), made from the dock's picture and settings: the list
-## (common moves offered with a prompt to edit; added, removed, each looping or not), one
-## quote of the whole set (each move's price and the total, against the budget), Animate
-## all (one press; one Approve when the set is over a budget), progress per move, and one
-## move made again alone. The daemon's /character routes do the work.
+extends HBoxContainer
+## A character's moves (moves.tscn, the Character tab beside the Companion one), made from
+## the Companion tab's picture and settings: the list (common moves offered with a prompt
+## to edit; added, removed, each looping or not), one quote of the whole set (each move's
+## price and the total, against the budget), Animate all (one press, which is also the one
+## approval when the set is over a budget), progress per move, and one move made again
+## alone. The daemon's /character routes do the work.
 
 ## The set's jobs all ended (done, failed or cancelled): the first done one's.
 signal finished(job: Dictionary)
@@ -39,7 +40,7 @@ var _polling := false
 @onready var add_button: Button = %AddMove
 @onready var quote_button: Button = %QuoteMoves
 @onready var animate_button: Button = %AnimateAll
-@onready var approve_button: Button = %ApproveMoves
+@onready var picture_label: Label = %MovesPicture
 @onready var total_label: Label = %MovesTotal
 @onready var poll_timer: Timer = %MovesPoll
 
@@ -51,7 +52,6 @@ func _ready() -> void:
 	add_button.pressed.connect(func() -> void: add_move(common.get_item_text(common.selected)))
 	quote_button.pressed.connect(quote_set)
 	animate_button.pressed.connect(animate_all)
-	approve_button.pressed.connect(approve_all)
 	poll_timer.timeout.connect(_poll)
 
 
@@ -106,6 +106,13 @@ func body(moves: Array = []) -> Dictionary:
 	return request
 
 
+## The Companion tab's picture, named where the list is.
+func show_picture(path: String) -> void:
+	picture_label.text = "Character: %s" % (path.get_file() if path != "" else "choose a picture "
+		+ "in the Companion tab")
+	drop_quote()
+
+
 func _say(text: String) -> void:
 	said = text
 	total_label.text = text
@@ -121,7 +128,7 @@ func quote_set() -> void:
 	if rows().is_empty():
 		_say("Add a move first.")
 		return
-	if not await dock.ensure_project():
+	if not await dock.link.ensure_project(dock.project_root()):
 		return
 	var sent := body()
 	var reply: Dictionary = await dock.client.call_api(
@@ -136,15 +143,24 @@ func quote_set() -> void:
 	quoted_body = JSON.stringify(sent)
 	var priced: Array = quote.get("moves", [])
 	for index in mini(priced.size(), rows().size()):
-		var move: Dictionary = priced[index]
+		var move: Dictionary = priced[index].get("quote", {})
 		var earlier: Variant = move.get("earlier")
 		var why := String(earlier.get("why", "")) if typeof(earlier) == TYPE_DICTIONARY else ""
 		rows()[index].show_price(int(move.get("credits", 0)), int(move.get("spends", 0)), why)
-	total = int(quote.get("spends_total", quote.get("total", 0)))
+	total = int(quote.get("spends", 0))
 	animate_button.disabled = false
-	animate_button.text = "Animate all (%d credits)" % total
-	_say("%d moves: %d credits in all%s. Press Animate all to go ahead." % [
-		priced.size(), total, dock.money_note(quote)])
+	var over := over_budget()
+	animate_button.text = ("Approve and animate all (%d credits)" if over
+		else "Animate all (%d credits)") % total
+	_say("%d moves: %d credits in all%s.%s" % [priced.size(), total, dock.money_note(quote),
+		"\nThe set is over your budget as a whole: Animate all approves it once." if over
+		else " Press Animate all to go ahead."])
+
+
+## Whether the quote shown holds the set over a budget (then Animate all approves it).
+func over_budget() -> bool:
+	var budget: Variant = quote.get("budget")
+	return typeof(budget) == TYPE_DICTIONARY and bool(budget.get("over", false))
 
 
 ## Starts every move the quote priced with one press; without a quote for exactly the
@@ -156,13 +172,15 @@ func animate_all() -> void:
 		await quote_set()
 		return
 	sent["quote_id"] = quote.get("quote_id", "")
+	if over_budget():
+		sent["approve"] = true  # the user saw "Approve and animate all"
 	drop_quote()
 	var reply: Dictionary = await dock.client.call_api(
 		HTTPClient.METHOD_POST, "/api/v1/character", sent)
 	if not reply["ok"]:
 		_say(reply["message"])
 		return
-	_take_jobs(reply["data"].get("moves", reply["data"].get("data", [])), rows())
+	_take_jobs(reply["data"].get("moves", []), rows())
 	_say("Animating %d moves..." % rows().size())
 	poll_timer.start()
 
@@ -170,10 +188,9 @@ func animate_all() -> void:
 ## Each move's job id on its row (the reply lists the moves in the order sent).
 func _take_jobs(started: Array, for_rows: Array) -> void:
 	for index in mini(started.size(), for_rows.size()):
-		var move: Dictionary = started[index]
-		var id: Variant = move.get("job_id", move.get("id"))
-		for_rows[index].job_id = "" if id == null else String(id)
-		for_rows[index].show_job({"state": "queued", "progress": 0.0})
+		var job: Dictionary = started[index].get("job", {})
+		for_rows[index].job_id = String(job.get("id", ""))
+		for_rows[index].show_job(job)
 
 
 ## First press: this move alone, again with a new take, priced; second: made.
@@ -188,11 +205,13 @@ func remake(row: Node) -> void:
 			return
 		remake_row = row
 		remake_quote = priced["data"]
-		var credits := int(remake_quote.get("spends_total", remake_quote.get("total", 0)))
+		var credits := int(remake_quote.get("spends", 0))
 		row.remake.text = "Make (%d)" % credits
 		_say("%s again: %d credits. Press Make to go ahead." % [row.move()["name"], credits])
 		return
 	sent["quote_id"] = remake_quote.get("quote_id", "")
+	if bool(remake_quote.get("budget", {}).get("over", false)):
+		sent["approve"] = true  # "Make" with its price shown is the approval
 	remake_quote = {}
 	row.remake.text = "Again"
 	var reply: Dictionary = await dock.client.call_api(
@@ -200,22 +219,9 @@ func remake(row: Node) -> void:
 	if not reply["ok"]:
 		_say(reply["message"])
 		return
-	_take_jobs(reply["data"].get("moves", reply["data"].get("data", [])), [row])
+	_take_jobs(reply["data"].get("moves", []), [row])
 	_say("Making %s again..." % row.move()["name"])
 	poll_timer.start()
-
-
-## One press approves every move waiting for approval (the set over a budget).
-func approve_all() -> void:
-	for row in rows():
-		if row.state == "awaiting_approval" and row.job_id != "":
-			var path := "/api/v1/jobs/%s/approve" % row.job_id
-			var reply: Dictionary = await dock.client.call_api(HTTPClient.METHOD_POST, path, {})
-			if not reply["ok"]:
-				_say(reply["message"])
-				return
-	approve_button.visible = false
-	_say("Approved; animating...")
 
 
 ## One round of polls at a time: each move's job read, its row updated; once all ended,
@@ -232,12 +238,6 @@ func _poll() -> void:
 		if reply["ok"] and is_instance_valid(row):
 			row.show_job(reply["data"])
 	_polling = false
-	var waiting := rows().filter(func(row: Node) -> bool:
-		return row.state == "awaiting_approval")
-	approve_button.visible = not waiting.is_empty()
-	if not waiting.is_empty():
-		_say("The set is over your budget. Press Approve once for all its moves.")
-		return
 	var started := rows().filter(func(row: Node) -> bool: return row.job_id != "")
 	if started.any(func(row: Node) -> bool: return not (row.state in FINAL_STATES)):
 		return
