@@ -158,6 +158,10 @@ def character_set(plugin: ScriptedPlugin, body: dict[str, Any]) -> None:
     remade = plugin.character({**again, "quote_id": quoted["quote_id"],
                                "approve": quoted["budget"]["over"]})  # fmt: skip
     assert plugin.poll(remade[0])["state"] == "done"
+    # The Generations list groups a character's moves by what each row says it is.
+    parts = {g["name"]: g["character"] for g in plugin.generations() if g["character"]}
+    assert {n: (p["character"], p["move"]) for n, p in parts.items()} == {
+        "knight_idle": ("knight", "idle"), "knight_hurt": ("knight", "hurt")}  # fmt: skip
 
 
 def studio_actions(plugin: ScriptedPlugin, project: Path, job: dict[str, Any]) -> None:
