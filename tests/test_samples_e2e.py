@@ -135,6 +135,10 @@ def test_unity_sample_gets_sliced_sprites_and_a_clip(daemon: DaemonThread, tmp_p
     assert listed["settings"]["export"]["frame_count"] == body["export"]["frame_count"]
     studio_actions(plugin, project, job)
     character_set(plugin, body)
+    # Two pictures selected in the Project window: Assets > Animate as a batch...
+    made = plugin.batch(body, ["Assets/Art/hero.png", "Assets/Art/coin.png"])
+    assert [plugin.poll(j["id"])["resource"] for j in made] == [
+        "Assets/Animations/hero.anim", "Assets/Animations/coin.anim"]  # fmt: skip
     assert plugin.called == plugin_endpoints(UNITY_SOURCES)
 
 

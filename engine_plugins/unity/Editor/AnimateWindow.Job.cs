@@ -173,9 +173,13 @@ namespace Companion.Animate
         }
 
         /// <summary>A character's moves polled; once all ended, its clip is shown and played.</summary>
-        async Task PollMoves()
+        async Task PollMoves() => Landed(await moves.Poll());
+
+        /// <summary>A batch's jobs polled; once all ended, its last clip is shown and played.</summary>
+        async Task PollBatch() => Landed(await batch.Poll());
+
+        void Landed(string resource)
         {
-            var resource = await moves.Poll();
             if (resource != "")
             {
                 AssetDatabase.Refresh(ImportAssetOptions.ForceSynchronousImport);

@@ -37,6 +37,13 @@ namespace Companion.Animate
         public Json Add(string key, IEnumerable<double> values) =>
             Raw(key, "[" + string.Join(",", values.Select(Number)) + "]");
 
+        /// <summary>This object without key (a field it holds is taken out).</summary>
+        public Json Without(string key)
+        {
+            fields.RemoveAll(field => field.StartsWith(Quote(key) + ":"));
+            return this;
+        }
+
         Json Raw(string key, string json)
         {
             fields.Add(Quote(key) + ":" + json);
