@@ -83,7 +83,10 @@ class BatchRoutes:
             digests.append(digest)
         return "b_" + hashlib.sha256(json.dumps(digests).encode()).hexdigest()[:40], digests
 
-    async def quote(self, request: web.Request) -> web.Response:
+    async def _read(
+        self, request: web.Request
+    ) -> tuple[BatchIn, list[AnimateIn], tuple[str, list[str]]] | web.Response:
+        """The batch asked for, its pictures as /animate bodies and its ids; or the refusal."""
         body = await self.daemon.parse(request, BatchIn)
         if isinstance(body, web.Response):
             return body
@@ -93,6 +96,13 @@ class BatchRoutes:
         together = await self._together(members)
         if isinstance(together, web.Response):
             return together
+        return body, members, together
+
+    async def quote(self, request: web.Request) -> web.Response:
+        read = await self._read(request)
+        if isinstance(read, web.Response):
+            return read
+        _, members, together = read
         quotes = []
         for member in members:
             one = await self.daemon.quote_reply(member)
@@ -116,15 +126,10 @@ class BatchRoutes:
         )
 
     async def animate(self, request: web.Request) -> web.Response:
-        body = await self.daemon.parse(request, BatchIn)
-        if isinstance(body, web.Response):
-            return body
-        members = self._members(body)
-        if isinstance(members, web.Response):
-            return members
-        together = await self._together(members)
-        if isinstance(together, web.Response):
-            return together
+        read = await self._read(request)
+        if isinstance(read, web.Response):
+            return read
+        body, members, together = read
         if body.quote_id != together[0]:
             return error(409, "STALE_QUOTE", "quote_id: the pictures or settings changed since "
                          "that quote (or none was sent); quote the batch again: POST "
