@@ -9,6 +9,7 @@ extends Node
 signal finished(job: Dictionary)
 
 const FINAL_STATES := ["done", "failed", "cancelled"]
+const Moves := preload("res://addons/companion/moves.gd")
 
 ## The pictures (res:// paths); a batch is two or more.
 var paths: Array = []
@@ -94,7 +95,7 @@ func price() -> void:
 	_animate_button.text = ("Approve and animate batch (%d credits)" if over
 		else "Animate batch (%d credits)") % total
 	lines.append("Batch of %d: %d credits in all%s." % [paths.size(), total,
-		_dock.money_note(quote)])
+		Moves.money(quote)])
 	if over:
 		lines.append("The batch is over your budget as a whole: Animate approves it once.")
 	say.call("\n".join(lines))

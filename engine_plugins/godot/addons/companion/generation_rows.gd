@@ -38,18 +38,19 @@ static func fill(tree: Tree, rows: Array[Dictionary]) -> void:
 	var items := {}
 	var characters := {}
 	for index in rows.size():  # generations first, so a re-cut finds its source's item
-		if source_of(rows[index], by_id).is_empty():
-			var parent := root
-			var character := character_of(rows[index])
-			if character != "":  # a move: under its character's item, made at its first
-				var key := "%s|%s" % [character, String(rows[index].get("target_dir", ""))]
-				if not characters.has(key):
-					characters[key] = _character_item(tree, root, character, rows, index)
-				parent = characters[key]
-			items[String(rows[index].get("id", ""))] = _item(tree, parent, rows[index], index, {})
+		var character := character_of(rows[index])
+		if character != "":  # a move (a re-cut of a kept clip too): under its character
+			var key := "%s|%s" % [character, String(rows[index].get("target_dir", ""))]
+			if not characters.has(key):
+				characters[key] = _character_item(tree, root, character, rows, index)
+			var source := source_of(rows[index], by_id)
+			items[String(rows[index].get("id", ""))] = _item(tree, characters[key], rows[index],
+				index, source)
+		elif source_of(rows[index], by_id).is_empty():
+			items[String(rows[index].get("id", ""))] = _item(tree, root, rows[index], index, {})
 	for index in rows.size():
 		var source := source_of(rows[index], by_id)
-		if not source.is_empty():
+		if not source.is_empty() and character_of(rows[index]) == "":
 			var parent: TreeItem = items.get(String(source["id"]), root)
 			_item(tree, parent, rows[index], index, source)
 

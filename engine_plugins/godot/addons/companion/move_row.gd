@@ -13,6 +13,13 @@ signal remove_pressed
 
 ## Moves that loop unless told, as the daemon decides them.
 const LOOPING := ["idle", "walk", "run", "fly", "swim", "float"]
+## Why a move costs nothing now, short enough for its row (the daemon's "earlier.why").
+const FREE_BECAUSE := {
+	"made": "already made",
+	"under_way": "under way",
+	"paid_not_installed": "paid, installs free",
+	"recut": "re-cut, free",
+}
 
 ## The job making this move ("" until Animate all).
 var job_id := ""
@@ -52,10 +59,11 @@ func move() -> Dictionary:
 		"loop": loop.button_pressed}
 
 
-## Its price in the quote: "0 — already made" when an earlier job answers it.
+## Its price in the quote: "0 — already made" when an earlier job answers it (or the
+## reason it is free: a re-cut of a kept clip...).
 func show_price(credits: int, spends: int, why: String) -> void:
 	if spends == 0 and credits > 0:
-		price.text = "0 — %s" % ("already made" if why in ["", "made"] else why)
+		price.text = "0 — %s" % FREE_BECAUSE.get(why, "already made")
 	else:
 		price.text = "%d credits" % spends
 	price.tooltip_text = price.text
@@ -63,7 +71,8 @@ func show_price(credits: int, spends: int, why: String) -> void:
 
 func show_job(job: Dictionary) -> void:
 	state = String(job.get("state", ""))
-	progress.value = float(job.get("progress", 0.0))
+	# A move answered by a re-cut or an earlier job may not report its progress: done is all.
+	progress.value = 1.0 if state == "done" else float(job.get("progress", 0.0))
 	progress.tooltip_text = state
 	remake.disabled = not (state in ["done", "failed", "cancelled"])
 

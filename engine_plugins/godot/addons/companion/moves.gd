@@ -20,6 +20,7 @@ const COMMON := {
 	"hurt": "recoil from a hit",
 }
 const RowScene := preload("res://addons/companion/move_row.tscn")
+const QuoteLine := preload("res://addons/companion/quote_line.gd")
 const FINAL_STATES := ["done", "failed", "cancelled"]
 
 ## The dock: its client, picture and form (the request every move shares).
@@ -30,6 +31,8 @@ var quoted_body := ""
 var total := -1
 ## What the panel last said.
 var said := ""
+## The character's SpriteFrames, as the daemon names it for the set ("" outside Godot).
+var frames := ""
 ## The move being made again alone, and its quote ({} when none).
 var remake_row: Node
 var remake_quote := {}
@@ -152,9 +155,18 @@ func quote_set() -> void:
 	var over := over_budget()
 	animate_button.text = ("Approve and animate all (%d credits)" if over
 		else "Animate all (%d credits)") % total
-	_say("%d moves: %d credits in all%s.%s" % [priced.size(), total, dock.money_note(quote),
+	_say("%d moves: %d credits in all%s.%s" % [priced.size(), total, money(quote),
 		"\nThe set is over your budget as a whole: Animate all approves it once." if over
 		else " Press Animate all to go ahead."])
+
+
+## The balance and budgets beside a set's price; its one press is the approval, so the
+## single job's "it waits for your approval" is not said.
+static func money(quoted: Dictionary) -> String:
+	var shown := quoted.duplicate(true)
+	if typeof(shown.get("budget")) == TYPE_DICTIONARY:
+		shown["budget"]["over"] = false
+	return QuoteLine.money_note(shown)
 
 
 ## Whether the quote shown holds the set over a budget (then Animate all approves it).
@@ -180,6 +192,8 @@ func animate_all() -> void:
 	if not reply["ok"]:
 		_say(reply["message"])
 		return
+	var named: Variant = reply["data"].get("frames")
+	frames = "" if named == null else ProjectSettings.localize_path(String(named))
 	_take_jobs(reply["data"].get("moves", []), rows())
 	_say("Animating %d moves..." % rows().size())
 	poll_timer.start()
@@ -249,4 +263,6 @@ func _poll() -> void:
 		var reply: Dictionary = await dock.client.call_api(
 			HTTPClient.METHOD_GET, "/api/v1/jobs/%s" % done[0].job_id)
 		job = reply["data"] if reply["ok"] else {}
+	if not job.is_empty() and frames.begins_with("res://"):
+		job["resource"] = frames  # the character's own SpriteFrames, every move in it
 	finished.emit(job)
