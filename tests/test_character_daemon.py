@@ -5,6 +5,7 @@ and the daemon on loopback: the sandbox's balance and its journal of creates."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -74,9 +75,14 @@ def test_a_set_is_paid_once_and_a_move_added_pays_only_for_itself(
         assert quote["frames"] == str(frames) and frames.is_file()
         assert (project / "animations" / "hero.tscn").is_file()
 
-        # The same set again: every move answered by its own job, nothing spent.
+        # The same set again, the character's file deleted meanwhile: every move
+        # answered by its own job, nothing spent, and the file made again from them.
+        frames.unlink()
         middle = api.get("/credits/balance").json["available"]
         again, remade = _made(running, _body(project, MOVES))
+        assert sorted(re.findall(r'"name": &"(\w+)"', frames.read_text())) == [
+            "attack", "idle", "walk"
+        ]  # fmt: skip
         assert again["spends"] == remade["spends"] == 0
         assert [m["job"]["id"] for m in remade["moves"]] == [m["job"]["id"] for m in made["moves"]]
         assert api.get("/credits/balance").json["available"] == middle
@@ -121,6 +127,10 @@ def test_a_set_is_refused_whole_before_anything_is_spent(
         ):
             refused = call(running, "POST", "/api/v1/character/quote", _body(project, moves))
             assert refused.status == 400 and refused.error["message"].startswith(field)
+        gifs = _body(project, MOVES)
+        gifs["export"] = {**gifs["export"], "output_formats": ["gif"]}
+        unwired = call(running, "POST", "/api/v1/character/quote", gifs)
+        assert unwired.error["message"].startswith("export.output_formats: a character in a")
         prompt = call(running, "POST", "/api/v1/character", _body(project, MOVES, prompt="x"))
         assert prompt.status == 400 and "moves[].prompt" in prompt.error["message"]
 

@@ -28,13 +28,17 @@ from companion.cli.session import settings as current_settings
 from companion.cli.session import with_service
 from companion.install import Owner, Placement, character_files, character_refusal
 from companion.jobs import (
+    FINAL,
     BadMove,
     Move,
     MoveJob,
     SetQuote,
+    State,
     character_name,
     check_moves,
+    formats_refusal,
     live_models,
+    made_before,
     move_jobs,
     quote_set,
     submit_set,
@@ -119,7 +123,7 @@ def plan_from_args(args: argparse.Namespace) -> CharacterPlan:
         origin="cli",
         models=listing(given.image, given.video, given.options),
     )
-    _check_files(name, out, where, jobs, given.image)
+    _check_files(name, out, where, jobs, given.image, image.sha256)
     return CharacterPlan(
         name=name,
         out=out,
@@ -135,22 +139,29 @@ def plan_from_args(args: argparse.Namespace) -> CharacterPlan:
 
 
 def _check_files(
-    name: str, out: Path, where: Placement | None, jobs: list[MoveJob], image: Path
+    name: str,
+    out: Path,
+    where: Placement | None,
+    jobs: list[MoveJob],
+    image: Path,
+    image_sha256: str,
 ) -> None:
-    """Every file of every move, and the character's own, checked before any spend."""
+    """Every file of every move, and the character's own, checked before any spend. A
+    move an earlier run of the set already has a job for is that job's to finish (a run
+    killed mid-install left files in place its install claims when it resumes)."""
     formats = jobs[0].request.install_formats or []
+    unwired = formats_refusal(where.engine, formats) if where is not None else None
+    if unwired is not None:
+        raise UsageError(f"--formats: {unwired}")
     if where is not None and where.engine == "godot":
-        if "godot_pack" not in formats:
-            raise UsageError(
-                "--formats: a character in a Godot project needs godot_pack (its moves "
-                "become one SpriteFrames); add it, or leave --formats out"
-            )
         refused = character_refusal(where.target, name)
         if refused is not None:
             raise UsageError(f"--out: {refused}; nothing was spent")
     store = Store(current_settings().database)
     try:
         for job in jobs:
+            if made_before(store, job.request, job.name, out, image_sha256)[1] is not None:
+                continue
             if where is not None:
                 planned = into_project.planned(where, job.name, formats)
                 into_project.refuse_conflicts(store, where, job.name, formats)
@@ -170,8 +181,13 @@ def _check_files(
 
 def _say_quote(plan: CharacterPlan, quote: SetQuote, label: str) -> None:
     for priced in quote.moves:
-        if priced.earlier is not None:
-            why = f"already made by job {priced.earlier.id[:8]}"
+        earlier = priced.earlier
+        if earlier is not None and earlier.state == State.DONE:
+            why = f"already made by job {earlier.id[:8]}"
+        elif earlier is not None and earlier.state in FINAL:
+            why = f"paid for by job {earlier.id[:8]}; its files go in again, free"
+        elif earlier is not None:
+            why = f"job {earlier.id[:8]} of an earlier run, resumed ({earlier.state})"
         elif priced.answer.free:
             why = f"re-cut of job {str(priced.answer.source_id)[:8]}'s kept clip"
         else:
@@ -211,13 +227,14 @@ async def _run_set(
                 engine, plan.jobs, plan.out, plan.image_sha256, again=plan.again
             )
             _say_quote(plan, quote, endpoint.label)
-            if quote.over(engine) and not plan.approve:
+            over = quote.over(engine)
+            if over and not plan.approve:
                 raise AwaitingApproval(
                     f"{plan.name}: {quote.spends} credits is over a budget in config.yaml; "
                     "nothing was spent. Run the same command with --approve to make the "
                     "set, paying that"
                 )
-            started = submit_set(engine, quote, plan.out, again=plan.again)
+            started = submit_set(engine, quote, plan.out, approved=over, again=plan.again)
             before = [store.charged(job.id) for job, _ in started]
             limits = (await client.refresh_limits()).limits
             gate = asyncio.Semaphore(max(1, limits.concurrency + limits.queue))

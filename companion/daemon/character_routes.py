@@ -26,7 +26,7 @@ from companion.daemon.character_schema import (
     MoveQuoteOut,
 )
 from companion.daemon.host import Prepared
-from companion.daemon.middleware import Bad, away, read_body
+from companion.daemon.middleware import Bad, read_body
 from companion.daemon.quotes import quote_id
 from companion.daemon.schema import JobOut
 from companion.daemon.security import error
@@ -38,12 +38,16 @@ from companion.jobs import (
     character_name,
     character_parts,
     check_moves,
+    formats_refusal,
     job_name,
+    rewire,
+    set_over_budget,
 )
 
 if TYPE_CHECKING:
     from companion.daemon.animate_routes import AnimateRoutes
     from companion.daemon.host import Host
+    from companion.jobs import Engine
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,24 @@ class Checked:
     digest: str
 
 
+@dataclass(frozen=True)
+class Priced:
+    """Each move with its own quote (as /quote answers it), in the set's order."""
+
+    moves: list[tuple[Member, dict[str, Any]]]
+
+    @property
+    def credits(self) -> int:
+        return sum(int(q["credits"]) for _, q in self.moves)
+
+    @property
+    def spends(self) -> int:
+        return sum(int(q["spends"]) for _, q in self.moves)
+
+    def over(self, engine: Engine) -> bool:
+        return set_over_budget(engine, [int(q["spends"]) for _, q in self.moves])
+
+
 class CharacterRoutes:
     def __init__(self, daemon: Host, animate: AnimateRoutes) -> None:
         self.daemon = daemon
@@ -78,37 +100,25 @@ class CharacterRoutes:
         ]
 
     async def quote(self, request: web.Request) -> web.Response:
-        try:
-            body = await read_body(request, CharacterIn)
-            checked = await self._checked(body)
-        except Bad as bad:
-            return bad.response()
-        refused = away(self.daemon.reach)
-        if refused is not None:
-            return refused
-        priced = await self._priced(checked)
-        if isinstance(priced, web.Response):
-            return priced
-        spends = [int(q["spends"]) for _, q in priced]
-        frames, scene = self._files(checked)
+        read = await self._read(request)
+        if isinstance(read, web.Response):
+            return read
+        _, checked, priced = read
+        frames, _ = self._files(checked)
         unusable = self._refusal(checked)
         conflicts = [] if unusable is None else [{"path": str(frames), "reason": unusable}]
-        budget = await asyncio.to_thread(quote_context.budget_for, self.daemon.engine, sum(spends))
-        budget = budget.model_copy(update={"over": self._over(spends)})
+        engine = self.daemon.engine
+        budget = await asyncio.to_thread(quote_context.budget_for, engine, priced.spends)
+        budget = budget.model_copy(update={"over": priced.over(engine)})
         balance = await quote_context.balance_now(self.daemon.engine)
         return web.json_response(
             CharacterQuoteOut(
-                name=checked.name,
+                **self._summary(checked, priced),
                 target_dir=str(checked.target),
-                quote_id=checked.digest,
-                credits=sum(int(q["credits"]) for _, q in priced),
-                spends=sum(spends),
-                frames=str(frames) if frames else None,
-                scene=str(scene) if scene else None,
                 conflicts=conflicts,
                 moves=[
                     MoveQuoteOut(move=m.move.name, loop=m.move.loop, prompt=m.move.prompt, quote=q)
-                    for m, q in priced
+                    for m, q in priced.moves
                 ],
                 balance=balance,
                 budget=budget,
@@ -116,11 +126,10 @@ class CharacterRoutes:
         )
 
     async def create(self, request: web.Request) -> web.Response:
-        try:
-            body = await read_body(request, CharacterIn)
-            checked = await self._checked(body)
-        except Bad as bad:
-            return bad.response()
+        read = await self._read(request)
+        if isinstance(read, web.Response):
+            return read
+        body, checked, priced = read
         if body.quote_id is not None and body.quote_id != checked.digest:
             return error(
                 409,
@@ -131,16 +140,12 @@ class CharacterRoutes:
         unusable = self._refusal(checked)
         if unusable is not None:
             return error(409, "CONFLICT", f"{unusable} (nothing was spent)")
-        priced = await self._priced(checked)
-        if isinstance(priced, web.Response):
-            return priced
-        spends = [int(q["spends"]) for _, q in priced]
-        over = self._over(spends)
+        over = priced.over(self.daemon.engine)
         if over and not body.approve:
             return error(
                 409,
                 "OVER_BUDGET",
-                f"the set spends {sum(spends)} credits, over a budget; nothing was spent: "
+                f"the set spends {priced.spends} credits, over a budget; nothing was spent: "
                 'send "approve": true to make it all the same',
             )
         ready: list[Prepared | dict[str, Any]] = []
@@ -149,35 +154,57 @@ class CharacterRoutes:
             if isinstance(prepared, Prepared):
                 ready.append(prepared)
             elif prepared.status in (200, 202):  # an earlier job of exactly this move
-                ready.append(json.loads(prepared.text or "{}"))
+                earlier = json.loads(prepared.text or "{}")
+                job = await asyncio.to_thread(self.daemon.store.job, str(earlier["id"]))
+                await asyncio.to_thread(rewire, self.daemon.store, job)
+                ready.append(earlier)
             else:
                 return _for_move(prepared, index, member.move.name)
         moves = []
-        for member, spent, made in zip(checked.members, spends, ready, strict=True):
+        for (member, quoted), made in zip(priced.moves, ready, strict=True):
             if isinstance(made, Prepared):
                 made = json.loads(self.animate.start_animate(made, approved=over).text or "{}")
             moves.append(
                 MoveJobOut(
                     move=member.move.name,
                     loop=member.move.loop,
-                    spends=spent,
+                    spends=int(quoted["spends"]),
                     job=JobOut.model_validate(made),
                 )
             )
-        frames, scene = self._files(checked)
         started = any(isinstance(r, Prepared) for r in ready)
         return web.json_response(
             CharacterOut(
-                name=checked.name,
-                quote_id=checked.digest,
-                credits=sum(int(q["credits"]) for _, q in priced),
-                spends=sum(spends),
-                frames=str(frames) if frames else None,
-                scene=str(scene) if scene else None,
+                **self._summary(checked, priced),
                 moves=moves,
             ).model_dump(mode="json"),
             status=202 if started else 200,
         )
+
+    async def _read(
+        self, request: web.Request
+    ) -> tuple[CharacterIn, Checked, Priced] | web.Response:
+        """The body, the set checked and every move priced (a quote spends nothing); or
+        the refusal to answer instead."""
+        try:
+            body = await read_body(request, CharacterIn)
+            checked = await self._checked(body)
+        except Bad as bad:
+            return bad.response()
+        priced = await self._priced(checked)  # each move's quote says when the service is away
+        return priced if isinstance(priced, web.Response) else (body, checked, priced)
+
+    def _summary(self, checked: Checked, priced: Priced) -> dict[str, Any]:
+        """What the quote and the answer to the press both say of the set."""
+        frames, scene = self._files(checked)
+        return {
+            "name": checked.name,
+            "quote_id": checked.digest,
+            "credits": priced.credits,
+            "spends": priced.spends,
+            "frames": str(frames) if frames else None,
+            "scene": str(scene) if scene else None,
+        }
 
     async def _checked(self, body: CharacterIn) -> Checked:
         """The set's names, its moves as /animate bodies, and what the first of them
@@ -211,16 +238,12 @@ class CharacterRoutes:
             members[0].body, members[0].part
         )
         engine = first.install.engine if first.install is not None else "other"
-        if engine == "godot" and "godot_pack" not in (first.install_formats or []):
-            raise Bad(
-                400,
-                "INVALID",
-                "export.output_formats: a character in a Godot project needs godot_pack "
-                "(its moves become one SpriteFrames); add it, or leave the formats out",
-            )
+        unwired = formats_refusal(engine, first.install_formats or [])
+        if unwired is not None:
+            raise Bad(400, "INVALID", f"export.output_formats: {unwired}")
         return Checked(name, members, target, engine, quote_id(body, image_sha256))
 
-    async def _priced(self, checked: Checked) -> list[tuple[Member, dict[str, Any]]] | web.Response:
+    async def _priced(self, checked: Checked) -> Priced | web.Response:
         """Each move's own quote, in the set's order; a refused move refuses the set."""
         priced = []
         for index, member in enumerate(checked.members):
@@ -228,10 +251,7 @@ class CharacterRoutes:
             if isinstance(reply, web.Response):
                 return _for_move(reply, index, member.move.name)
             priced.append((member, reply))
-        return priced
-
-    def _over(self, spends: list[int]) -> bool:
-        return self.daemon.engine.over_budget(sum(spends), largest=max(spends, default=0))
+        return Priced(priced)
 
     def _refusal(self, checked: Checked) -> str | None:
         """Why the character's own file cannot take the moves (Godot), or None."""

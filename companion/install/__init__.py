@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from companion.install.anim_merge import merge_changed as merge_changed_clips
     from companion.install.character import add_move as add_character_move
     from companion.install.character import files as character_files
+    from companion.install.character import holds as character_holds
     from companion.install.character import refusal as character_refusal
     from companion.install.downloads import LostError
     from companion.install.downloads import place as place_download
@@ -44,12 +45,14 @@ if TYPE_CHECKING:
     from companion.install.sprite_merge import merge_changed as merge_changed_sprites
     from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
     from companion.install.unity import check_target as check_unity_target
+    from companion.install.unity_character import add_unity_move, set_clip_loop
 
 # Loaded on first use: name -> (module, the name it has there). No name here is also
 # a module's name: importing such a module would put the module where the name should be.
 _LAZY = {
     "add_character_move": ("character", "add_move"),
     "character_files": ("character", "files"),
+    "character_holds": ("character", "holds"),
     "character_refusal": ("character", "refusal"),
     "ApplyFailed": ("into_engine", "ApplyFailed"),
     "install_into_engine": ("into_engine", "install"),
@@ -95,6 +98,8 @@ _LAZY = {
     "ScanError": ("scan", "ScanError"),
     "scan_zip": ("scan", "scan_zip"),
     "check_unity_target": ("unity", "check_target"),
+    "add_unity_move": ("unity_character", "add_unity_move"),
+    "set_clip_loop": ("unity_character", "set_clip_loop"),
 }
 
 
@@ -118,8 +123,10 @@ __all__ = [
     "Staged",
     "UnsafeName",
     "add_character_move",
+    "add_unity_move",
     "build_tree",
     "character_files",
+    "character_holds",
     "character_refusal",
     "check_unity_target",
     "conflicts",
@@ -145,6 +152,7 @@ __all__ = [
     "read_plain_text",
     "scan_zip",
     "set_aside_files",
+    "set_clip_loop",
     "settable_aside",
     "sha256_of",
     "shown",

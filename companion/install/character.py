@@ -60,6 +60,20 @@ def refusal(target: Path, character: str) -> str | None:
     return None
 
 
+def holds(target: Path, character: str, move: str) -> bool:
+    """The character's SpriteFrames is there and has an animation named move."""
+    frames, _ = files(target, character)
+    if not mergeable(frames):
+        return False
+    resource = next(
+        b for k, _, b in sections(read_plain_text(frames, follow=False)) if k == "resource"
+    )
+    return any(
+        (found := NAME.search(item)) is not None and found.group(1) == move
+        for item in animation_items(resource)
+    )
+
+
 def move_animation(text: str, move: str, loop: bool) -> str:
     """A move's own SpriteFrames as the character's generated animation: named after the
     move, looping or not, its resource ids prefixed by the move's name."""

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         MoveJob,
         character_name,
         check_moves,
+        formats_refusal,
         job_name,
         move_jobs,
     )
@@ -28,7 +29,13 @@ if TYPE_CHECKING:
     from companion.jobs.inputs import ImageDamaged, ImageReadError, LocalImage, decode_whole
     from companion.jobs.lifecycle import FINAL, State
     from companion.jobs.models_cache import chosen_model, live_models, unmade_length
-    from companion.jobs.move_set import MovePrice, SetQuote, quote_set, submit_set
+    from companion.jobs.move_set import (
+        MovePrice,
+        SetQuote,
+        quote_set,
+        set_over_budget,
+        submit_set,
+    )
     from companion.jobs.naming import names_in, suggestion
     from companion.jobs.remote_steps import Budget
     from companion.jobs.request import CharacterPart, JobKind, JobRequest, submit
@@ -48,6 +55,7 @@ if TYPE_CHECKING:
     )
     from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
     from companion.jobs.team import open_account
+    from companion.jobs.wiring import rewire
 
 # Loaded on first use: name -> (module, the name it has there). No name here is also
 # a module's name: importing such a module would put the module where the name should be.
@@ -58,6 +66,7 @@ _LAZY = {
     "MoveJob": ("character", "MoveJob"),
     "character_name": ("character", "character_name"),
     "check_moves": ("character", "check_moves"),
+    "formats_refusal": ("character", "formats_refusal"),
     "job_name": ("character", "job_name"),
     "move_jobs": ("character", "move_jobs"),
     "character_parts": ("character", "parts"),
@@ -65,6 +74,7 @@ _LAZY = {
     "SetQuote": ("move_set", "SetQuote"),
     "quote_set": ("move_set", "quote_set"),
     "submit_set": ("move_set", "submit_set"),
+    "set_over_budget": ("move_set", "set_over_budget"),
     "CharacterPart": ("request", "CharacterPart"),
     "STAGING": ("staging", "STAGING"),
     "StagingRefused": ("staging", "StagingRefused"),
@@ -92,6 +102,7 @@ _LAZY = {
     "to_reinstall": ("resume", "to_reinstall"),
     "paid_not_installed": ("resume", "paid_not_installed"),
     "open_account": ("team", "open_account"),
+    "rewire": ("wiring", "rewire"),
     "recut_local": ("defaults", "recut_local"),
     "recut_export": ("defaults", "recut_export"),
     "has_alpha": ("defaults", "has_alpha"),
@@ -135,6 +146,7 @@ __all__ = [
     "check_moves",
     "chosen_model",
     "decode_whole",
+    "formats_refusal",
     "generation_answer",
     "has_alpha",
     "job_folder",
@@ -149,6 +161,8 @@ __all__ = [
     "recut_export",
     "recut_local",
     "release_if_unused",
+    "rewire",
+    "set_over_budget",
     "settle",
     "submit",
     "submit_set",

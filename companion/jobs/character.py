@@ -103,6 +103,22 @@ def check_moves(character: str, moves: Sequence[Move]) -> None:
             )
 
 
+# What each engine wires a character from: a pack (one SpriteFrames, one clip per move).
+WIRED_BY = {"godot": ("godot_pack",), "unity": ("unity_pack", "unity_meta")}
+
+
+def formats_refusal(engine: str, formats: Sequence[str]) -> str | None:
+    """Why these formats cannot wire a character into engine's project, or None."""
+    needed = WIRED_BY.get(engine, ())
+    if not needed or set(needed) & set(formats):
+        return None
+    what = "one SpriteFrames" if engine == "godot" else "an Animator Controller"
+    return (
+        f"a character in a {engine.capitalize()} project needs {' or '.join(needed)} (its "
+        f"moves become {what}); add it, or leave the formats out"
+    )
+
+
 def character_name(name: str | None, image: Path) -> str:
     """The set's name: as given (it must be a clean name), else the picture's stem."""
     if name is not None:
@@ -118,8 +134,9 @@ def parts(character: str, moves: Sequence[Move]) -> list[CharacterPart]:
     move."""
     idle = [m.name for m in moves if m.name.casefold() == "idle"]
     autoplay = idle[0] if idle else moves[0].name
+    every = {m.name: m.loop for m in moves}
     return [
-        CharacterPart(character=character, move=m.name, loop=m.loop, autoplay=autoplay)
+        CharacterPart(character=character, move=m.name, loop=m.loop, autoplay=autoplay, moves=every)
         for m in moves
     ]
 

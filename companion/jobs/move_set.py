@@ -14,6 +14,7 @@ from companion.jobs.character import MoveJob
 from companion.jobs.engine import Engine
 from companion.jobs.resume import made_before, paid_not_installed
 from companion.jobs.reuse import Answer, generation_answer, settle
+from companion.jobs.wiring import rewire
 from companion.store import Job
 
 
@@ -48,10 +49,13 @@ class SetQuote:
         return sum(m.spends for m in self.moves)
 
     def over(self, engine: Engine) -> bool:
-        """The set is over a budget: a move over the per-job one, or the total over the
-        day's or the month's."""
-        spends = [m.spends for m in self.moves]
-        return engine.over_budget(sum(spends), largest=max(spends, default=0))
+        return set_over_budget(engine, [m.spends for m in self.moves])
+
+
+def set_over_budget(engine: Engine, spends: Sequence[int]) -> bool:
+    """A set whose moves spend these is over a budget: a move over the per-job one, or
+    the total over what is left of the day's or the month's."""
+    return engine.over_budget(sum(spends), largest=max(spends, default=0))
 
 
 async def quote_set(
@@ -82,12 +86,19 @@ async def quote_set(
 
 
 def submit_set(
-    engine: Engine, quote: SetQuote, target: Path, *, again: bool = False, priority: int = 1
+    engine: Engine,
+    quote: SetQuote,
+    target: Path,
+    *,
+    approved: bool,
+    again: bool = False,
+    priority: int = 1,
 ) -> list[tuple[Job, bool]]:
     """Every move's job, in the set's order, with whether it is new to run: an earlier
     job of exactly the move is answered (one paid for whose files did not go in is
     installed again, free), the others submitted (a re-cut when their generation is
-    kept), each paid one approved by the set's one approval."""
+    kept). approved: the set's one approval of a total over a budget, given to every
+    move, so none waits on its own."""
     store = engine.store
     out: list[tuple[Job, bool]] = []
     for priced in quote.moves:
@@ -96,9 +107,10 @@ def submit_set(
             if paid_not_installed(store, earlier):
                 out.append((engine.retry(earlier.id), True))
             else:
+                rewire(store, earlier)  # its animation back in a character file deleted since
                 out.append((earlier, False))
             continue
         asked, _ = settle(store, engine.clips, priced.job.request, again=again)
         job = engine.submit(asked, name=priced.job.name, target_dir=target, priority=priority)
-        out.append((store.update_job(job.id, approved=1), True))
+        out.append((store.update_job(job.id, approved=1) if approved else job, True))
     return out

@@ -23,7 +23,6 @@ from companion.install import (
     Placement,
     SheetSourceError,
     Staged,
-    add_character_move,
     install_into_engine,
     load_manifest,
     place_download,
@@ -34,8 +33,9 @@ from companion.jobs import recut
 from companion.jobs.crash import crash_point
 from companion.jobs.errors import JobFailed
 from companion.jobs.lifecycle import FINAL, State
-from companion.jobs.request import CharacterPart, JobRequest
+from companion.jobs.request import JobRequest
 from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
+from companion.jobs.wiring import into_character
 from companion.media import MediaError
 from companion.store import Job, Store
 from companion.store.clips import ClipGone, ClipStore
@@ -251,29 +251,7 @@ class OutputSteps:
         part = JobRequest.of(job.request).character
         if part is None or not tree.resource:
             return self._finish(job)
-        return self._finish(job, self._into_character(job, placement, part, tree.resource))
-
-    def _into_character(
-        self, job: Job, placement: Placement, part: CharacterPart, resource: str
-    ) -> list[str]:
-        """A move installed: its animation into the character's own files (the notes
-        say why not: the move's own files are in all the same)."""
-        if placement.engine != "godot" or not resource.startswith("res://"):
-            return []  # a Unity character's controller: see companion.install (unity)
-        try:
-            add_character_move(
-                placement.project_root,
-                placement.target,
-                character=part.character,
-                move=part.move,
-                loop=part.loop,
-                autoplay=part.autoplay,
-                move_frames=placement.project_root / resource[len("res://") :],
-                owner=Owner(self.store, job.id, job.name),
-            )
-        except InstallFamilyError as exc:
-            return [f"the move's files are in, but {part.character}.tres did not take it: {exc}"]
-        return []
+        return self._finish(job, into_character(self.store, job, placement, part, tree.resource))
 
     def _install_as_downloaded(self, job: Job) -> list[str]:
         """The outputs as they are; says which ones had to go beside a file that is not

@@ -56,6 +56,10 @@ class CharacterPart(BaseModel):
     move: str
     loop: bool
     autoplay: str  # the move the character's scene plays first (idle, or the first)
+    # Every move of the set as asked, in order, and whether it loops: what an engine
+    # resource made of several moves (a Unity controller) needs at each move's install.
+    # Not part of what makes a move the same again (a move added changes it for all).
+    moves: dict[str, bool] = {}
 
 
 class JobRequest(BaseModel):
@@ -247,6 +251,8 @@ class JobRequest(BaseModel):
                 "character",  # a move's loop told otherwise: installed again, not paid
             )
         }
+        if self.character is not None:
+            described["character"] = self.character.model_dump(exclude={"moves"})
         text = json.dumps(
             {"request": described, "images": image_hashes, "name": name, "target": target},
             sort_keys=True,
