@@ -176,6 +176,22 @@ class ScriptedPlugin:
         """The Generations row's Install (free): a paid job whose outputs did not go in."""
         return self._call("POST", f"/api/v1/jobs/{job_id}/retry", {})
 
+    # -- several at once: a batch of pictures, a character's moves ---------------------
+
+    def batch(self, body: dict[str, Any], pictures: list[str]) -> list[dict[str, Any]]:
+        """Several pictures selected, animated with the form's settings: the batch's quote,
+        then exactly that batch (approved as a whole when its total is over a budget)."""
+        sent = {k: v for k, v in body.items() if k not in ("image_path", "name")}
+        sent["image_paths"] = pictures
+        quoted = self._call("POST", "/api/v1/batch/quote", sent)
+        assert quoted.status == 200, quoted.body
+        sent["quote_id"] = quoted.json["quote_id"]
+        if quoted.json["budget"]["over"]:
+            sent["approve"] = True
+        made = self._call("POST", "/api/v1/batch", sent)
+        assert made.status == 202, made.body
+        return list(made.json["data"])
+
     # -- the studio: models, generations and their actions -----------------------------
 
     def models(self) -> list[dict[str, Any]]:

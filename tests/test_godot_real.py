@@ -25,6 +25,7 @@ from companion.api.schema import ExportOptions, Selection
 from companion.media import export_video, far_key_colour
 from companion.media.from_schema import export_spec
 from companion.sandbox import SandboxThread
+from tests import godot_moves
 from tests.alpha_helpers import GREEN, assert_keyed
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
@@ -415,8 +416,9 @@ def test_the_dock_is_seen_in_a_real_editor_window(
     """The real editor under Xvfb, 1600x1000, OpenGL: the Companion tab of the bottom panel
     open at its default height with the prompt, Quote and Animate, the picture and the
     latest result playing in view, then the Generations tab with two names sharing a
-    prefix, its re-cut form and contact sheet (zoomed). The screenshots are kept in the docs
-    (docs/images/godot-dock.png, godot-generations.png beside it) when
+    prefix, its re-cut form and contact sheet (zoomed); then a character's moves and a batch
+    (tests/godot_moves.py). The screenshots are kept in the docs (docs/images/godot-dock.png,
+    godot-generations.png, godot-moves.png and godot-character.png beside it) when
     COMPANION_KEEP_SCREENSHOT names the first."""
     daemon = over_budget_daemon()
     project = game(tmp_path / "game", harness=True)
@@ -424,6 +426,7 @@ def test_the_dock_is_seen_in_a_real_editor_window(
     plan = {"results": str(tmp_path / "editor.json"), "image": "res://art/hero.png"}
     plan["screenshot"] = str(shot)
     plan["screenshot_generations"] = str(tmp_path / "generations.png")
+    plan.update(godot_moves.plan(tmp_path))
     (tmp_path / "plan.json").write_text(json.dumps(plan))
     env = real_godot.env(
         tmp_path / "godot-home",
@@ -493,7 +496,13 @@ def test_the_dock_is_seen_in_a_real_editor_window(
     # Zoomed, the contact sheet is drawn twice as big.
     width, height, zoomed_width, zoomed_height = seen["zoom"]
     assert zoomed_height == 2 * height and zoomed_width >= 2 * min(width, 340), seen["zoom"]
+    assert not godot_moves.editor_errors(done.stdout + done.stderr), (done.stdout + done.stderr)[
+        -4000:
+    ]
+    godot_moves.check(seen, project, tmp_path)
     keep = os.environ.get("COMPANION_KEEP_SCREENSHOT")
     if keep:
         shutil.copy(shot, keep)
         shutil.copy(plan["screenshot_generations"], Path(keep).with_name("godot-generations.png"))
+        shutil.copy(plan["screenshot_moves"], Path(keep).with_name("godot-moves.png"))
+        shutil.copy(plan["screenshot_scene"], Path(keep).with_name("godot-character.png"))

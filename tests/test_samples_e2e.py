@@ -77,6 +77,11 @@ def test_godot_sample_gets_a_ready_sprite_frames(daemon: DaemonThread, tmp_path:
     moved = plugin.poll(plugin.import_again(job["id"], "elsewhere")["id"])
     assert plugin.reveal(moved["id"]) == moved["target_dir"] == str(project / "elsewhere")
     assert plugin.remove_files(moved["id"])["removed"]
+    # Two pictures selected in the FileSystem: one batch, each named after its picture.
+    made = plugin.batch(body, ["art/slime.png", "art/coin.png"])
+    assert [plugin.poll(j["id"])["resource"] for j in made] == [
+        "res://animations/slime.tres", "res://animations/coin.tres"]  # fmt: skip
+    character_set(plugin, body)
     assert plugin.called == plugin_endpoints(GODOT_SOURCES)
 
 
@@ -129,7 +134,38 @@ def test_unity_sample_gets_sliced_sprites_and_a_clip(daemon: DaemonThread, tmp_p
     assert used == (project / "Assets" / "Art" / "slime.png").resolve()
     assert listed["settings"]["export"]["frame_count"] == body["export"]["frame_count"]
     studio_actions(plugin, project, job)
+    character_set(plugin, body)
+    # Two pictures selected in the Project window: Assets > Animate as a batch...
+    made = plugin.batch(body, ["Assets/Art/hero.png", "Assets/Art/coin.png"])
+    assert [plugin.poll(j["id"])["resource"] for j in made] == [
+        "Assets/Animations/hero.anim", "Assets/Animations/coin.anim"]  # fmt: skip
     assert plugin.called == plugin_endpoints(UNITY_SOURCES)
+
+
+def character_set(plugin: ScriptedPlugin, body: dict[str, Any]) -> None:
+    """The Character list: the form's request without its prompt, the moves, their quote,
+    Animate all with that quote (approved with it when over a budget); then one move made
+    again alone, priced first."""
+    sent = {k: v for k, v in body.items() if k not in ("prompt", "name", "quote_id")}
+    moves = [{"name": "idle", "prompt": "idle breathing", "loop": True},
+             {"name": "hurt", "prompt": "recoil", "loop": False}]  # fmt: skip
+    sent.update(name="knight", moves=moves)
+    quote = plugin.character_quote(sent)
+    assert quote["spends"] == sum(m["quote"]["spends"] for m in quote["moves"]) > 0, quote
+    chosen = {**sent, "quote_id": quote["quote_id"], "approve": quote["budget"]["over"]}
+    jobs = [plugin.poll(job_id) for job_id in plugin.character(chosen)]
+    assert [j["name"] for j in jobs] == ["knight_idle", "knight_hurt"], jobs
+    assert all(j["state"] == "done" for j in jobs), jobs
+    again = {**sent, "moves": sent["moves"][1:], "again": True}
+    quoted = plugin.character_quote(again)
+    assert quoted["spends"] > 0, quoted
+    remade = plugin.character({**again, "quote_id": quoted["quote_id"],
+                               "approve": quoted["budget"]["over"]})  # fmt: skip
+    assert plugin.poll(remade[0])["state"] == "done"
+    # The Generations list groups a character's moves by what each row says it is.
+    parts = {g["name"]: g["character"] for g in plugin.generations() if g["character"]}
+    assert {n: (p["character"], p["move"]) for n, p in parts.items()} == {
+        "knight_idle": ("knight", "idle"), "knight_hurt": ("knight", "hurt")}  # fmt: skip
 
 
 def studio_actions(plugin: ScriptedPlugin, project: Path, job: dict[str, Any]) -> None:

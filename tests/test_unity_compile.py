@@ -24,6 +24,8 @@ from pathlib import Path
 import pytest
 from tree_sitter import Node
 
+from companion.daemon.batch_routes import BatchIn
+from companion.daemon.character_schema import CharacterIn
 from companion.daemon.schema import AnimateIn, RecutIn
 from companion.sandbox.models import check_video
 from tests.test_unity_api import CS_FILES, DATABASE, MISSING_FROM_DATABASE, nodes, parse, text
@@ -215,7 +217,8 @@ def test_the_requests_the_package_writes_are_what_the_daemon_takes(tmp_path: Pat
         json.loads, lines[:10]
     )
     whole, picked, anew, named = map(json.loads, lines[10:14])
-    several, one, none = lines[14:]
+    several, one, none = lines[14:17]
+    character, batched = map(json.loads, lines[17:])
     assert escaped == {
         "text": 'a "quote", a \\ back, \n\r\t, a bell \u0007, é and 飛',
         "tenth": 0.1, "big": 4294967295, "yes": True, "list": ["x", "y"], "seeds": [1, 2],
@@ -273,6 +276,17 @@ def test_the_requests_the_package_writes_are_what_the_daemon_takes(tmp_path: Pat
     # The Animate form's name, in any script, reaches the body trimmed and the daemon takes it.
     assert named["name"] == "héros_飛" and named["project_root"] == "/game", named
     assert AnimateIn.model_validate(named).name == "héros_飛"
+    # The character's set: the form's request without its prompt, named by the form, the
+    # moves each with its loop; the batch: each picture, no single picture or name.
+    assert "prompt" not in character and character["name"] == "héros_飛", character
+    assert character["moves"] == [
+        {"name": "idle", "prompt": "idle breathing", "loop": True},
+        {"name": "attack", "prompt": "sword slash", "loop": False},
+    ], character
+    CharacterIn.model_validate(character)
+    assert batched["image_paths"] == ["Assets/Art/hero.png", "Assets/Art/coin.png"], batched
+    assert "image_path" not in batched and "name" not in batched and batched["prompt"] == "walk"
+    BatchIn.model_validate(batched)
     # The files of an earlier job the quote says are replaced, under the price: the clip
     # first, relative to the project, the earlier job's short id, and how to get them back.
     assert several == (

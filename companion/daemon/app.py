@@ -15,6 +15,7 @@ from aiohttp import web
 from companion.api.errors import CompanionApiError
 from companion.daemon import generations, registry
 from companion.daemon.animate_routes import AnimateRoutes
+from companion.daemon.batch_routes import BatchRoutes
 from companion.daemon.character_routes import CharacterRoutes
 from companion.daemon.events import Broker
 from companion.daemon.generation_routes import GenerationRoutes
@@ -79,6 +80,7 @@ class Daemon:
         self.character_routes = CharacterRoutes(self, self.animate_routes)
         self.job_routes = JobRoutes(self)
         self.generation_routes = GenerationRoutes(self)
+        self.batch_routes = BatchRoutes(self)
         engine.on_change = self._changed
         engine.on_progress = lambda job, task: self._changed(job)
 
@@ -239,6 +241,7 @@ class Daemon:
             *self.character_routes.routes(),
             *self.job_routes.routes(),
             *self.generation_routes.routes(),
+            *self.batch_routes.routes(),
             ("POST", "/api/v1/status-link", status_link),
             ("GET", "/", page),
         ]
@@ -273,8 +276,8 @@ class Daemon:
     ) -> Prepared | web.Response:
         return await self.animate_routes.prepare_animate(body, lineage)
 
-    def start_animate(self, ready: Prepared) -> web.Response:
-        return self.animate_routes.start_animate(ready)
+    def start_animate(self, ready: Prepared, approved: bool = False) -> web.Response:
+        return self.animate_routes.start_animate(ready, approved)
 
     def changed(self, job: Job) -> None:
         self._changed(job)

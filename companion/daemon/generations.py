@@ -90,6 +90,7 @@ def generation(store: Store, job: Job, clip: ClipOut) -> GenerationOut:
         clip=clip,
         outputs=outputs,
         installable=paid_not_installed(store, job),
+        character=part if isinstance(part := job.request.get("character"), dict) else None,
     )
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic.json_schema import models_json_schema
 
 from companion import __version__
+from companion.daemon.batch_routes import BatchIn
 from companion.daemon.character_schema import CharacterIn, CharacterOut, CharacterQuoteOut
 from companion.daemon.quote_schema import QuoteOut
 from companion.daemon.schema import (
@@ -40,6 +41,8 @@ ROUTES: list[tuple[str, str, str, Any, int, Any]] = [
     ("get", "/api/v1/provenance", "listProvenance", None, 200, None),
     ("post", "/api/v1/quote", "quote", AnimateIn, 200, QuoteOut),
     ("post", "/api/v1/animate", "animate", AnimateIn, 202, JobOut),
+    ("post", "/api/v1/batch/quote", "quoteBatch", BatchIn, 200, None),
+    ("post", "/api/v1/batch", "animateBatch", BatchIn, 202, None),
     ("post", "/api/v1/character/quote", "quoteCharacter", CharacterIn, 200, CharacterQuoteOut),
     ("post", "/api/v1/character", "animateCharacter", CharacterIn, 202, CharacterOut),
     ("get", "/api/v1/jobs", "listJobs", None, 200, JobList),

@@ -213,6 +213,11 @@ class GenerationOut(Reply):
         description="paid for, outputs not installed: POST /api/v1/jobs/{id}/retry installs "
         "them free",
     )
+    character: dict[str, Any] | None = Field(
+        default=None,
+        description="a move of a character's set: {character, move, loop, autoplay} (the "
+        "Generations lists group a character's moves by it); null otherwise",
+    )
 
 
 class RecutIn(Finishing):

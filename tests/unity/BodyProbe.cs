@@ -106,5 +106,14 @@ public static class BodyProbe
         Console.WriteLine(AnimateQuote.ReplacesNote(earlier));
         Console.WriteLine(AnimateQuote.ReplacesNote(earlier.Take(1).ToArray()));
         Console.WriteLine("[" + AnimateQuote.ReplacesNote(new ReplacedFile[0]) + "]");
+
+        // A character's set (the form's Name names it) and a batch of two pictures.
+        var moves = new MovesPanel();
+        moves.Add("idle", "idle breathing");
+        moves.Add("attack", " sword slash ");
+        Console.WriteLine(moves.Body(form, moves.moves));
+        var batch = new BatchPanel();
+        batch.Choose(new[] { Picture("Assets/Art/hero.png"), Picture("Assets/Art/coin.png") });
+        Console.WriteLine(batch.Body(form));
     }
 }

@@ -68,7 +68,7 @@ namespace UnityEditor
     public static class AssetDatabase { public static string GetAssetPath(Object o) => o == null ? "" : o.name; // the probe names assets by path public static string GetAssetPath(int id) => "";
         public static T LoadAssetAtPath<T>(string p) where T : Object => null; public static void Refresh() {} public static void Refresh(ImportAssetOptions o) {}
         public static void ImportPackage(string p, bool interactive) {} }
-    public static class Selection { public static Object activeObject; }
+    public static class Selection { public static Object activeObject; public static Object[] objects; }
     public static class EditorGUIUtility { public static void PingObject(Object o) {} }
     public static class EditorApplication { public delegate void CallbackFunction(); public static CallbackFunction update; public static double timeSinceStartup => 0; }
     public enum MessageType { None, Info, Warning, Error }

@@ -40,20 +40,22 @@ namespace Companion.Animate
 
         /// <summary>
         /// The request as it will be sent (with the quote id when one is given): only what
-        /// the user set goes, so an option left alone is the daemon's default.
+        /// the user set goes, so an option left alone is the daemon's default. Without the
+        /// prompt (and name) for a character's set, whose moves each have theirs.
         /// </summary>
-        public Json Body(string quote = "")
+        public Json Body(string quote = "", bool single = true)
         {
             var body = new Json()
                 .Add("project_root", CompanionWindow.ProjectRoot())
-                .Add("image_path", AssetDatabase.GetAssetPath(source))
-                .Add("prompt", prompt.Trim());
+                .Add("image_path", AssetDatabase.GetAssetPath(source));
+            if (single)
+                body.Add("prompt", prompt.Trim());
             // A one-click animation takes a frame count over the video's duration, one of
             // the lengths the model makes.
             var video = advanced.Video(seconds);
             advanced.AddTo(body, video);
             body.Add("video", video).Add("export", Export());
-            if (animationName.Trim() != "")
+            if (single && animationName.Trim() != "")
                 body.Add("name", animationName.Trim());
             if (quote != "")
                 body.Add("quote_id", quote);

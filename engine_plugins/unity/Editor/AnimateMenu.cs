@@ -1,3 +1,4 @@
+using System.Linq;
 using UnityEditor;
 using UnityEngine;
 
@@ -18,6 +19,21 @@ namespace Companion.Animate
         static bool CanAnimate()
         {
             return Selection.activeObject is Texture2D;
+        }
+
+        const string BatchItem = "Assets/Animate as a batch...";
+
+        /// <summary>Several pictures selected: one batch, one quote, one cap.</summary>
+        [MenuItem(BatchItem, false, 1001)]
+        static void AnimateBatch()
+        {
+            AnimateWindow.OpenBatch(Selection.objects.OfType<Texture2D>().ToArray());
+        }
+
+        [MenuItem(BatchItem, true)]
+        static bool CanAnimateBatch()
+        {
+            return Selection.objects.OfType<Texture2D>().Count() >= 2;
         }
     }
 }

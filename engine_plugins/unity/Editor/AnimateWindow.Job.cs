@@ -172,6 +172,26 @@ namespace Companion.Animate
             Run(Refresh);
         }
 
+        /// <summary>A character's moves polled; once all ended, its clip is shown and played.</summary>
+        async Task PollMoves() => Landed(await moves.Poll());
+
+        /// <summary>A batch's jobs polled; once all ended, its last clip is shown and played.</summary>
+        async Task PollBatch() => Landed(await batch.Poll());
+
+        void Landed(string resource)
+        {
+            if (resource != "")
+            {
+                AssetDatabase.Refresh(ImportAssetOptions.ForceSynchronousImport);
+                player.Play(resource);
+                var clip = AssetDatabase.LoadAssetAtPath<AnimationClip>(resource);
+                if (clip != null)
+                    Selection.activeObject = clip;
+                Run(Refresh);
+            }
+            Repaint();
+        }
+
         /// <summary>The done job's kept video cut again as pixel art; polled like any job.</summary>
         async Task CutAsPixelArt(JobReply job, Json export)
         {

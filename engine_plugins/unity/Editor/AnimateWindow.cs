@@ -22,6 +22,8 @@ namespace Companion.Animate
         readonly AnimateForm form = new AnimateForm();
         readonly AnimateQuote quote = new AnimateQuote();
         readonly ResultPlayer player = new ResultPlayer();
+        readonly MovesPanel moves = new MovesPanel();
+        readonly BatchPanel batch = new BatchPanel();
         string message = "";
 
         [MenuItem("Window/Companion/Animate")]
@@ -32,6 +34,17 @@ namespace Companion.Animate
             var window = GetWindow<AnimateWindow>("Animate");
             if (texture != null)
                 window.Choose(texture);
+            window.Show();
+            window.Run(window.Refresh);
+        }
+
+        /// <summary>Several pictures (Assets > Animate as a batch...): the first sets the form.</summary>
+        public static void OpenBatch(Texture2D[] textures)
+        {
+            var window = GetWindow<AnimateWindow>("Animate");
+            if (textures.Length > 0)
+                window.Choose(textures[0]);
+            window.batch.Choose(textures);
             window.Show();
             window.Run(window.Refresh);
         }
@@ -86,7 +99,18 @@ namespace Companion.Animate
             if (picked != null)
                 Choose(picked);
             if (form.Draw(quote.suggestion))
+            {
                 DropQuote();
+                batch.Drop();
+            }
+            var batchPressed = batch.Draw(busy);
+            if (batchPressed != null)
+                Run(async () =>
+                {
+                    if (await EnsureProject())
+                        await batchPressed(form);
+                    Repaint();
+                });
             if (form.nameTaken)
             {
                 form.nameTaken = false;
@@ -114,12 +138,27 @@ namespace Companion.Animate
             EditorGUI.ProgressBar(bar, progress, jobId == "" ? "" : $"{progress * 100f:0}%");
             if (message != "")
                 EditorGUILayout.HelpBox(message, MessageType.Info);
+            using (new EditorGUI.DisabledScope(form.source == null))
+            {
+                var pressed = moves.Draw(busy);
+                if (pressed != null)
+                    Run(async () =>
+                    {
+                        if (await EnsureProject())
+                            await pressed(form);
+                        Repaint();
+                    });
+            }
         }
 
         void Tick()
         {
             player.Tick(this);
             LookForDaemon();
+            if (moves.Due())
+                Run(PollMoves);
+            if (batch.Due())
+                Run(PollBatch);
             if (jobId == "" || busy || EditorApplication.timeSinceStartup < nextPoll)
                 return;
             nextPoll = EditorApplication.timeSinceStartup + PollSeconds;

@@ -31,8 +31,18 @@ namespace Companion.Animate
         public Json Add(string key, IEnumerable<long> values) =>
             Raw(key, "[" + string.Join(",", values.Select(v => v.ToString(CultureInfo.InvariantCulture))) + "]");
 
+        public Json Add(string key, IEnumerable<Json> values) =>
+            Raw(key, "[" + string.Join(",", values.Select(v => v.ToString())) + "]");
+
         public Json Add(string key, IEnumerable<double> values) =>
             Raw(key, "[" + string.Join(",", values.Select(Number)) + "]");
+
+        /// <summary>This object without key (a field it holds is taken out).</summary>
+        public Json Without(string key)
+        {
+            fields.RemoveAll(field => field.StartsWith(Quote(key) + ":"));
+            return this;
+        }
 
         Json Raw(string key, string json)
         {

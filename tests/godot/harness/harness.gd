@@ -27,6 +27,9 @@ func _run() -> void:
 	dock.finished.connect(func(job: Dictionary) -> void: finishes.append(job))
 	if plan.has("screenshot"):
 		await _screenshot()
+		if plan.has("screenshot_moves") and not out.has("failure"):
+			await load("res://addons/companion_test_harness/moves.gd").new().run(self)
+		_done("")
 		return
 	if plan.has("live"):
 		await load("res://addons/companion_test_harness/live.gd").new().run(self)
@@ -387,7 +390,6 @@ func _screenshot() -> void:
 	for frame in 5:
 		await get_tree().process_frame
 	out["zoom"] = [before_zoom.x, before_zoom.y, form._sheet.size.x, form._sheet.size.y]
-	_done("")
 
 
 func _rect(control: Control) -> Array:

@@ -4,7 +4,9 @@ extends HBoxContainer
 ## quote bound to exactly what it priced, progress with Cancel, the chosen picture and the
 ## latest result playing. The limits of size, frames and seconds come from the daemon.
 ## Each job has its script: daemon_link.gd, frame_limits.gd, request_form.gd,
-## quote_line.gd, job_run.gd, picture.gd, result_landing.gd and advanced.gd.
+## quote_line.gd, job_run.gd, picture.gd, result_landing.gd and advanced.gd; several
+## pictures at once batch.gd. A character's moves are the Character tab (moves.tscn), made
+## from this form.
 
 ## Emitted once per job, when it reaches done, failed or cancelled.
 signal finished(job: Dictionary)
@@ -13,6 +15,8 @@ signal connected
 ## Emitted when the daemon goes away after it answered (its event stream closed, or it
 ## did not answer).
 signal disconnected
+## Emitted when another picture is chosen (a res:// path).
+signal picture_chosen(path: String)
 
 const DaemonClient := preload("res://addons/companion/daemon_client.gd")
 const FrameLimits := preload("res://addons/companion/frame_limits.gd")
@@ -22,6 +26,7 @@ const RequestForm := preload("res://addons/companion/request_form.gd")
 const JobRun := preload("res://addons/companion/job_run.gd")
 const Picture := preload("res://addons/companion/picture.gd")
 const ResultLanding := preload("res://addons/companion/result_landing.gd")
+const Batch := preload("res://addons/companion/batch.gd")
 
 var client: Node
 ## The chosen image (a res:// path).
@@ -71,6 +76,15 @@ var max_frames: int:
 var launched_pid: int:
 	get:
 		return _link.launched_pid
+## The dock's line to the daemon (daemon_link.gd): its project registration serves the
+## Character tab too.
+var link: Node:
+	get:
+		return _link
+## Several pictures animated at once (batch.gd): chosen from the FileSystem's selection.
+var batch: Node:
+	get:
+		return _batch
 var _limits: RefCounted
 var _link: Node
 var _quote: RefCounted
@@ -78,6 +92,7 @@ var _form: RefCounted
 var _run: Node
 var _picture: RefCounted
 var _landing: RefCounted
+var _batch: Node
 
 @onready var _status_label: Label = %StatusLabel
 @onready var _start_button: Button = %StartButton
@@ -126,6 +141,10 @@ func _ready() -> void:
 	_run.finished.connect(func(job: Dictionary) -> void:
 		finished.emit(job)
 		refresh())
+	_batch = Batch.new()
+	add_child(_batch)
+	_batch.setup(self, _say)
+	_batch.finished.connect(set_finished)
 	_wire()
 	refresh()
 
@@ -161,6 +180,18 @@ func _changed(_value: Variant = null) -> void:
 
 func drop_quote() -> void:
 	_quote.drop()
+	_batch.drop()
+
+
+## A character's moves or a batch ended: its newest SpriteFrames lands and plays, the
+## balance and the Generations list are read again.
+func set_finished(job: Dictionary) -> void:
+	if job.get("resource") != null:
+		_landing.land(String(job["resource"]))
+	elif not job.is_empty():
+		_landing.land("")
+	finished.emit(job)
+	refresh()
 
 
 ## The free name the quote suggested: it goes in the Name box and is priced at once (a
@@ -265,13 +296,19 @@ func set_image(path: String) -> void:
 	if not _picture.choose(path):
 		_say("Choose a PNG, JPEG or WebP image.")
 		return
+	_batch.paths = []
+	picture_chosen.emit(path)
 	_form.show_picture()
 	drop_quote()
 	_say("Press Quote to see the price.")
 
 
 func use_selected_file() -> void:
-	set_image(EditorInterface.get_current_path())
+	var chosen: Array = Array(EditorInterface.get_selected_paths()).filter(is_image)
+	if chosen.size() >= 2:
+		batch.choose(chosen)
+	else:
+		set_image(EditorInterface.get_current_path())
 
 
 func project_root() -> String:
@@ -290,6 +327,10 @@ static func same_folder(a: String, b: String) -> bool:
 
 ## Asks what the request would cost; nothing is spent.
 func quote() -> void:
+	if _batch.active():
+		if await _link.ensure_project(project_root()):
+			await _batch.price()
+		return
 	if image_path == "":
 		_say("Choose an image first: right-click it in the FileSystem, or select it and "
 			+ "press Use selected.")
@@ -318,6 +359,9 @@ static func money_note(quoted: Dictionary) -> String:
 ## request shown, it quotes instead of spending. The daemon's quote id goes with it, so
 ## the daemon refuses a body that is not what was priced.
 func animate() -> void:
+	if _batch.active():
+		await _batch.start()
+		return
 	var body := request_body()
 	if not _quote.prices(body):
 		drop_quote()

@@ -1,9 +1,10 @@
 @tool
 extends RefCounted
 ## The Generations list's rows in its Tree: generations newest first, each re-cut (or
-## import) under the generation it was cut from and naming it, every cell's whole text in
-## its tooltip; each item carries its row's index in `rows`, so the list and the rows
-## agree whatever the nesting.
+## import) under the generation it was cut from and naming it, a character's moves under
+## one item naming the character, every cell's whole text in its tooltip; each item
+## carries its row's index in `rows` (a character's own item -1), so the list and the
+## rows agree whatever the nesting.
 
 const COLUMNS := ["When", "State", "Name", "Credits", "Model / seed", "Prompt"]
 const NAME := 2
@@ -35,14 +36,59 @@ static func fill(tree: Tree, rows: Array[Dictionary]) -> void:
 	for row in rows:
 		by_id[String(row.get("id", ""))] = row
 	var items := {}
+	var characters := {}
 	for index in rows.size():  # generations first, so a re-cut finds its source's item
-		if source_of(rows[index], by_id).is_empty():
+		var character := character_of(rows[index])
+		if character != "":  # a move (a re-cut of a kept clip too): under its character
+			var key := "%s|%s" % [character, String(rows[index].get("target_dir", ""))]
+			if not characters.has(key):
+				characters[key] = _character_item(tree, root, character, rows, index)
+			var source := source_of(rows[index], by_id)
+			items[String(rows[index].get("id", ""))] = _item(tree, characters[key], rows[index],
+				index, source)
+		elif source_of(rows[index], by_id).is_empty():
 			items[String(rows[index].get("id", ""))] = _item(tree, root, rows[index], index, {})
 	for index in rows.size():
 		var source := source_of(rows[index], by_id)
-		if not source.is_empty():
+		if not source.is_empty() and character_of(rows[index]) == "":
 			var parent: TreeItem = items.get(String(source["id"]), root)
 			_item(tree, parent, rows[index], index, source)
+
+
+## The character a row's job is a move of ("" when it is not one).
+static func character_of(row: Dictionary) -> String:
+	var part: Variant = row.get("character")
+	if typeof(part) == TYPE_DICTIONARY:
+		return String(part.get("character", ""))
+	return "" if part == null else String(part)
+
+
+## The move a row's job makes ("" when it is not one).
+static func move_of(row: Dictionary) -> String:
+	var part: Variant = row.get("character")
+	return String(part.get("move", "")) if typeof(part) == TYPE_DICTIONARY else ""
+
+
+## One item for a character: its name, its moves and what they cost in all.
+static func _character_item(tree: Tree, root: TreeItem, character: String, rows: Array,
+		first: int) -> TreeItem:
+	var moves := rows.filter(func(row: Dictionary) -> bool:
+		return character_of(row) == character and row.get("target_dir") == rows[first].get(
+			"target_dir"))
+	var names := {}
+	var cost := 0
+	for row: Dictionary in moves:
+		names[move_of(row)] = true
+		cost += int(row.get("cost_credits", 0)) if row.get("cost_credits") != null else 0
+	var item := tree.create_item(root)
+	item.set_metadata(0, -1)
+	var texts := [String(rows[first].get("created_at", "")).replace("T", " ").substr(5, 11),
+		"character", "%s · %d moves" % [character, names.size()], str(cost), "",
+		", ".join(names.keys())]
+	for column in texts.size():
+		item.set_text(column, texts[column])
+		item.set_tooltip_text(column, texts[column])
+	return item
 
 
 ## The generation a re-cut or import was cut from, when it is listed; else {}.

@@ -1,10 +1,13 @@
 @tool
 extends EditorPlugin
-## Adds the Companion dock (the Animate form), and on Godot 4.4+ an "Animate..." entry in
-## the FileSystem context menu. The daemon does the work and writes the files; this only asks.
+## Adds the Companion dock (the Animate form), the Character tab (a character's moves)
+## and the Generations tab, and on Godot 4.4+ "Animate..." (several pictures: "Animate as
+## a batch...") in the FileSystem context menu. The daemon does the work and writes the
+## files; this only asks.
 
 const DockScene := preload("res://addons/companion/dock.tscn")
 const GenerationsScene := preload("res://addons/companion/generations.tscn")
+const MovesScene := preload("res://addons/companion/moves.tscn")
 const DaemonClient := preload("res://addons/companion/daemon_client.gd")
 const CONTEXT_MENU_SCRIPT := "res://addons/companion/context_menu.gd"
 const FILESYSTEM_SLOT := 1  # EditorContextMenuPlugin.CONTEXT_SLOT_FILESYSTEM
@@ -12,6 +15,7 @@ const TAB_TITLE := "Companion"
 
 var dock: Control
 var generations: Control
+var character: Control
 var context_menu: RefCounted
 
 
@@ -22,6 +26,12 @@ func _enter_tree() -> void:
 	# the form, the actions, the picture and the result side by side. Not "Animate": that
 	# sat beside Godot's own "Animation" tab and was taken for it.
 	add_control_to_bottom_panel(dock, TAB_TITLE)
+	# A character's moves, from the Companion tab's picture and settings: the tab beside.
+	character = MovesScene.instantiate()
+	character.dock = dock
+	add_control_to_bottom_panel(character, "Character")
+	dock.picture_chosen.connect(character.show_picture)
+	character.finished.connect(dock.set_finished)
 	# Every generation of this project, in the tab beside it; listed again whenever the
 	# dock (re)connects to the daemon or a job ends.
 	generations = GenerationsScene.instantiate()
@@ -45,6 +55,10 @@ func _exit_tree() -> void:
 	if context_menu != null:
 		call("remove_context_menu_plugin", context_menu)
 		context_menu = null
+	if character != null:
+		remove_control_from_bottom_panel(character)
+		character.queue_free()
+		character = null
 	if generations != null:
 		remove_control_from_bottom_panel(generations)
 		generations.queue_free()
