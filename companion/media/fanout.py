@@ -36,7 +36,7 @@ def decode_into(
     source_fps: float,
     taken: Takes | None = None,
 ) -> list[ExportOutput]:
-    """taken: the selection already decoded and scaled, read from there instead."""
+    """taken: the selection already decoded (a loop's first pass), read from there instead."""
     # When most decoded frames become output frames (or feed the clip), the writers
     # keep both cores busy and the decoder runs alone on this thread; when most are
     # passed over, decoding is the work, and it gets the decoder's own threads.
@@ -112,7 +112,7 @@ def _stream_frames(
             pending.append((index, shaped))
             hand_on(SHAPERS)
 
-    if taken is not None:  # already decoded and scaled (a loop's first pass)
+    if taken is not None:  # already decoded (a loop's first pass): scaled as taken
         deliver(taken.picked(plan))
         hand_on(0)
         return

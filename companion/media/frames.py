@@ -74,17 +74,20 @@ class FrameShaper:
     def shape(self, frame: av.VideoFrame) -> RGBA:
         return self.finish(self.scale(frame))
 
-    def scale(self, frame: av.VideoFrame) -> RGBA:
-        """The fitted RGBA pixels; one caller at a time (the scaler is not shared)."""
+    def scale(self, frame: av.VideoFrame, scaler: VideoReformatter | None = None) -> RGBA:
+        """The fitted RGBA pixels; one caller at a time unless each passes a `scaler` of
+        its own (the shaper's is not shared)."""
         fit = self.fit
         return np.asarray(
-            self._scaler.reformat(
+            (scaler or self._scaler)
+            .reformat(
                 frame,
                 width=fit.width,
                 height=fit.height,
                 format="rgba",
                 interpolation=self.interpolation,
-            ).to_ndarray(),
+            )
+            .to_ndarray(),
             dtype=np.uint8,
         )
 
