@@ -22,7 +22,6 @@ from itertools import pairwise
 
 import numpy as np
 import numpy.typing as npt
-from scipy.spatial.distance import pdist, squareform
 
 from companion.media.errors import MediaError
 from companion.media.formats.common import RGBA
@@ -77,6 +76,8 @@ def distances(thumbs: Thumbs) -> npt.NDArray[np.float64]:
     spinning cost ten times the arithmetic (0.17 s of CPU for a 5 s clip, and more in
     wall time on a busy machine)."""
     x = thumbs.astype(np.float64)
+    from scipy.spatial.distance import pdist, squareform  # loaded on first use: start-up
+
     squared = squareform(pdist(x, "sqeuclidean"))
     rms: npt.NDArray[np.float64] = np.sqrt(squared / x.shape[1])
     return rms

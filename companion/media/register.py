@@ -28,7 +28,6 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 from PIL import Image
-from scipy import ndimage
 
 from companion.media.formats.common import RGBA
 
@@ -60,6 +59,10 @@ def find_core(frame: RGBA) -> Core | None:
     # those of the whole frame, at the cost of the box.
     rows, cols = _span(mask.any(axis=1)), _span(mask.any(axis=0))
     box = np.pad(mask[rows[0] : rows[1], cols[0] : cols[1]], 1)
+    # SciPy loads here, not with the module: it is half a second of every command's
+    # start-up (the CLI imports the export path) and only registration needs it.
+    from scipy import ndimage
+
     depth = ndimage.distance_transform_edt(box)[1:-1, 1:-1]
     weights = depth * depth * depth  # WEIGHT_POWER, by products (a power is 7x slower)
     total = float(weights.sum())
