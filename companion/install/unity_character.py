@@ -61,14 +61,15 @@ def add_unity_move(
 ) -> Path | None:
     """The set's installed moves into NAME.controller; its path, or None while the move
     played first is not in yet."""
-    guids = {name: clip_guid(clip) for name, clip in clip_of.items()}
-    if guids.get(autoplay) is None:
+    found = {name: clip_guid(clip) for name, clip in clip_of.items()}
+    guids = {name: guid for name, guid in found.items() if guid is not None}
+    if autoplay not in guids:
         return None  # made with the first move as its default state, once that is in
     order = [autoplay, *(name for name in moves if name != autoplay)]
     present = [
         ControllerMove(name=name, clip_guid=guids[name], loop=moves.get(name, False))
         for name in order
-        if guids.get(name) is not None
+        if name in guids
     ]
     made: Path = install_controller(project_root, target, character, present, owner)
     return made
