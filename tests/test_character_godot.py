@@ -98,6 +98,22 @@ def test_a_character_is_paid_once_and_plays_in_a_real_godot(
     assert [m["quoted"] for m in fourth["moves"]] == [0, 0, 0, one]
     assert scene.read_text() == edited
 
+    # The disclosure lists every file the set wrote, each with its move's job, model and
+    # prompt, and nothing else: the scene the user edited is theirs now.
+    listed = companion(sandbox.base_url, home, "provenance", str(project), "--json")
+    assert listed.returncode == 0, listed.stderr
+    rows = {row["path"]: row for row in json.loads(listed.stdout)["data"]}
+    written = {
+        p.relative_to(project).as_posix()
+        for p in out.rglob("*")
+        if p.is_file() and p.suffix not in {".import", ".uid"}
+    }
+    assert set(rows) == written - {"animations/hero.tscn"}, (sorted(rows), sorted(written))
+    prompts = {"idle breathing", "walk cycle", "sword slash", "jump up"}
+    jobs = {m["job"] for m in fourth["moves"]}
+    for path, row in rows.items():
+        assert row["prompt"] in prompts and row["model"] and row["job"] in jobs, (path, row)
+
     # One real Godot run: import, then load and play as a game.
     godot_home = tmp_path / "godot-home"
     shutil.copy(SCRIPT, project / "character.gd")
