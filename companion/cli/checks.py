@@ -256,7 +256,11 @@ def spacing(args: argparse.Namespace) -> Spacing:
 
 def finishing(args: argparse.Namespace) -> dict[str, bool]:
     """The local finishing flags, as the export spec and a job's local export name them."""
-    return {"in_place": args.in_place, "loop": args.loop == "auto", "trim": args.trim}
+    return {
+        "in_place": bool(args.in_place),
+        "loop": args.loop == "auto",
+        "trim": bool(args.trim),
+    }
 
 
 def selection_fits(args: argparse.Namespace, length: float, what: str) -> None:

@@ -153,7 +153,7 @@ def add_export_options(
         )
     if local:
         _add_sheet_layout_options(parser)
-        _add_finishing_options(parser)
+    _add_finishing_options(parser)
     parser.add_argument(
         "--name",
         help=(
@@ -209,10 +209,11 @@ def _add_sheet_layout_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_finishing_options(parser: argparse.ArgumentParser) -> None:
-    """What the companion does to the frames after the video is made (never sent)."""
+    """What the companion does to the frames after the video is made (never sent to the
+    service: changing them after a generation is a free re-cut of its kept clip)."""
     parser.add_argument(
         "--in-place",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         help="hold the character still: take the camera's shake, drift and zoom out by "
         "registering every frame on the character's core (needs a transparent background)",
     )
@@ -225,7 +226,7 @@ def _add_finishing_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--trim",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         help="cut each spritesheet frame to its visible pixels, its place in the frame "
         "recorded for every engine (nothing moves), and store identical frames once",
     )

@@ -273,6 +273,7 @@ class AnimateRoutes:
             negative_prompt=body.negative_prompt,
             placement=Placement(engine, root, target),
             models=models,
+            finishing=body.asked(),
         )
         return request, name, target, image_sha256
 
@@ -331,6 +332,7 @@ def _recut_out(request: JobRequest, found: Answer) -> RecutOut | None:
         width=export.get("output_width"),
         height=export.get("output_height"),
         formats=list(request.install_formats or []),
+        finishing=[k for k, on in (request.local_export or {}).items() if on is True],
     )
 
 

@@ -33,6 +33,10 @@ class JobKind(StrEnum):
     RECUT = "recut"  # free: a kept clip of an earlier job exported again here
 
 
+# The local finishing a request may ask for: work on the kept clip, never sent.
+FINISHING = ("in_place", "loop", "trim")
+
+
 class Install(BaseModel):
     """The project a job's results go into, engine-aware (absent: a plain folder)."""
 
@@ -96,11 +100,14 @@ class JobRequest(BaseModel):
         placement: Placement | None = None,
         origin: str | None = None,
         models: ModelsResponse | None = None,
+        finishing: Mapping[str, bool] | None = None,
     ) -> JobRequest:
         """The one way a still-to-animation job is described, whoever asks for it. What
         the settings leave open is filled for the picture (transparency, frame size) and,
         into a project, its engine (see companion.jobs.defaults); this reads the picture.
-        models: the live listing when the caller has it (which models key)."""
+        models: the live listing when the caller has it (which models key). finishing:
+        the local finishing asked (in_place, loop, trim): the clip is then exported here,
+        keyed on the colour it is made on, and the service's own export is left unused."""
         export, video = defaults.for_picture(
             image,
             export,
@@ -108,6 +115,7 @@ class JobRequest(BaseModel):
             engine=placement.engine if placement is not None else None,
             models=models,
         )
+        asked = {k: True for k in FINISHING if (finishing or {}).get(k)}
         return cls._asked(
             JobKind.ANIMATION,
             export,
@@ -120,6 +128,9 @@ class JobRequest(BaseModel):
             prompt=prompt,
             negative_prompt=negative_prompt or None,
             video=video.model_dump(mode="json", exclude_none=True),
+            local_export=defaults.recut_local(video.model_dump(mode="json"), export, asked)
+            if asked
+            else None,
         )
 
     @classmethod
@@ -175,6 +186,13 @@ class JobRequest(BaseModel):
             **fields,
         )
 
+    @property
+    def finished_here(self) -> bool:
+        """A paid animation whose outputs are exported here from its clip (it asks for
+        local finishing the service's export does not do)."""
+        local = self.local_export or {}
+        return self.kind == JobKind.ANIMATION and any(local.get(k) for k in FINISHING)
+
     def descended(self, lineage: Mapping[str, str]) -> JobRequest:
         """This request marked as coming from another job (parent, variation_of)."""
         return JobRequest.model_validate({**self.stored(), **lineage})
@@ -226,6 +244,7 @@ class JobRequest(BaseModel):
                 "export",
                 "selection",
                 "install_formats",
+                "local_export",
             )
         }
         text = json.dumps(
