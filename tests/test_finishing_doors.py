@@ -119,7 +119,7 @@ def test_the_daemon_body_and_its_quote_take_the_finishing(
         paid = api.get("/credits/balance").json["available"]
 
         # The same generation held in place and untrimmed: quoted free, re-cut free.
-        still = body(project, "walk", in_place=True, name="hero_still")
+        still = body(project, "walk", in_place=True, trim=False, name="hero_still")
         quoted = call(running, "POST", "/api/v1/quote", still)
         assert quoted.status == 200 and quoted.json["spends"] == 0, quoted.body
         assert quoted.json["recut"]["finishing"] == ["in_place"], quoted.body

@@ -60,7 +60,7 @@ class Plan:
     timeout: float | None = None
     again: bool = False  # a new job even when this one is done and its outputs in place
     too_long: float | None = None  # --seconds past the spec's bound: refused, naming lengths
-    finishing: dict[str, bool] = field(default_factory=dict)  # in place, loop, trim
+    finishing: dict[str, bool | None] = field(default_factory=dict)  # in place, loop, trim
 
     @property
     def formats(self) -> list[str]:
@@ -97,7 +97,7 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         timeout=args.timeout,
         again=args.again,
         too_long=given.too_long,
-        finishing=checks.finishing(args),
+        finishing=checks.finishing_said(args),
     )
 
 

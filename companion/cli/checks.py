@@ -254,13 +254,31 @@ def spacing(args: argparse.Namespace) -> Spacing:
     return Spacing(padding, extrude)
 
 
-def finishing(args: argparse.Namespace) -> dict[str, bool]:
-    """The local finishing flags, as the export spec and a job's local export name them."""
-    return {
-        "in_place": bool(args.in_place),
-        "loop": args.loop == "auto",
-        "trim": bool(args.trim),
-    }
+def finishing_said(args: argparse.Namespace) -> dict[str, bool | None]:
+    """The local finishing flags as given (None: left to the defaults, see finishing)."""
+    if args.in_place and getattr(args, "opaque", False):
+        raise UsageError(
+            "--in-place: registration reads the character's alpha, and --opaque keeps the "
+            "background: leave out one of them"
+        )
+    return {"in_place": args.in_place, "loop": args.loop == "auto", "trim": args.trim}
+
+
+def finishing(args: argparse.Namespace, formats: list[str], transparent: bool) -> dict[str, bool]:
+    """The local finishing of an export here (companion.jobs.defaults.finishing: an engine
+    pack is trimmed and, transparent, held in place unless told --no-trim, --no-in-place).
+    --in-place on opaque frames is refused: registering the whole frame would hold the
+    background still, not the character."""
+    from companion.jobs import finishing as decided
+
+    said = finishing_said(args)
+    if said["in_place"] and not transparent:
+        raise UsageError(
+            "--in-place: registration reads the character's alpha, and these frames are "
+            "opaque: add --transparent (with --key-color HEX when the background is not "
+            f"{DEFAULT_KEY_COLOUR}) to key it out, or leave out --in-place"
+        )
+    return decided(formats, said, transparent)
 
 
 def selection_fits(args: argparse.Namespace, length: float, what: str) -> None:

@@ -100,7 +100,7 @@ def _into_project(
         "pixel_art": args.pixel_art,
         "padding": layout.padding,
         "extrude": layout.extrude,
-        **checks.finishing(args),
+        **checks.finishing_said(args),  # the re-cut's request decides what is left
         **({"key_color": list(key)} if key else {}),
         **(
             {"max_sheet_side": args.max_sheet_side} if args.max_sheet_side != MAX_SHEET_SIDE else {}

@@ -11,25 +11,29 @@ class Finishing(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    in_place: bool = Field(
-        default=False,
+    in_place: bool | None = Field(
+        default=None,
         description="hold the character still: the camera's shake, drift and zoom taken out "
-        "by registering every frame on the character's core (a local export)",
+        "by registering every frame on the character's core (a local export; left out: on "
+        "for a transparent engine pack)",
     )
-    loop: bool = Field(
-        default=False,
+    loop: bool | None = Field(
+        default=None,
         description="export the span of the selection whose last frame flows into its "
         "first; the job's loop says which and its seam (a local export)",
     )
-    trim: bool = Field(
-        default=False,
+    trim: bool | None = Field(
+        default=None,
         description="sheet frames cut to their visible pixels with their place recorded "
-        "(nothing moves in an engine), identical frames stored once (a local export)",
+        "(nothing moves in an engine), identical frames stored once (a local export; left "
+        "out: on for an engine pack)",
     )
 
     def asked(self) -> dict[str, bool]:
-        """The finishing asked for, named only when on (a job's local export)."""
-        return {k: True for k in ("in_place", "loop", "trim") if getattr(self, k)}
+        """The finishing said (on or off); left out, the request decides it (an engine
+        pack is trimmed and, transparent, held in place: see companion.jobs.defaults)."""
+        said = {k: getattr(self, k) for k in ("in_place", "loop", "trim")}
+        return {k: bool(v) for k, v in said.items() if v is not None}
 
 
 class LoopOut(BaseModel):

@@ -12,7 +12,7 @@ from companion import front_door
 from companion.jobs.errors import JobFailed, JobsError
 
 if TYPE_CHECKING:
-    from companion.jobs.defaults import has_alpha, recut_export, recut_local
+    from companion.jobs.defaults import finishing, has_alpha, recut_export, recut_local
     from companion.jobs.engine import Engine
     from companion.jobs.inputs import ImageDamaged, ImageReadError, LocalImage, decode_whole
     from companion.jobs.lifecycle import FINAL, State
@@ -67,6 +67,7 @@ _LAZY = {
     "paid_not_installed": ("resume", "paid_not_installed"),
     "open_account": ("team", "open_account"),
     "recut_local": ("defaults", "recut_local"),
+    "finishing": ("defaults", "finishing"),
     "recut_export": ("defaults", "recut_export"),
     "has_alpha": ("defaults", "has_alpha"),
     "Answer": ("reuse", "Answer"),
@@ -99,6 +100,7 @@ __all__ = [
     "as_recut",
     "chosen_model",
     "decode_whole",
+    "finishing",
     "generation_answer",
     "has_alpha",
     "job_folder",

@@ -13,6 +13,9 @@ re-cut keeps its source's): the picture and the project's engine decide it.
   `transparency.mode` "standard" or `export.transparent` false.
 - Frames are the picture's own size (a 64 px sprite gives 64 px frames), within the
   service's bounds.
+- An engine pack (Godot, Unity) gets trimmed sheets, and in place frames when they are
+  transparent (registration reads the alpha): what a game uses as it is. `--no-trim`,
+  `--no-in-place` (`"trim": false`, `"in_place": false`) say otherwise.
 Whatever the user chose is kept as given: these fill only what nobody chose."""
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import hashlib
 import io
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +47,8 @@ ENGINE_FORMATS: dict[str, list[ExportFormat]] = {
     "unity": [ExportFormat.SPRITESHEET, ExportFormat.SPRITESHEET_JSON, ExportFormat.UNITY_PACK],
 }
 ALPHA_KEY = "alpha_key"
+ENGINE_PACKS = frozenset({ExportFormat.GODOT_PACK.value, ExportFormat.UNITY_PACK.value})
+FINISHING = ("in_place", "loop", "trim")  # the local finishing a request may ask for
 
 
 @dataclass(frozen=True)
@@ -218,3 +223,14 @@ def recut_export(source_export: Mapping[str, Any], export: ExportOptions) -> Exp
         if side not in given and source_export.get(side)
     }
     return export.model_copy(update=sides) if sides else export
+
+
+def finishing(
+    formats: Iterable[str], said: Mapping[str, bool | None] | None, transparent: bool
+) -> dict[str, bool]:
+    """The local finishing of an export of formats: what was said is kept; left open, an
+    engine pack is trimmed, and held in place when transparent; a loop only when asked."""
+    pack = any(f in ENGINE_PACKS for f in formats)
+    given = {k: v for k, v in (said or {}).items() if k in FINISHING and v is not None}
+    opened = {"in_place": pack and transparent, "loop": False, "trim": pack}
+    return {k: bool(given.get(k, opened[k])) for k in FINISHING}

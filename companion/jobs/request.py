@@ -25,16 +25,13 @@ from pydantic import BaseModel, ConfigDict
 from companion.api.schema import ExportOptions, ModelsResponse, Selection, VideoOptions
 from companion.install import Placement
 from companion.jobs import defaults
+from companion.jobs.defaults import FINISHING
 from companion.store import Job, Store
 
 
 class JobKind(StrEnum):
     ANIMATION = "animation"  # paid: a still (and options) sent to the service
     RECUT = "recut"  # free: a kept clip of an earlier job exported again here
-
-
-# The local finishing a request may ask for: work on the kept clip, never sent.
-FINISHING = ("in_place", "loop", "trim")
 
 
 class Install(BaseModel):
@@ -100,14 +97,15 @@ class JobRequest(BaseModel):
         placement: Placement | None = None,
         origin: str | None = None,
         models: ModelsResponse | None = None,
-        finishing: Mapping[str, bool] | None = None,
+        finishing: Mapping[str, bool | None] | None = None,
     ) -> JobRequest:
         """The one way a still-to-animation job is described, whoever asks for it. What
         the settings leave open is filled for the picture (transparency, frame size) and,
         into a project, its engine (see companion.jobs.defaults); this reads the picture.
         models: the live listing when the caller has it (which models key). finishing:
-        the local finishing asked (in_place, loop, trim): the clip is then exported here,
-        keyed on the colour it is made on, and the service's own export is left unused."""
+        the local finishing said (in_place, loop, trim; None or absent: left open, see
+        defaults.finishing): with one on, the clip is exported here, keyed on the colour
+        it is made on, and the service's own export is left unused."""
         export, video = defaults.for_picture(
             image,
             export,
@@ -115,7 +113,10 @@ class JobRequest(BaseModel):
             engine=placement.engine if placement is not None else None,
             models=models,
         )
-        asked = {k: True for k in FINISHING if (finishing or {}).get(k)}
+        chosen = defaults.finishing(
+            [f.value for f in export.formats], finishing, export.transparent.enabled
+        )
+        asked = {k: True for k, on in chosen.items() if on}
         return cls._asked(
             JobKind.ANIMATION,
             export,
@@ -150,6 +151,14 @@ class JobRequest(BaseModel):
         its frames stay the size they were made at unless another is asked for. Without
         a placement its files go into a plain folder, as downloaded ones do."""
         export = defaults.recut_export(source.export, export)
+        local = defaults.recut_local(source.video, export, local_export) or {}
+        chosen = defaults.finishing(
+            [f.value for f in export.formats],
+            local,
+            bool(local.get("key_color")) or export.transparent.enabled,
+        )
+        local = {k: v for k, v in local.items() if k not in FINISHING}
+        local.update({k: True for k, on in chosen.items() if on})
         return cls._asked(
             JobKind.RECUT,
             export,
@@ -159,7 +168,7 @@ class JobRequest(BaseModel):
             prompt=source.prompt,
             video=source.video,
             parent=parent,
-            local_export=defaults.recut_local(source.video, export, local_export),
+            local_export=local or None,
         )
 
     @classmethod
