@@ -61,6 +61,7 @@ class Plan:
     again: bool = False  # a new job even when this one is done and its outputs in place
     too_long: float | None = None  # --seconds past the spec's bound: refused, naming lengths
     finishing: dict[str, bool | None] = field(default_factory=dict)  # in place, loop, trim
+    frames: tuple[int | None, int | None] | None = None  # sides under the service's 64 px
 
     @property
     def formats(self) -> list[str]:
@@ -98,6 +99,7 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         again=args.again,
         too_long=given.too_long,
         finishing=checks.finishing_said(args),
+        frames=checks.small_sides(args),
     )
 
 
@@ -127,6 +129,7 @@ def _request(plan: Plan, hashes: list[str], where: Placement | None) -> JobReque
         origin="cli",
         models=_listing(plan),
         finishing=plan.finishing,
+        frames=plan.frames,
     )
     return asked.with_fingerprint(hashes, plan.name, str(plan.out))
 

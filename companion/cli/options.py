@@ -93,13 +93,17 @@ def add_export_options(
     if size_default is None:
         size_default = "512" if local else "the picture's, within the bounds"
     parser.add_argument(
-        "--width", type=int, metavar="PX", help=f"frame width, 64 to 1024 (default {size_default})"
+        "--width",
+        type=int,
+        metavar="PX",
+        help=f"frame width, 16 to 1024; under 64 scaled down here from the service's 64 "
+        f"(default {size_default})",
     )
     parser.add_argument(
         "--height",
         type=int,
         metavar="PX",
-        help=f"frame height, 64 to 1024 (default {size_default})",
+        help=f"frame height, 16 to 1024, as --width (default {size_default})",
     )
     parser.add_argument(
         "--start", type=finite, metavar="S", help="selection start in seconds (default 0)"

@@ -274,6 +274,7 @@ class AnimateRoutes:
             placement=Placement(engine, root, target),
             models=models,
             finishing=body.asked(),
+            frames=body.small(),
         )
         return request, name, target, image_sha256
 

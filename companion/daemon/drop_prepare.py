@@ -114,6 +114,7 @@ class DropReader:
             selection=settings.selection,
             placement=Placement(self.engine, self.root, self.target),
             finishing=settings.asked(),
+            frames=settings.small(),
         )
         request = request.model_copy(update={"generation": request.generation_of(hashes)})
         # The drop's content and settings, hashed as earlier releases did, so a drop made
@@ -125,6 +126,7 @@ class DropReader:
             "selection": settings.selection.model_dump(mode="json"),
             # Named only when asked, so a drop of before it still hashes as it did.
             **({"finishing": settings.asked()} if settings.asked() else {}),
+            **({"frames": settings.small()} if settings.small() else {}),
         }
         digest.update(json.dumps(described, sort_keys=True).encode())
         return Prepared(source, request, name, digest.hexdigest())

@@ -98,6 +98,7 @@ class JobRequest(BaseModel):
         origin: str | None = None,
         models: ModelsResponse | None = None,
         finishing: Mapping[str, bool | None] | None = None,
+        frames: tuple[int | None, int | None] | None = None,
     ) -> JobRequest:
         """The one way a still-to-animation job is described, whoever asks for it. What
         the settings leave open is filled for the picture (transparency, frame size) and,
@@ -105,7 +106,12 @@ class JobRequest(BaseModel):
         models: the live listing when the caller has it (which models key). finishing:
         the local finishing said (in_place, loop, trim; None or absent: left open, see
         defaults.finishing): with one on, the clip is exported here, keyed on the colour
-        it is made on, and the service's own export is left unused."""
+        it is made on, and the service's own export is left unused. frames: sides below
+        the service's 64 px (16 to 63) said; those frames, or a small picture's own, are
+        asked of the service at its size and scaled down here (defaults.small_frames)."""
+        small = defaults.small_frames(image, export, frames)
+        if small is not None:
+            export = export.model_copy(update=defaults.service_size(small))
         export, video = defaults.for_picture(
             image,
             export,
@@ -116,7 +122,9 @@ class JobRequest(BaseModel):
         chosen = defaults.finishing(
             [f.value for f in export.formats], finishing, export.transparent.enabled
         )
-        asked = {k: True for k, on in chosen.items() if on}
+        asked: dict[str, Any] = {k: True for k, on in chosen.items() if on}
+        if small is not None:
+            asked["frame_size"] = list(small)
         return cls._asked(
             JobKind.ANIMATION,
             export,
@@ -198,9 +206,10 @@ class JobRequest(BaseModel):
     @property
     def finished_here(self) -> bool:
         """A paid animation whose outputs are exported here from its clip (it asks for
-        local finishing the service's export does not do)."""
+        local finishing or frames smaller than the service makes)."""
         local = self.local_export or {}
-        return self.kind == JobKind.ANIMATION and any(local.get(k) for k in FINISHING)
+        here = any(local.get(k) for k in FINISHING) or bool(local.get("frame_size"))
+        return self.kind == JobKind.ANIMATION and here
 
     def descended(self, lineage: Mapping[str, str]) -> JobRequest:
         """This request marked as coming from another job (parent, variation_of)."""
