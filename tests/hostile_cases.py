@@ -297,6 +297,10 @@ def offer(
             "output_formats": case.formats,
         },
         "again": again,  # the same request made again, paid again
+        # The service's export, downloaded: an engine pack is otherwise made here whole
+        # from the kept clip, and the crafted assets never reached.
+        "in_place": False,
+        "trim": False,
     }
     accepted = daemon.call("POST", "/api/v1/animate", body)
     if accepted.status == 409 and accepted.json["error"]["code"] == "CONFLICT":

@@ -31,7 +31,8 @@ QUICK = ["--prompt", "idle", "--frame-count", "4", "--seconds", "1", "--resoluti
 
 def frame_sizes(sheet_json: Path) -> set[tuple[int, int]]:
     frames = json.loads(sheet_json.read_text())["frames"]
-    return {(f["frame"]["w"], f["frame"]["h"]) for f in frames.values()}
+    # The whole frame's size: an engine pack's sheet is trimmed, its place kept.
+    return {(f["sourceSize"]["w"], f["sourceSize"]["h"]) for f in frames.values()}
 
 
 def corner_alpha(sheet: Path) -> int:

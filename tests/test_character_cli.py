@@ -10,6 +10,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -123,3 +124,33 @@ def test_a_set_killed_midway_is_finished_by_the_same_command_paying_once(
     assert before - api.get("/credits/balance").json["available"] == made > 0
     frames = (project / "animations" / "hero.tres").read_text()
     assert sorted(re.findall(r'"name": &"(\w+)"', frames)) == ["attack", "idle", "walk"]
+
+
+def test_seamless_cuts_the_looping_moves_again_for_nothing(
+    make_sandbox: Callable[..., SandboxThread], tmp_path: Path
+) -> None:
+    """--seamless is the set's local part: asked after the moves were made, it re-cuts
+    their kept clips (nothing spent, no create), the looping move at its seam and the
+    one that plays once whole."""
+    sandbox = make_sandbox(task_seconds=0.2, journal=True)
+    api = Api(sandbox.base_url, key=TEST_KEY)
+    project, home = _godot(tmp_path), tmp_path / "home"
+
+    def run(*extra: str) -> tuple[dict[str, Any], int]:
+        before = api.get("/credits/balance").json["available"]
+        ran = companion(
+            sandbox.base_url, home, "character", str(project / "hero.png"), *MOVES, *SHORT,
+            "--out", str(project / "animations"), "--json", *extra,
+        )  # fmt: skip
+        assert ran.returncode == 0, ran.stderr
+        return json.loads(ran.stdout), before - api.get("/credits/balance").json["available"]
+
+    whole, spent = run()
+    assert spent == whole["quoted"] > 0 and len(creates(sandbox)) == 2
+    assert not any("seamless" in m for m in whole["moves"]), whole
+    seamless, spent = run("--seamless")
+    assert spent == 0 and seamless["quoted"] == 0 and len(creates(sandbox)) == 2, seamless
+    by_move = {m["move"]: m for m in seamless["moves"]}
+    assert "seamless" not in by_move["attack"], by_move["attack"]
+    assert by_move["idle"]["loop"] is True and by_move["attack"]["loop"] is False
+    assert by_move["idle"]["seamless"]["seam"] >= 0, by_move["idle"]

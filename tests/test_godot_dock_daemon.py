@@ -124,6 +124,9 @@ def test_quote_extras_replace_and_a_pixel_recut(make_sandbox, tmp_path: Path) ->
             key_color=key,
             pixel_art=True,
             spacing=Spacing(padding=3),
+            # A Godot pack of a keyed clip: trimmed and held in place unless said otherwise.
+            in_place=True,
+            trim=True,
         )
         local = export_video(home / "clips" / f"{done['id']}.mp4", tmp_path / "local", spec)
         made = {o.path.name: o.path.read_bytes() for o in local.outputs}

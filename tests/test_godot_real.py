@@ -196,8 +196,8 @@ def test_the_dock_does_its_job_in_a_real_editor(
     # Status and limits, from the daemon.
     assert seen["status_label"].startswith("Live · balance"), seen  # a keyed sandbox
     assert seen["limits"] == {
-        "width": [64, 1024],
-        "height": [64, 1024],
+        "width": [16, 1024],  # 16 to 63 px frames are made here
+        "height": [16, 1024],
         "fps_max": 60,
         "seconds": [1, 10],  # the daemon's 0.5 to 30, narrowed by the default model
         "max_frames": 240,
@@ -369,7 +369,8 @@ def test_real_godot_plays_every_shape_of_output(
     try:
         # Past 8192 px: 66 frames of 1024 px make a full 8x8 page and a second one.
         two_pages = plugin.body("art/slime.png", "bounce", ["godot_pack"], 1024, 33, 2)
-        big = run_job(plugin, two_pages)
+        # Untrimmed (an engine pack is trimmed by default, and fits one page then).
+        big = run_job(plugin, {**two_pages, "trim": False})
         # Into a nested folder, named by the request.
         nested_body = plugin.body("art/coin.png", "spin", ["godot_pack"], 64, 10)
         nested = run_job(plugin, {**nested_body, "target_folder": "animations/chars/hero"})

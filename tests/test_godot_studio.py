@@ -183,9 +183,12 @@ def test_the_studio_in_a_real_editor(
         key = list(far_key_colour(picture))
     # In place and Loop ticked with it: one free cut does all three (keyed out again),
     # and the dock shows the loop's seam once it is done.
-    assert seen["finishing_defaults"] == [False, False], seen
+    # In place is ticked for the Godot pack (Loop is not); Loop ticked drops the quote.
+    assert seen["finishing_defaults"] == [True, False], seen
+    assert seen["loop_drops_quote"], seen
     local = pixel[0]["settings"]["local_export"]
-    cut = {"pixel_art": True, "padding": 0, "key_color": key, "in_place": True, "loop": True}
+    cut = {"pixel_art": True, "padding": 0, "key_color": key, "in_place": True, "loop": True,
+           "trim": True}  # fmt: skip
     assert local == cut, pixel
     assert any("Loop seam" in m for m in seen["extended_messages"]), seen["extended_messages"]
     kept = seen["extended_read"]

@@ -104,6 +104,8 @@ def test_kill_at_every_step_and_recover(sandbox_process: str, tmp_path: Path) ->
             env,
             *("jobs", "add", str(image), "--prompt", "idle breathing", "--formats", FORMATS),
             *("--frame-count", "4", "--width", "64", "--height", "64", "--seconds", "1"),
+            # The service's export, downloaded (an engine pack is otherwise made here).
+            *("--no-in-place", "--no-trim"),
             *("--resolution", "360p", "--target", str(project / f"anim{i}"), "--name", f"hero{i}"),
         )
         assert made.returncode == 0, made.stderr

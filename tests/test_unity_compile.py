@@ -217,8 +217,9 @@ def test_the_requests_the_package_writes_are_what_the_daemon_takes(tmp_path: Pat
         json.loads, lines[:10]
     )
     whole, picked, anew, named = map(json.loads, lines[10:14])
-    several, one, none = lines[14:17]
-    character, batched = map(json.loads, lines[17:])
+    finished = json.loads(lines[14])
+    several, one, none = lines[15:18]
+    character, batched = map(json.loads, lines[18:])
     assert escaped == {
         "text": 'a "quote", a \\ back, \n\r\t, a bell \u0007, é and 飛',
         "tenth": 0.1, "big": 4294967295, "yes": True, "list": ["x", "y"], "seeds": [1, 2],
@@ -276,6 +277,11 @@ def test_the_requests_the_package_writes_are_what_the_daemon_takes(tmp_path: Pat
     # The Animate form's name, in any script, reaches the body trimmed and the daemon takes it.
     assert named["name"] == "héros_飛" and named["project_root"] == "/game", named
     assert AnimateIn.model_validate(named).name == "héros_飛"
+    # Finishing left as shown is the daemon's to decide (not sent); set, it is sent as set.
+    assert not {"in_place", "loop", "trim"} & set(named), named
+    assert (finished["in_place"], finished["loop"], finished["trim"]) == (False, True, True)
+    assert AnimateIn.model_validate(finished).asked() == {
+        "in_place": False, "loop": True, "trim": True}  # fmt: skip
     # The character's set: the form's request without its prompt, named by the form, the
     # moves each with its loop; the batch: each picture, no single picture or name.
     assert "prompt" not in character and character["name"] == "héros_飛", character

@@ -60,6 +60,8 @@ class Plan:
     timeout: float | None = None
     again: bool = False  # a new job even when this one is done and its outputs in place
     too_long: float | None = None  # --seconds past the spec's bound: refused, naming lengths
+    finishing: dict[str, bool | None] = field(default_factory=dict)  # in place, loop, trim
+    frames: tuple[int | None, int | None] | None = None  # sides under the service's 64 px
 
     @property
     def formats(self) -> list[str]:
@@ -96,6 +98,8 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         timeout=args.timeout,
         again=args.again,
         too_long=given.too_long,
+        finishing=checks.finishing_said(args),
+        frames=checks.small_sides(args),
     )
 
 
@@ -124,6 +128,8 @@ def _request(plan: Plan, hashes: list[str], where: Placement | None) -> JobReque
         placement=where,
         origin="cli",
         models=listing(plan.image, plan.video, plan.export),
+        finishing=plan.finishing,
+        frames=plan.frames,
     )
     return asked.with_fingerprint(hashes, plan.name, str(plan.out))
 

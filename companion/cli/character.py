@@ -122,6 +122,8 @@ def plan_from_args(args: argparse.Namespace) -> CharacterPlan:
         placement=where,
         origin="cli",
         models=listing(given.image, given.video, given.options),
+        finishing=checks.finishing_said(args),
+        frames=checks.small_sides(args),
     )
     _check_files(name, out, where, jobs, given.image, image.sha256)
     return CharacterPlan(
@@ -261,7 +263,12 @@ def run_plan(plan: CharacterPlan) -> int:
     for priced, (job, before) in zip(quote.moves, ran, strict=True):
         said = summary(job, before)
         move = priced.job.move
+        # "loop" is whether the move loops; the span --seamless chose (and its seam) is
+        # "seamless", so one cannot hide the other.
+        cut = said.pop("loop", None)
         moves.append({"move": move.name, "loop": move.loop, "quoted": priced.spends, **said})
+        if cut is not None:
+            moves[-1]["seamless"] = cut
     frames, scene = character_files(plan.out, plan.name)
     result = {
         "character": plan.name,

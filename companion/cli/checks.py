@@ -17,6 +17,7 @@ from companion.api.schema import (
     VideoOptions,
 )
 from companion.api.schema.base import first_error
+from companion.api.schema.export import LOCAL_MIN_SIDE, MAX_OUTPUT_SIDE, MIN_OUTPUT_SIDE
 from companion.cli.errors import UsageError
 from companion.cli.model_checks import MAX_SECONDS as MAX_SECONDS
 from companion.cli.model_checks import against_models as against_models
@@ -182,8 +183,25 @@ def godot_res_dir(value: str | None) -> str | None:
     return value.rstrip("/") or "res://"
 
 
+def small_sides(args: argparse.Namespace) -> tuple[int | None, int | None] | None:
+    """--width and --height when one is under the service's 64 px (16 to 63: frames
+    scaled down here); None when the service makes the size asked."""
+    sides = (args.width, args.height)
+    if not any(s is not None and s < MIN_OUTPUT_SIDE for s in sides):
+        return None
+    for flag, value in (("--width", args.width), ("--height", args.height)):
+        if value is not None and not LOCAL_MIN_SIDE <= value <= MAX_OUTPUT_SIDE:
+            raise UsageError(
+                f"{flag} {value}: frames are {LOCAL_MIN_SIDE} to {MAX_OUTPUT_SIDE} px "
+                f"(under {MIN_OUTPUT_SIDE} they are scaled down here from the service's "
+                f"{MIN_OUTPUT_SIDE})"
+            )
+    return args.width, args.height
+
+
 def export_options(args: argparse.Namespace) -> tuple[ExportOptions, Selection]:
-    """The export flags, checked with the service's own rules."""
+    """The export flags, checked with the service's own rules (sides under its 64 px
+    are left out: see small_sides)."""
     key_colour(args)
     godot_res_dir(getattr(args, "godot_res_dir", None))
     # Left out where that is allowed (a character): the project's engine decides them.
@@ -198,7 +216,11 @@ def export_options(args: argparse.Namespace) -> tuple[ExportOptions, Selection]:
             fps=args.fps,
             frame_count=args.frame_count,
             output_formats=formats,
-            **_given(output_width=args.width, output_height=args.height),
+            **(
+                {}
+                if small_sides(args)
+                else _given(output_width=args.width, output_height=args.height)
+            ),
             # Said only when asked: left out, the picture decides (companion.jobs.defaults).
             **_given(transparent=True if args.transparent else _opaque(args)),
             unity={"pivot": args.pivot, "pixels_per_unit": args.pixels_per_unit},
@@ -264,9 +286,34 @@ def spacing(args: argparse.Namespace) -> Spacing:
     return Spacing(padding, extrude)
 
 
-def finishing(args: argparse.Namespace) -> dict[str, bool]:
-    """The local finishing flags, as the export spec and a job's local export name them."""
-    return {"in_place": args.in_place, "loop": args.loop == "auto", "trim": args.trim}
+def finishing_said(args: argparse.Namespace) -> dict[str, bool | None]:
+    """The local finishing flags as given (None: left to the defaults, see finishing)."""
+    if args.in_place and getattr(args, "opaque", False):
+        raise UsageError(
+            "--in-place: registration reads the character's alpha, and --opaque keeps the "
+            "background: leave out one of them"
+        )
+    # A character's --loop names its looping moves; its loop search is --seamless.
+    seamless = getattr(args, "seamless", None)
+    loop = bool(seamless) if seamless is not None else args.loop == "auto"
+    return {"in_place": args.in_place, "loop": loop, "trim": args.trim}
+
+
+def finishing(args: argparse.Namespace, formats: list[str], transparent: bool) -> dict[str, bool]:
+    """The local finishing of an export here (companion.jobs.defaults.finishing: an engine
+    pack is trimmed and, transparent, held in place unless told --no-trim, --no-in-place).
+    --in-place on opaque frames is refused: registering the whole frame would hold the
+    background still, not the character."""
+    from companion.jobs import finishing as decided
+
+    said = finishing_said(args)
+    if said["in_place"] and not transparent:
+        raise UsageError(
+            "--in-place: registration reads the character's alpha, and these frames are "
+            "opaque: add --transparent (with --key-color HEX when the background is not "
+            f"{DEFAULT_KEY_COLOUR}) to key it out, or leave out --in-place"
+        )
+    return decided(formats, said, transparent)
 
 
 def selection_fits(args: argparse.Namespace, length: float, what: str) -> None:

@@ -73,9 +73,12 @@ def cmd_export(args: argparse.Namespace) -> int:
         pixel_art=args.pixel_art,
         godot_res_dir=res_dir,
         spacing=layout,
-        **checks.finishing(args),
+        **checks.finishing(args, formats, key is not None or info.has_alpha),
     )
     spec = replace(spec, max_sheet_side=args.max_sheet_side)
+    small = checks.small_sides(args)  # the service's bound does not hold here
+    if small is not None:
+        spec = replace(spec, width=small[0] or spec.width, height=small[1] or spec.height)
 
     from companion.install import Owner
     from companion.settings.config import ConfigError, load_settings

@@ -99,6 +99,8 @@ def cmd_add(args: argparse.Namespace) -> int:
         last_frame=last,
         references=refs,
         placement=where,
+        finishing=checks.finishing_said(args),
+        frames=checks.small_sides(args),
     )
     hashes = [sha256_of(p) for p in (image, *([last] if last else []), *refs)]
     request = request.with_fingerprint(hashes, name, str(target))

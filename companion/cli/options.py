@@ -66,10 +66,12 @@ def add_export_options(
     local: bool = False,
     size_default: str | None = None,
     formats_default: str | None = None,
+    seam_search: str = "--loop",
 ) -> None:
     """Export flags; `out_help` None leaves --out to the command; `local` adds the flags
     only the local exporter honours (the service takes no such options);
-    formats_default: what leaving --formats out means (None: it must be given)."""
+    formats_default: what leaving --formats out means (None: it must be given);
+    seam_search: the loop search's flag (see _add_finishing_options)."""
     parser.add_argument(
         "--formats",
         required=formats_default is None,
@@ -96,13 +98,17 @@ def add_export_options(
     if size_default is None:
         size_default = "512" if local else "the picture's, within the bounds"
     parser.add_argument(
-        "--width", type=int, metavar="PX", help=f"frame width, 64 to 1024 (default {size_default})"
+        "--width",
+        type=int,
+        metavar="PX",
+        help=f"frame width, 16 to 1024; under 64 scaled down here from the service's 64 "
+        f"(default {size_default})",
     )
     parser.add_argument(
         "--height",
         type=int,
         metavar="PX",
-        help=f"frame height, 64 to 1024 (default {size_default})",
+        help=f"frame height, 16 to 1024, as --width (default {size_default})",
     )
     parser.add_argument(
         "--start", type=finite, metavar="S", help="selection start in seconds (default 0)"
@@ -156,7 +162,7 @@ def add_export_options(
         )
     if local:
         _add_sheet_layout_options(parser)
-        _add_finishing_options(parser)
+    _add_finishing_options(parser, seam_search)
     parser.add_argument(
         "--name",
         help=(
@@ -211,24 +217,35 @@ def _add_sheet_layout_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_finishing_options(parser: argparse.ArgumentParser) -> None:
-    """What the companion does to the frames after the video is made (never sent)."""
+def _add_finishing_options(parser: argparse.ArgumentParser, seam_search: str) -> None:
+    """What the companion does to the frames after the video is made (never sent to the
+    service: changing them after a generation is a free re-cut of its kept clip).
+    seam_search: "--loop" (off/auto), or "--seamless" where --loop names a character's
+    looping moves."""
     parser.add_argument(
         "--in-place",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         help="hold the character still: take the camera's shake, drift and zoom out by "
         "registering every frame on the character's core (needs a transparent background)",
     )
-    parser.add_argument(
-        "--loop",
-        choices=("off", "auto"),
-        default="off",
-        help="auto: export the span of the selection whose last frame flows into its first "
-        "(its seam is reported); off: the selection as given (default)",
-    )
+    if seam_search == "--loop":
+        parser.add_argument(
+            "--loop",
+            choices=("off", "auto"),
+            default="off",
+            help="auto: export the span of the selection whose last frame flows into its "
+            "first (its seam is reported); off: the selection as given (default)",
+        )
+    else:
+        parser.add_argument(
+            "--seamless",
+            action="store_true",
+            help="cut each looping move at the span whose last frame flows into its first "
+            "(its seam is reported); moves that play once are left whole",
+        )
     parser.add_argument(
         "--trim",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         help="cut each spritesheet frame to its visible pixels, its place in the frame "
         "recorded for every engine (nothing moves), and store identical frames once",
     )

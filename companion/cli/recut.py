@@ -60,9 +60,13 @@ def _made_on(args: argparse.Namespace, source: Job) -> None:
     from companion.jobs import JobRequest, recut_export, recut_local
 
     made = JobRequest.of(source.request)
-    given = {k: v for k, v in (("output_width", args.width), ("output_height", args.height)) if v}
-    sized = recut_export(made.export, ExportOptions.model_validate(given))
-    args.width, args.height = sized.output_width, sized.output_height
+    if checks.small_sides(args) is not None:  # frames under 64 px: one side said, square
+        args.width, args.height = args.width or args.height, args.height or args.width
+    else:
+        given = {k: v for k, v in (("output_width", args.width), ("output_height", args.height))
+                 if v}  # fmt: skip
+        sized = recut_export(made.export, ExportOptions.model_validate(given))
+        args.width, args.height = sized.output_width, sized.output_height
     if args.opaque or args.key_color:
         return
     local = recut_local(made.video, ExportOptions(), None)
@@ -100,7 +104,8 @@ def _into_project(
         "pixel_art": args.pixel_art,
         "padding": layout.padding,
         "extrude": layout.extrude,
-        **checks.finishing(args),
+        **checks.finishing_said(args),  # the re-cut's request decides what is left
+        **({"frame_size": [args.width, args.height]} if checks.small_sides(args) else {}),
         **({"key_color": list(key)} if key else {}),
         **(
             {"max_sheet_side": args.max_sheet_side} if args.max_sheet_side != MAX_SHEET_SIDE else {}

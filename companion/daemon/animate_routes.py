@@ -286,6 +286,8 @@ class AnimateRoutes:
             placement=Placement(engine, root, target),
             models=models,
             character=character,
+            finishing=body.asked(),
+            frames=body.small(),
         )
         return request, name, target, image_sha256
 
@@ -344,6 +346,7 @@ def _recut_out(request: JobRequest, found: Answer) -> RecutOut | None:
         width=export.get("output_width"),
         height=export.get("output_height"),
         formats=list(request.install_formats or []),
+        finishing=[k for k, on in (request.local_export or {}).items() if on is True],
     )
 
 

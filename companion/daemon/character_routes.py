@@ -229,6 +229,8 @@ class CharacterRoutes:
                         "name": job_name(name, move.name),
                         "video": video,
                         "quote_id": None,
+                        # The loop search is for the moves that loop (jobs.character.looped).
+                        "loop": body.loop and move.loop,
                     }
                 ),
             )

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from companion.api.schema import ExportOptions, Selection, VideoOptions
 from companion.api.schema.base import first_error
@@ -30,6 +30,7 @@ from companion.daemon.drops import (
     read_regular,
     sidecar_text,
 )
+from companion.daemon.finishing import Finishing
 from companion.daemon.schema import OutputName
 from companion.install import Placement
 from companion.jobs import JobRequest
@@ -38,8 +39,10 @@ from companion.media import clean_name
 FOLDER_SETTINGS = "animation.yaml"
 
 
-class DropSettings(BaseModel):
-    """What a sidecar may say; anything else is an error reported next to the file."""
+class DropSettings(Finishing):
+    """What a sidecar (or the project's drop defaults) may say: the body's fields, with
+    in_place, loop and trim as the daemon's animate takes them; anything else is an
+    error reported next to the file."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -110,6 +113,8 @@ class DropReader:
             export=settings.export,
             selection=settings.selection,
             placement=Placement(self.engine, self.root, self.target),
+            finishing=settings.asked(),
+            frames=settings.small(),
         )
         request = request.model_copy(update={"generation": request.generation_of(hashes)})
         # The drop's content and settings, hashed as earlier releases did, so a drop made
@@ -119,6 +124,9 @@ class DropReader:
             "video": settings.video.model_dump(mode="json"),
             "export": settings.export.model_dump(mode="json"),
             "selection": settings.selection.model_dump(mode="json"),
+            # Named only when asked, so a drop of before it still hashes as it did.
+            **({"finishing": settings.asked()} if settings.asked() else {}),
+            **({"frames": settings.small()} if settings.small() else {}),
         }
         digest.update(json.dumps(described, sort_keys=True).encode())
         return Prepared(source, request, name, digest.hexdigest())

@@ -213,7 +213,11 @@ class GenerationRoutes:
         body = await self.daemon.parse(request, RecutIn)
         if isinstance(body, web.Response):
             return body
-        local = {"pixel_art": body.pixel_art, "padding": body.padding, **body.asked()}
+        local: dict[str, Any] = {"pixel_art": body.pixel_art, "padding": body.padding,
+                                 **body.asked()}  # fmt: skip
+        small = body.small()
+        if small is not None:  # one side said: square frames, as the other is unknown here
+            local["frame_size"] = [small[0] or small[1], small[1] or small[0]]
         return await self._local(job, body.export.model_dump(mode="json", exclude_unset=True),
                                  body.selection.model_dump(mode="json"), body.name,
                                  body.target_folder, local, body.replace)  # fmt: skip

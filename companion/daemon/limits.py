@@ -9,6 +9,7 @@ from annotated_types import Ge, Gt, Le, Lt
 from pydantic import BaseModel
 
 from companion.api.schema import ExportOptions, VideoOptions
+from companion.daemon.finishing import Finishing
 from companion.daemon.schema import RecutIn
 
 
@@ -34,7 +35,11 @@ def request_limits() -> dict[str, Any]:
     width = _bounds(ExportOptions, "output_width")
     height = _bounds(ExportOptions, "output_height")
     return {
-        "size": {"min": max(width["min"], height["min"]), "max": min(width["max"], height["max"])},
+        # From 16 px: below the service's 64 the frames are scaled down here.
+        "size": {
+            "min": _bounds(Finishing, "frame_width")["min"],
+            "max": min(width["max"], height["max"]),
+        },
         "frame_count": _bounds(ExportOptions, "frame_count"),
         "fps": {"max": _bounds(ExportOptions, "fps")["max"]},
         "seconds": _bounds(VideoOptions, "duration_seconds"),

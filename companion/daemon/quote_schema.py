@@ -17,6 +17,10 @@ class RecutOut(Reply):
     width: int | None = Field(default=None, description="frame width asked for")
     height: int | None = Field(default=None, description="frame height asked for")
     formats: list[str] = Field(default_factory=list, description="the formats it makes")
+    finishing: list[str] = Field(
+        default_factory=list,
+        description="the local finishing it does (in_place, loop, trim), never sent",
+    )
 
 
 class PaidBecause(Reply):

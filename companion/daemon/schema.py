@@ -79,7 +79,7 @@ class ProjectOut(Reply):
     inbox: str | None = None
 
 
-class AnimateIn(Request):
+class AnimateIn(Finishing, Request):
     project_root: str = Field(min_length=1, max_length=4096)
     image_path: str | None = Field(
         default=None, max_length=4096, description="an image inside the project"

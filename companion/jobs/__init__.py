@@ -24,7 +24,7 @@ if TYPE_CHECKING:
         move_jobs,
     )
     from companion.jobs.character import parts as character_parts
-    from companion.jobs.defaults import has_alpha, recut_export, recut_local
+    from companion.jobs.defaults import finishing, has_alpha, recut_export, recut_local
     from companion.jobs.engine import Engine
     from companion.jobs.inputs import ImageDamaged, ImageReadError, LocalImage, decode_whole
     from companion.jobs.lifecycle import FINAL, State
@@ -107,6 +107,7 @@ _LAZY = {
     "open_account": ("team", "open_account"),
     "rewire": ("wiring", "rewire"),
     "recut_local": ("defaults", "recut_local"),
+    "finishing": ("defaults", "finishing"),
     "recut_export": ("defaults", "recut_export"),
     "has_alpha": ("defaults", "has_alpha"),
     "Answer": ("reuse", "Answer"),
@@ -149,6 +150,7 @@ __all__ = [
     "check_moves",
     "chosen_model",
     "decode_whole",
+    "finishing",
     "formats_refusal",
     "generation_answer",
     "has_alpha",

@@ -11,7 +11,7 @@ priced."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -141,6 +141,15 @@ def parts(character: str, moves: Sequence[Move]) -> list[CharacterPart]:
     ]
 
 
+def looped(finishing: Mapping[str, bool | None] | None, move: Move) -> dict[str, bool | None]:
+    """A move's own finishing: the loop search asked of the set is for the moves that
+    loop; one that plays once keeps its whole take (it has no seam to hide)."""
+    said = dict(finishing or {})
+    if said.get("loop") and not move.loop:
+        said["loop"] = False
+    return said
+
+
 def move_jobs(
     *,
     character: str,
@@ -154,9 +163,12 @@ def move_jobs(
     placement: Placement | None = None,
     origin: str | None = None,
     models: ModelsResponse | None = None,
+    finishing: Mapping[str, bool | None] | None = None,
+    frames: tuple[int | None, int | None] | None = None,
 ) -> list[MoveJob]:
     """One request per move, each by the one constructor, with the set's seed (when
-    given) in every move's video options: the moves of one character stay alike."""
+    given) in every move's video options: the moves of one character stay alike. The
+    finishing's loop search applies to the moves that loop (see looped)."""
     check_moves(character, moves)
     if seed is not None:
         video = video.model_copy(update={"seed": seed})
@@ -173,6 +185,8 @@ def move_jobs(
             origin=origin,
             models=models,
             character=part,
+            finishing=looped(finishing, move),
+            frames=frames,
         )
         made.append(MoveJob(move, job_name(character, move.name), request))
     return made

@@ -11,8 +11,13 @@ re-cut keeps its source's): the picture and the project's engine decide it.
   export too: never a coloured box. A key colour left open is one far from the
   picture's own hues. Opaque is only ever asked for (`--opaque`, an unticked box):
   `transparency.mode` "standard" or `export.transparent` false.
-- Frames are the picture's own size (a 64 px sprite gives 64 px frames), within the
-  service's bounds.
+- Frames are the picture's own size (a 64 px sprite gives 64 px frames, a 16 px one
+  16 px frames), from 16 to 1024 px. The service makes 64 to 1024: frames smaller than
+  that are asked of it scaled up to its bound (the quote is of that size) and scaled
+  down here from the kept clip, area-averaged (pixel art: nearest), see small_frames.
+- An engine pack (Godot, Unity) gets trimmed sheets, and in place frames when they are
+  transparent (registration reads the alpha): what a game uses as it is. `--no-trim`,
+  `--no-in-place` (`"trim": false`, `"in_place": false`) say otherwise.
 Whatever the user chose is kept as given: these fill only what nobody chose."""
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import hashlib
 import io
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,7 +41,7 @@ from companion.api.schema import (
     ModelsResponse,
     VideoOptions,
 )
-from companion.api.schema.export import MAX_OUTPUT_SIDE, MIN_OUTPUT_SIDE
+from companion.api.schema.export import LOCAL_MIN_SIDE, MAX_OUTPUT_SIDE, MIN_OUTPUT_SIDE
 from companion.jobs.models_cache import chosen_model
 
 ENGINE_FORMATS: dict[str, list[ExportFormat]] = {
@@ -44,6 +49,9 @@ ENGINE_FORMATS: dict[str, list[ExportFormat]] = {
     "unity": [ExportFormat.SPRITESHEET, ExportFormat.SPRITESHEET_JSON, ExportFormat.UNITY_PACK],
 }
 ALPHA_KEY = "alpha_key"
+SIDES = ("output_width", "output_height")
+ENGINE_PACKS = frozenset({ExportFormat.GODOT_PACK.value, ExportFormat.UNITY_PACK.value})
+FINISHING = ("in_place", "loop", "trim")  # the local finishing a request may ask for
 
 
 @dataclass(frozen=True)
@@ -121,11 +129,16 @@ def offers_alpha(video: VideoOptions, models: ModelsResponse | None) -> bool:
     return ALPHA_KEY in model.transparency_modes
 
 
-def frame_size(source: tuple[int, int], width: int | None, height: int | None) -> tuple[int, int]:
+def frame_size(
+    source: tuple[int, int],
+    width: int | None,
+    height: int | None,
+    low: int = MIN_OUTPUT_SIDE,
+) -> tuple[int, int]:
     """The frame size for a picture of size source: the sides given are kept, one side
     given sets the other by the picture's proportions, none given is the picture's own
-    size, each held within the service's bounds (a picture past them is scaled to fit,
-    keeping its proportions as far as the bounds allow)."""
+    size, each held within low and the service's upper bound (a picture past them is
+    scaled to fit, keeping its proportions as far as the bounds allow)."""
     w, h = source
     if width is not None and height is not None:
         return width, height
@@ -135,10 +148,10 @@ def frame_size(source: tuple[int, int], width: int | None, height: int | None) -
         scale = height / h
     else:
         scale = min(1.0, MAX_OUTPUT_SIDE / max(w, h))
-        scale = max(scale, MIN_OUTPUT_SIDE / min(w, h))
+        scale = max(scale, low / min(w, h))
 
     def bounded(side: float) -> int:
-        return min(MAX_OUTPUT_SIDE, max(MIN_OUTPUT_SIDE, round(side)))
+        return min(MAX_OUTPUT_SIDE, max(low, round(side)))
 
     return (width or bounded(w * scale), height or bounded(h * scale))
 
@@ -218,3 +231,47 @@ def recut_export(source_export: Mapping[str, Any], export: ExportOptions) -> Exp
         if side not in given and source_export.get(side)
     }
     return export.model_copy(update=sides) if sides else export
+
+
+def finishing(
+    formats: Iterable[str], said: Mapping[str, bool | None] | None, transparent: bool
+) -> dict[str, bool]:
+    """The local finishing of an export of formats: what was said is kept; left open, an
+    engine pack is trimmed, and held in place when transparent; a loop only when asked."""
+    pack = any(f in ENGINE_PACKS for f in formats)
+    given = {k: v for k, v in (said or {}).items() if k in FINISHING and v is not None}
+    opened = {"in_place": pack and transparent, "loop": False, "trim": pack}
+    return {k: bool(given.get(k, opened[k])) for k in FINISHING}
+
+
+def small_frames(
+    image: Path, export: ExportOptions, said: tuple[int | None, int | None] | None
+) -> tuple[int, int] | None:
+    """Frames smaller than the service makes (a side under 64 px): the sides said (16 to
+    63 px, which the export cannot carry), the other from the picture's proportions, or
+    the picture's own size when nothing was said; None when the service's size is it."""
+    width, height = said or (None, None)
+    given = export.model_fields_set
+    if width is None and height is None and set(SIDES) & given:
+        return None  # a size the service makes was asked for
+    if width is None and "output_width" in given:
+        width = export.output_width
+    if height is None and "output_height" in given:
+        height = export.output_height
+    source = picture(image).size
+    if source is None:  # not readable here: the checks before the quote say why
+        if width is None and height is None:
+            return None
+        source = (width or height or 1, height or width or 1)
+    size = frame_size(source, width, height, low=LOCAL_MIN_SIDE)
+    return size if min(size) < MIN_OUTPUT_SIDE else None
+
+
+def service_size(frames: tuple[int, int]) -> dict[str, int]:
+    """The export sides the service is asked for frames of this size: scaled up, keeping
+    proportions, to its lower bound (the local pass scales the clip down to them)."""
+    scale = max(1.0, MIN_OUTPUT_SIDE / min(frames))
+    return {
+        side: min(MAX_OUTPUT_SIDE, max(MIN_OUTPUT_SIDE, round(value * scale)))
+        for side, value in zip(SIDES, frames, strict=True)
+    }

@@ -9,6 +9,7 @@ import logging
 import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from companion.api.client import Client
 from companion.api.schema import (
@@ -81,6 +82,10 @@ class OutputSteps:
         )
 
     async def _download(self, job: Job) -> Job:
+        if JobRequest.of(job.request).finished_here and job.remote_status == "succeeded":
+            # In place, loop or trim asked: the kept clip is exported here, as a re-cut's.
+            await self._keep_clip(job)
+            return await self._export_here(job, job.id, resolved=job.resolved or {})
         try:
             await self._download_outputs(job)
         except JobFailed:
@@ -117,8 +122,20 @@ class OutputSteps:
         if made.state not in FINAL:  # the generation it answers is under way: after it
             await asyncio.sleep(PARENT_POLL)
             return await asyncio.to_thread(self.store.job, job.id)
+        resolved = {"export": recut.resolved_export(job.request)}
+        return await self._export_here(
+            job, parent, resolved=resolved, quote=0, remote_status="succeeded"
+        )
+
+    async def _export_here(
+        self, job: Job, clip_of: str, *, resolved: dict[str, Any], **fields: Any
+    ) -> Job:
+        """clip_of's kept video exported here with job's request, staged like downloads
+        and on to the install; resolved gains the loop chosen."""
         try:
-            clip = self.clips.require(parent)
+            if self.clips is None:
+                raise ClipGone("this companion keeps no videos (no clip store)")
+            clip = self.clips.require(clip_of)
         except ClipGone as exc:
             raise JobFailed(str(exc)) from exc
         staging = self._staging(job)
@@ -127,7 +144,7 @@ class OutputSteps:
                 recut.staged_rows, job.id, job.name, job.request, clip, staging
             )
         except MediaError as exc:
-            raise JobFailed(f"the re-cut failed: {exc}") from exc
+            raise JobFailed(f"the local export failed: {exc}") from exc
         await asyncio.to_thread(
             self.store.add_assets, job.id, [(r[0], r[1], r[2], r[3]) for r in rows]
         )
@@ -136,12 +153,8 @@ class OutputSteps:
         return await self._amove(
             job,
             State.INSTALLING,
-            quote=0,
-            remote_status="succeeded",
-            resolved={
-                "export": recut.resolved_export(job.request),
-                **({"loop": loop} if loop else {}),
-            },
+            resolved={**resolved, **({"loop": loop} if loop else {})},
+            **fields,
         )
 
     async def _keep_clip(self, job: Job) -> None:

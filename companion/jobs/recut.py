@@ -36,6 +36,9 @@ def staged_rows(
         loop=bool(local.get("loop", False)),
         trim=bool(local.get("trim", False)),
     )
+    size = local.get("frame_size")  # smaller than the service makes: scaled down here
+    if size:
+        spec = replace(spec, width=int(size[0]), height=int(size[1]))
     if local.get("max_sheet_side"):  # the command line's page bound; else the spec's own
         spec = replace(spec, max_sheet_side=int(local["max_sheet_side"]))
     result = export_video(clip, staging, spec)

@@ -185,8 +185,13 @@ class RemoteSteps(BodySteps):
             )
         finally:
             await writes.finish()  # before anyone may close the store
-        outputs = wanted(
-            task.outputs, JobRequest.of(job.request).install_formats, task.status == "succeeded"
+        asked, succeeded = JobRequest.of(job.request), task.status == "succeeded"
+        # Finished here: its outputs are exported from the kept clip (see OutputSteps),
+        # the service's own stay at the service.
+        outputs = (
+            []
+            if asked.finished_here and succeeded
+            else wanted(task.outputs, asked.install_formats, succeeded)
         )
         names = output_names([a.format for a in outputs], job.name)
         known = [(a, n) for a, n in zip(outputs, names, strict=True) if n is not None]

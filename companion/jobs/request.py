@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict
 from companion.api.schema import ExportOptions, ModelsResponse, Selection, VideoOptions
 from companion.install import Placement
 from companion.jobs import defaults
+from companion.jobs.defaults import FINISHING
 from companion.store import Job, Store
 
 
@@ -116,12 +117,22 @@ class JobRequest(BaseModel):
         origin: str | None = None,
         models: ModelsResponse | None = None,
         character: CharacterPart | None = None,
+        finishing: Mapping[str, bool | None] | None = None,
+        frames: tuple[int | None, int | None] | None = None,
     ) -> JobRequest:
         """The one way a still-to-animation job is described, whoever asks for it. What
         the settings leave open is filled for the picture (transparency, frame size) and,
         into a project, its engine (see companion.jobs.defaults); this reads the picture.
-        models: the live listing when the caller has it (which models key); character:
-        the move of a character's set this job makes."""
+        models: the live listing when the caller has it (which models key). finishing:
+        the local finishing said (in_place, loop, trim; None or absent: left open, see
+        defaults.finishing): with one on, the clip is exported here, keyed on the colour
+        it is made on, and the service's own export is left unused. frames: sides below
+        the service's 64 px (16 to 63) said; those frames, or a small picture's own, are
+        asked of the service at its size and scaled down here (defaults.small_frames).
+        character: the move of a character's set this job makes."""
+        small = defaults.small_frames(image, export, frames)
+        if small is not None:
+            export = export.model_copy(update=defaults.service_size(small))
         export, video = defaults.for_picture(
             image,
             export,
@@ -129,6 +140,12 @@ class JobRequest(BaseModel):
             engine=placement.engine if placement is not None else None,
             models=models,
         )
+        chosen = defaults.finishing(
+            [f.value for f in export.formats], finishing, export.transparent.enabled
+        )
+        asked: dict[str, Any] = {k: True for k, on in chosen.items() if on}
+        if small is not None:
+            asked["frame_size"] = list(small)
         return cls._asked(
             JobKind.ANIMATION,
             export,
@@ -142,6 +159,9 @@ class JobRequest(BaseModel):
             negative_prompt=negative_prompt or None,
             video=video.model_dump(mode="json", exclude_none=True),
             character=character,
+            local_export=defaults.recut_local(video.model_dump(mode="json"), export, asked)
+            if asked
+            else None,
         )
 
     @classmethod
@@ -161,6 +181,14 @@ class JobRequest(BaseModel):
         its frames stay the size they were made at unless another is asked for. Without
         a placement its files go into a plain folder, as downloaded ones do."""
         export = defaults.recut_export(source.export, export)
+        local = defaults.recut_local(source.video, export, local_export) or {}
+        chosen = defaults.finishing(
+            [f.value for f in export.formats],
+            local,
+            bool(local.get("key_color")) or export.transparent.enabled,
+        )
+        local = {k: v for k, v in local.items() if k not in FINISHING}
+        local.update({k: True for k, on in chosen.items() if on})
         return cls._asked(
             JobKind.RECUT,
             export,
@@ -170,7 +198,7 @@ class JobRequest(BaseModel):
             prompt=source.prompt,
             video=source.video,
             parent=parent,
-            local_export=defaults.recut_local(source.video, export, local_export),
+            local_export=local or None,
         )
 
     @classmethod
@@ -196,6 +224,14 @@ class JobRequest(BaseModel):
             ),
             **fields,
         )
+
+    @property
+    def finished_here(self) -> bool:
+        """A paid animation whose outputs are exported here from its clip (it asks for
+        local finishing or frames smaller than the service makes)."""
+        local = self.local_export or {}
+        here = any(local.get(k) for k in FINISHING) or bool(local.get("frame_size"))
+        return self.kind == JobKind.ANIMATION and here
 
     def descended(self, lineage: Mapping[str, str]) -> JobRequest:
         """This request marked as coming from another job (parent, variation_of)."""
@@ -249,6 +285,7 @@ class JobRequest(BaseModel):
                 "selection",
                 "install_formats",
                 "character",  # a move's loop told otherwise: installed again, not paid
+                "local_export",
             )
         }
         if self.character is not None:

@@ -47,12 +47,15 @@ def already_made(store: Store, digest: str, target: Path) -> Job | None:
 def paid_not_installed(store: Store, job: Job) -> bool:
     """The service made this job's video and charged for it, yet some of its outputs never
     went in (a full disk, a folder made read-only or taken away, a cancel while they were
-    downloading): they are still at the service, so installing them again costs nothing."""
+    downloading): they are still at the service (or, finished here, made again from its
+    kept clip), so installing them again costs nothing."""
     if job.state not in (State.FAILED, State.CANCELLED) or not job.remote_id:
         return False
     if job.remote_status != "succeeded":
         return False
     assets = store.assets(job.id)
+    if JobRequest.of(job.request).finished_here:  # made here from its kept clip, again
+        return not assets or any(not row.installed_path for row in assets)
     return bool(assets) and any(not row.installed_path for row in assets)
 
 

@@ -99,6 +99,9 @@ public static class BodyProbe
         // The Animate form with a name in another script (as the user typed it, spaces trimmed).
         var form = new AnimateForm { source = Picture("Assets/Art/hero.png"), prompt = "walk", animationName = " héros_飛 " };
         Console.WriteLine(form.Body());
+        // In place unticked, Loop ticked: sent as set (the Trim box left as it was shown).
+        form.ChooseFinishing(false, true, true);
+        Console.WriteLine(form.Body());
 
         // The quote's replaces, as the window says them under the price (plain lines).
         var earlier = new[] { "hero.png", "hero.anim", "hero.png.meta" }.Select(n => new ReplacedFile

@@ -12,6 +12,9 @@ from companion.api.schema.base import RequestModel, ResponseModel
 DEFAULT_FRAME_COUNT = 24
 MIN_OUTPUT_SIDE = 64
 MAX_OUTPUT_SIDE = 1024
+# Not the service's: the smallest frame the companion makes, scaled down after the
+# download from the service's smallest (pixel-art sizes, 16 and 32 px).
+LOCAL_MIN_SIDE = 16
 
 
 class ExportFormat(StrEnum):

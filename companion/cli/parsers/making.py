@@ -151,6 +151,7 @@ def add_character(commands: Any) -> None:
         out_help="folder for the outputs (made if missing); in a Godot or Unity project, "
         "the character is wired into it",
         formats_default="the project's engine pack (spritesheet otherwise)",
+        seam_search="--seamless",
     )
 
 

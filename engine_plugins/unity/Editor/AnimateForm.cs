@@ -37,6 +37,23 @@ namespace Companion.Animate
         // Pixel art: once the job is done its kept video is cut again (free) with
         // nearest-neighbour scaling into the same name.
         public bool pixelArt;
+        // The local finishing (never sent to the service: changed after a generation, it
+        // is a free re-cut of its kept clip). Until the user sets them, In place and Trim
+        // show what the daemon does for the formats (on with the Unity pack) and are not
+        // sent; once set, they are sent as set.
+        public bool inPlace = true;
+        public bool loop;
+        public bool trim = true;
+        public bool finishingChosen;
+
+        /// <summary>The finishing as the user set it (sent from now on).</summary>
+        public void ChooseFinishing(bool holdInPlace, bool seamlessLoop, bool trimFrames)
+        {
+            finishingChosen |= holdInPlace != inPlace || trimFrames != trim;
+            inPlace = holdInPlace;
+            loop = seamlessLoop;
+            trim = trimFrames;
+        }
 
         /// <summary>
         /// The request as it will be sent (with the quote id when one is given): only what
@@ -55,6 +72,10 @@ namespace Companion.Animate
             var video = advanced.Video(seconds);
             advanced.AddTo(body, video);
             body.Add("video", video).Add("export", Export());
+            if (finishingChosen)
+                body.Add("in_place", inPlace).Add("trim", trim);
+            if (loop)
+                body.Add("loop", true);
             if (single && animationName.Trim() != "")
                 body.Add("name", animationName.Trim());
             if (quote != "")
@@ -163,6 +184,12 @@ namespace Companion.Animate
                 stale = true;
                 nameTaken = true;
             }
+            if (!finishingChosen)
+                inPlace = trim = formats.TryGetValue("unity_pack", out var pack) && pack;
+            ChooseFinishing(
+                EditorGUILayout.Toggle("In place (shake and drift taken out)", inPlace),
+                EditorGUILayout.Toggle("Loop (the seamless span)", loop),
+                EditorGUILayout.Toggle("Trim sheet frames (positions kept)", trim));
             advanced.Draw();
             stale |= EditorGUI.EndChangeCheck();
             // Not part of what is priced: the cut after the job is local and free.

@@ -277,17 +277,19 @@ func _extended() -> void:
 	out["user_saved"] = ResourceSaver.save(frames, path)
 	h._show(dock)
 	dock._seconds.value = 1  # other frames: 8
+	# In place (ticked for the Godot pack) and Loop go with the request: ticking Loop
+	# drops a quote, as any setting sent does.
+	var in_place: CheckBox = dock.find_child("InPlace", true, false)
+	var loop: CheckBox = dock.find_child("Loop", true, false)
+	out["finishing_defaults"] = [in_place.button_pressed, loop.button_pressed]
+	await h._quote()
+	loop.button_pressed = true
+	out["loop_drops_quote"] = dock.quote_id == ""
 	await h._quote()
 	out["extended_quote"] = {"message": dock._message.text, "conflicts": dock.conflicts.size()}
 	# As pixel art: once done, the dock has the kept video cut again (free) into it.
 	var pixel: CheckBox = dock.find_child("PixelArt", true, false)
 	pixel.button_pressed = true
-	# In place and Loop too: the same free cut holds the character still and loops.
-	var in_place: CheckBox = dock.find_child("InPlace", true, false)
-	var loop: CheckBox = dock.find_child("Loop", true, false)
-	out["finishing_defaults"] = [in_place.button_pressed, loop.button_pressed]
-	in_place.button_pressed = true
-	loop.button_pressed = true
 	out["pixel_quote_kept"] = dock.quote_id != ""  # the price does not change with it
 	var messages: Array = []
 	var watch := func() -> void:
@@ -297,7 +299,6 @@ func _extended() -> void:
 	var job: Dictionary = await h._job(false, false)
 	h.get_tree().process_frame.disconnect(watch)
 	pixel.button_pressed = false
-	in_place.button_pressed = false
 	loop.button_pressed = false
 	out["extended"] = job["job"]
 	out["extended_messages"] = messages

@@ -129,13 +129,10 @@ func finish(job: Dictionary) -> void:
 	var export := sent_export
 	sent_export = {}
 	var finishing := finishing_asked()
-	var note := ""
-	if state == "done" and not finishing.is_empty() and not export.is_empty():
-		var what := "as a loop"
-		if finishing.has("pixel_art"):
-			what = "as pixel art"
-		elif finishing.has("in_place"):
-			what = "in place"
+	var note := PixelArt.seam_note(job)
+	# In place and Loop went with the request; pixel art is cut here once it is done.
+	if state == "done" and finishing.has("pixel_art") and not export.is_empty():
+		var what := "as pixel art"
 		say.call("Done; cutting it %s from the kept video (free)..." % what)
 		var cut: Dictionary = await PixelArt.recut(client, job, export, finishing)
 		if cut.get("state") != "done":

@@ -9,6 +9,9 @@ var format_boxes := {}
 ## Whether the user set the Size boxes (typed, or a generation's settings used); until
 ## then they show the picture's own size and the daemon decides it (nothing is sent).
 var size_chosen := false
+## Whether the user set the In place box; until then it shows what the daemon does for
+## an engine pack (on with the Godot pack, for a transparent picture) and nothing is sent.
+var in_place_chosen := false
 var _prompt: TextEdit
 var _name: LineEdit
 var _width: SpinBox
@@ -18,6 +21,8 @@ var _seconds: SpinBox
 var _limits: RefCounted
 var _picture: RefCounted
 var _advanced: VBoxContainer
+var _in_place: CheckBox
+var _loop: CheckBox
 var _filling := false
 
 
@@ -37,6 +42,17 @@ func _init(dock: Control, limits: RefCounted, picture: RefCounted, on_change: Ca
 		box.toggled.connect(on_change)
 	for spin in [_width, _height]:
 		spin.value_changed.connect(func(_v: float) -> void: size_chosen = size_chosen or not _filling)
+	# In place and Loop are sent with the request (a change after a generation is a free
+	# re-cut of its kept clip): each drops the quote like any setting.
+	_in_place = dock.get_node("%InPlace")
+	_loop = dock.get_node("%Loop")
+	_in_place.toggled.connect(func(_on: bool) -> void:
+		in_place_chosen = in_place_chosen or not _filling
+		on_change.call(_on))
+	_loop.toggled.connect(on_change)
+	format_boxes["godot_pack"].toggled.connect(func(on: bool) -> void:
+		if not in_place_chosen:
+			filling(func() -> void: _in_place.button_pressed = on))
 
 
 ## The Size boxes show the picture's own size (within their bounds) until the user sets
@@ -115,6 +131,10 @@ func body() -> Dictionary:
 	var chosen := _name.text.strip_edges()
 	if chosen != "":
 		request["name"] = chosen
+	if in_place_chosen:
+		request["in_place"] = _in_place.button_pressed
+	if _loop.button_pressed:
+		request["loop"] = true
 	_advanced.apply_to(request)
 	return request
 
