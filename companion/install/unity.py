@@ -14,7 +14,9 @@ every other file gets a meta whose guid is derived from its path the same way.""
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from companion.install import policy
@@ -132,10 +134,21 @@ def _build_pack(
     tree.write(clip, animation_clip(animation, place))
 
 
+def _asset_metas(assets: Path) -> Iterator[Path]:
+    """The .meta files Unity reads: folders it skips (hidden ".x", "x~" such as the
+    staging folders other jobs unpack into, at this moment, beside this one) are not
+    walked, and a folder removed while walked is passed over (os.walk ignores it)."""
+    for folder, subfolders, files in os.walk(assets):
+        subfolders[:] = [d for d in subfolders if not d.startswith(".") and not d.endswith("~")]
+        for name in files:
+            if name.endswith(".meta"):
+                yield Path(folder) / name
+
+
 def project_guids(project_root: Path) -> dict[str, Path]:
     """Every guid the project's Assets already use, by the meta that holds it."""
     found: dict[str, Path] = {}
-    for meta in (project_root / "Assets").rglob("*.meta"):
+    for meta in _asset_metas(project_root / "Assets"):
         try:
             with open_plain(meta) as source:  # a FIFO named x.meta would block the scan
                 head = source.read(512).decode("utf-8", errors="replace")
