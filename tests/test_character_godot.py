@@ -138,5 +138,5 @@ def test_a_character_is_paid_once_and_plays_in_a_real_godot(
     assert found["animation"] == "idle" and found["playing"]
     assert len(found["shown"]) >= 3, f"the sprite did not advance: {found['shown']}"
     # The picture is clear around the character: so is the frame, and the character is not.
-    assert found["size"] == [64, 64]
+    assert found["size"] == [64, 64] and found["sizes"] == ["[64, 64]"], found
     assert found["clear"] > 64 * 64 // 4 and found["opaque"] > 64 * 64 // 20, found

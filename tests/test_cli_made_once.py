@@ -7,6 +7,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -65,12 +66,19 @@ def test_the_same_command_after_done_pays_nothing(make_sandbox, tmp_path: Path) 
 
 
 def _stopped(pid: int) -> bool:
-    """The process is held by SIGSTOP (not already exited: a zombie takes no signal)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state in ("T", "t")
+    """The process came to be held by SIGSTOP (a signal lands a moment after it is
+    sent), or False: it had already exited, and a zombie takes no signal."""
+    for _ in range(500):
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return False
+        if state in ("T", "t"):
+            return True
+        if state in ("Z", "X"):
+            return False
+        time.sleep(0.01)
+    return False
 
 
 def test_ctrl_c_once_the_job_is_done_is_no_interruption(make_sandbox, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -36,7 +36,10 @@ func _run() -> void:
 			if found["shown"][-1] != sprite.frame:
 				found["shown"].append(sprite.frame)
 		found["playing"] = sprite.is_playing()
-		var image := sprite.sprite_frames.get_frame_texture(sprite.animation, 0).get_image()
+		# A trimmed frame is an AtlasTexture whose margins give back the frame's place: its
+		# image is the region alone, its size the frame's as drawn.
+		var texture := sprite.sprite_frames.get_frame_texture(sprite.animation, 0)
+		var image := texture.get_image()
 		image.convert(Image.FORMAT_RGBA8)
 		var clear := 0
 		var opaque := 0
@@ -47,9 +50,17 @@ func _run() -> void:
 					clear += 1
 				elif alpha == 1.0:
 					opaque += 1
-		found["clear"] = clear
+		var margins := texture.get_width() * texture.get_height()
+		margins -= image.get_width() * image.get_height()
+		found["clear"] = clear + margins
 		found["opaque"] = opaque
-		found["size"] = [image.get_width(), image.get_height()]
+		found["size"] = [texture.get_width(), texture.get_height()]
+		var sizes := {}
+		for name in sprite.sprite_frames.get_animation_names():
+			for index in sprite.sprite_frames.get_frame_count(name):
+				var frame := sprite.sprite_frames.get_frame_texture(name, index)
+				sizes[str([frame.get_width(), frame.get_height()])] = true
+		found["sizes"] = sizes.keys()
 	var file := FileAccess.open(args[0], FileAccess.WRITE)
 	file.store_string(JSON.stringify(found))
 	file.close()
