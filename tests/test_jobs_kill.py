@@ -88,7 +88,12 @@ def sandbox_process(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.slow
-def test_kill_at_every_step_and_recover(sandbox_process: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("export", ["service", "here"])
+def test_kill_at_every_step_and_recover(sandbox_process: str, tmp_path: Path, export: str) -> None:
+    """export "service": the service's outputs are downloaded; "here": the engine packs
+    are game-ready (in place, trimmed), so the paid clip is exported here and nothing
+    but the clip is downloaded (no mid_download point of its own)."""
+    points = POINTS if export == "service" else [p for p in POINTS if p != "mid_download"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}
     env.update(
         COMPANION_HOME=str(tmp_path / "home"),
@@ -105,7 +110,7 @@ def test_kill_at_every_step_and_recover(sandbox_process: str, tmp_path: Path) ->
             *("jobs", "add", str(image), "--prompt", "idle breathing", "--formats", FORMATS),
             *("--frame-count", "4", "--width", "64", "--height", "64", "--seconds", "1"),
             # The service's export, downloaded (an engine pack is otherwise made here).
-            *("--no-in-place", "--no-trim"),
+            *(("--no-in-place", "--no-trim") if export == "service" else ()),
             *("--resolution", "360p", "--target", str(project / f"anim{i}"), "--name", f"hero{i}"),
         )
         assert made.returncode == 0, made.stderr
@@ -113,7 +118,7 @@ def test_kill_at_every_step_and_recover(sandbox_process: str, tmp_path: Path) ->
     for i in range(JOBS):
         add_job(i)
     added = JOBS
-    killed_at = dict.fromkeys(POINTS, 0)
+    killed_at = dict.fromkeys(points, 0)
 
     def run_until(point: str, nth: int) -> None:
         result = companion(env, "jobs", "run", crash=f"{point}:{nth}")
@@ -121,7 +126,7 @@ def test_kill_at_every_step_and_recover(sandbox_process: str, tmp_path: Path) ->
         killed_at[point] += result.returncode == -signal.SIGKILL
         assert_no_partial_pack(project)
 
-    for point in POINTS:
+    for point in points:
         for nth in (1, 2):
             run_until(point, nth)
         for _ in range(3):
@@ -133,13 +138,19 @@ def test_kill_at_every_step_and_recover(sandbox_process: str, tmp_path: Path) ->
             added += 1
             run_until(point, 1)
     # Every point was reached and killed at least once.
-    assert all(killed_at[point] >= 1 for point in POINTS), killed_at
+    assert all(killed_at[point] >= 1 for point in points), killed_at
     final = companion(env, "jobs", "run")
     assert final.returncode == 0, final.stdout + final.stderr
 
     store = Store(tmp_path / "home" / "companion.db")
     jobs = store.jobs()
     assert len(jobs) == added and all(j.state == "done" for j in jobs)
+    # Which path each job took: finished here (its local part asks in place and trim)
+    # or the service's export.
+    local = [(j.request.get("local_export") or {}) for j in jobs]
+    assert all(
+        bool(part.get("in_place") and part.get("trim")) == (export == "here") for part in local
+    )
     api = Api(sandbox_process, key=KEY)
     remote = api.get("/animations?limit=100").json["data"]
     by_job: dict[str, list[dict]] = {}
