@@ -97,6 +97,14 @@ def test_a_set_is_paid_once_and_a_move_added_pays_only_for_itself(
         text = frames.read_text()
         for name in ("idle", "walk", "attack", "jump"):
             assert f'"name": &"{name}"' in text
+
+        # The loop search asked of the set after the fact: free re-cuts, each looping
+        # move cut at its seam, the one that plays once left whole.
+        seamless, remade = _made(running, _body(project, MOVES, loop=True))
+        assert seamless["spends"] == 0 and len(creates(sandbox)) == 4
+        cuts = {m["move"]: wait_final(running, m["job"]["id"]).get("loop") for m in remade["moves"]}
+        assert cuts["idle"] is not None and cuts["walk"] is not None, cuts
+        assert cuts["attack"] is None, cuts
     finally:
         running.stop()
 
