@@ -41,6 +41,7 @@ from companion.jobs import (
     formats_refusal,
     job_name,
     rewire,
+    seam_search,
     set_over_budget,
 )
 
@@ -229,8 +230,7 @@ class CharacterRoutes:
                         "name": job_name(name, move.name),
                         "video": video,
                         "quote_id": None,
-                        # The loop search is for the moves that loop (jobs.character.looped).
-                        "loop": body.loop and move.loop,
+                        "loop": seam_search(body.loop, move),
                     }
                 ),
             )

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         formats_refusal,
         job_name,
         move_jobs,
+        seam_search,
     )
     from companion.jobs.character import parts as character_parts
     from companion.jobs.defaults import finishing, has_alpha, recut_export, recut_local
@@ -72,6 +73,7 @@ _LAZY = {
     "formats_refusal": ("character", "formats_refusal"),
     "job_name": ("character", "job_name"),
     "move_jobs": ("character", "move_jobs"),
+    "seam_search": ("character", "seam_search"),
     "character_parts": ("character", "parts"),
     "MovePrice": ("move_set", "MovePrice"),
     "SetQuote": ("move_set", "SetQuote"),
@@ -168,6 +170,7 @@ __all__ = [
     "recut_local",
     "release_if_unused",
     "rewire",
+    "seam_search",
     "service_name",
     "set_over_budget",
     "settle",

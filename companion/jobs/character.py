@@ -141,12 +141,17 @@ def parts(character: str, moves: Sequence[Move]) -> list[CharacterPart]:
     ]
 
 
+def seam_search(asked: bool | None, move: Move) -> bool | None:
+    """A move's own loop search: the one asked of the set is for the moves that loop;
+    one that plays once keeps its whole take (it has no seam to hide)."""
+    return False if asked and not move.loop else asked
+
+
 def looped(finishing: Mapping[str, bool | None] | None, move: Move) -> dict[str, bool | None]:
-    """A move's own finishing: the loop search asked of the set is for the moves that
-    loop; one that plays once keeps its whole take (it has no seam to hide)."""
+    """A move's own finishing: the set's, with the move's own loop search."""
     said = dict(finishing or {})
-    if said.get("loop") and not move.loop:
-        said["loop"] = False
+    if "loop" in said:
+        said["loop"] = seam_search(said["loop"], move)
     return said
 
 
