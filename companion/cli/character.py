@@ -95,7 +95,7 @@ def parse_moves(given: list[str], looping: list[str], once: list[str]) -> list[M
 
 def plan_from_args(args: argparse.Namespace) -> CharacterPlan:
     """Every check that needs no service, in the order a user fixes them."""
-    moves = parse_moves(args.move, args.loop, args.no_loop)
+    moves = parse_moves(args.move, args.looping, args.no_loop)
     try:
         name = character_name(args.name, args.image)
         check_moves(name, moves)

@@ -293,10 +293,7 @@ def finishing_said(args: argparse.Namespace) -> dict[str, bool | None]:
             "--in-place: registration reads the character's alpha, and --opaque keeps the "
             "background: leave out one of them"
         )
-    # A character's --loop names its looping moves; its loop search is --seamless.
-    seamless = getattr(args, "seamless", None)
-    loop = bool(seamless) if seamless is not None else args.loop == "auto"
-    return {"in_place": args.in_place, "loop": loop, "trim": args.trim}
+    return {"in_place": args.in_place, "loop": args.loop == "auto", "trim": args.trim}
 
 
 def finishing(args: argparse.Namespace, formats: list[str], transparent: bool) -> dict[str, bool]:

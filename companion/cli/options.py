@@ -237,9 +237,12 @@ def _add_finishing_options(parser: argparse.ArgumentParser, seam_search: str) ->
             "first (its seam is reported); off: the selection as given (default)",
         )
     else:
-        parser.add_argument(
+        parser.add_argument(  # the same value as --loop auto: one reading of it
             "--seamless",
-            action="store_true",
+            action="store_const",
+            const="auto",
+            default="off",
+            dest="loop",
             help="cut each looping move at the span whose last frame flows into its first "
             "(its seam is reported); moves that play once are left whole",
         )

@@ -123,7 +123,12 @@ def add_character(commands: Any) -> None:
         "idle='idle breathing'; repeat for each move",
     )
     character.add_argument(
-        "--loop", action="append", default=[], metavar="NAME", help="this move loops"
+        "--loop",
+        action="append",
+        default=[],
+        dest="looping",
+        metavar="NAME",
+        help="this move loops",
     )
     character.add_argument(
         "--no-loop",
