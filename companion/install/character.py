@@ -13,7 +13,6 @@ user's and never written again."""
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 from pathlib import Path
 
@@ -31,7 +30,7 @@ from companion.install.sprite_merge import (
     mergeable,
     sections,
 )
-from companion.install.tree import sha256_of
+from companion.install.tree import read_with_digest, replace_unchanged
 from companion.media import godot_string
 
 EMPTY = '[gd_resource type="SpriteFrames" format=3]\n\n[resource]\nanimations = []\n'
@@ -126,19 +125,9 @@ def _lock(path: Path) -> threading.Lock:
 
 
 def _write_new(path: Path, text: str, was: str | None) -> None:
-    """text into path through a file beside it, only while path still holds what was
-    read (its sha256 was; None: it did not exist): an edit saved meanwhile is kept."""
-    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    temporary = Path(name)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        now = sha256_of(path) if os.path.lexists(path) else None
-        if now != was:
-            raise NotMergeable(f"{path} changed while the move was added; run it again")
-        temporary.replace(path)
-    finally:
-        temporary.unlink(missing_ok=True)
+    """text into path only while it still holds what was read (see replace_unchanged)."""
+    if not replace_unchanged(path, text, was):
+        raise NotMergeable(f"{path} changed while the move was added; run it again")
 
 
 def add_move(
@@ -159,9 +148,7 @@ def add_move(
     generated = move_animation(read_plain_text(move_frames, follow=False), move, loop)
     written = []
     with _lock(frames):
-        existing = os.path.lexists(frames)
-        users = read_plain_text(frames, follow=False) if existing else EMPTY
-        was = sha256_of(frames) if existing else None
+        users, was = read_with_digest(frames) if os.path.lexists(frames) else (EMPTY, None)
         _write_new(frames, merge(users, generated, keyed=True), was)
         written.append(frames)
         record = Owner(owner.record, owner.job_id, OWNER_PREFIX + character)

@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from companion.install.ownership import Owner
-from companion.install.plain import read_plain_text
-from companion.install.tree import InstallError, Tree, sha256_of
+from companion.install.tree import InstallError, Tree, read_with_digest, sha256_of
 from companion.install.unity import asset_path, check_target, project_guids
 from companion.install.unity_controller import CONTROLLER_ID, ControllerMove, merge_controller
 from companion.media import stable_hex
@@ -76,8 +75,7 @@ def install_controller(
     if os.path.lexists(final):
         if final.is_symlink() or not final.is_file():
             raise InstallError(f"{final} is not a plain file; it is left alone")
-        read_sha = sha256_of(final)
-        existing = read_plain_text(final)
+        existing, read_sha = read_with_digest(final)  # one read: the digest is of the text merged
     text = merge_controller(existing, name, moves)
     needs_meta = not os.path.lexists(final.with_name(relative + ".meta"))
     if text == existing and not needs_meta:

@@ -10,9 +10,11 @@ gone from the tree has already been moved."""
 from __future__ import annotations
 
 import filecmp
+import hashlib
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -20,7 +22,7 @@ from typing import Protocol
 
 from companion.install.errors import InstallFamilyError
 from companion.install.names import UnsafeName, inside, make_parents
-from companion.install.plain import sha256_plain
+from companion.install.plain import read_plain, sha256_plain
 
 MANIFEST = "install.json"
 
@@ -33,6 +35,30 @@ def sha256_of(path: Path) -> str:
     """A plain file's SHA-256; NotPlainFile (an OSError) for a FIFO, folder or device,
     which would otherwise block or never end."""
     return sha256_plain(path)
+
+
+def replace_unchanged(path: Path, text: str, was: str | None) -> bool:
+    """text into path through a file beside it (never half-written), only while path
+    still holds what was read (was: the SHA-256 of those bytes; None: it did not exist).
+    False, and nothing written, when an edit was saved meanwhile: it is kept."""
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    temporary = Path(name)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        if (sha256_of(path) if os.path.lexists(path) else None) != was:
+            return False
+        temporary.replace(path)
+        return True
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def read_with_digest(path: Path) -> tuple[str, str]:
+    """A plain text file (no link followed) and the SHA-256 of the very bytes read, for
+    replace_unchanged: one read, so the digest is of the text merged."""
+    data = read_plain(path, follow=False)
+    return data.decode("utf-8"), hashlib.sha256(data).hexdigest()
 
 
 class Guard(Protocol):

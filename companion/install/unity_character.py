@@ -13,13 +13,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from companion.install.anim_merge import GUID
 from companion.install.controller_install import install_controller
 from companion.install.ownership import Owner
 from companion.install.plain import read_plain_text
+from companion.install.tree import read_with_digest, replace_unchanged
 from companion.install.unity_controller import ControllerMove
-
-GUID = re.compile(r"^guid:[ \t]*([0-9a-fA-F]{32})[ \t]*$", re.M)
-
 
 LOOP_TIME = re.compile(r"^(    m_LoopTime:[ \t]*)([01])[ \t]*$", re.M)
 
@@ -30,12 +29,14 @@ def set_clip_loop(clip: Path, loop: bool, owner: Owner) -> bool:
     it was changed."""
     if owner.refusal(clip) is not None or not clip.is_file():
         return False
-    text = read_plain_text(clip, follow=False)
+    text, was = read_with_digest(clip)
     wanted = "1" if loop else "0"
     found = LOOP_TIME.search(text)
     if found is None or found.group(2) == wanted:
         return False
-    clip.write_text(LOOP_TIME.sub(lambda m: m.group(1) + wanted, text, count=1), encoding="utf-8")
+    changed = LOOP_TIME.sub(lambda m: m.group(1) + wanted, text, count=1)
+    if not replace_unchanged(clip, changed, was):
+        return False  # the user saved it meanwhile: what they set stays
     owner.claim(clip)  # still the companion's, as it is now
     return True
 
