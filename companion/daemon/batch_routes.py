@@ -17,7 +17,7 @@ from companion.daemon import quote_context
 from companion.daemon.host import Prepared
 from companion.daemon.schema import AnimateIn
 from companion.daemon.security import error
-from companion.jobs import JobKind
+from companion.jobs import JobKind, set_over_budget
 from companion.media import clean_name
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ class BatchRoutes:
         prices = [int(q["spends"]) for q in quotes]
         spends = sum(prices)
         context: dict[str, Any] = await quote_context.context(self.daemon.engine, spends)
-        over = await asyncio.to_thread(self.daemon.engine.over_budget, spends, max(prices))
+        over = await asyncio.to_thread(set_over_budget, self.daemon.engine, prices)
         context["budget"]["over"] = over  # the whole batch against one cap
         return web.json_response(
             {
@@ -151,7 +151,7 @@ class BatchRoutes:
             if member_ready.request.kind == JobKind.ANIMATION:
                 prices.append(await engine.quote(member_ready.request, member_ready.name))
         spends = sum(prices)
-        over = await asyncio.to_thread(engine.over_budget, spends, max(prices))
+        over = await asyncio.to_thread(set_over_budget, engine, prices)  # one set's cap
         if over and not body.approve:
             return error(409, "OVER_BUDGET", f"the batch's total, {spends} credits, is over "
                          'a budget; nothing was spent: send "approve": true to go ahead with '

@@ -53,8 +53,9 @@ class SetQuote:
 
 
 def set_over_budget(engine: Engine, spends: Sequence[int]) -> bool:
-    """A set whose moves spend these is over a budget: a move over the per-job one, or
-    the total over what is left of the day's or the month's."""
+    """A set (a character's moves, a batch's pictures) spending these is over a budget:
+    one of them over the per-job one, or the total over what is left of the day's or the
+    month's. One approval answers for the whole set."""
     return engine.over_budget(sum(spends), largest=max(spends, default=0))
 
 
