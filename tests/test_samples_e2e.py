@@ -155,7 +155,7 @@ def character_set(plugin: ScriptedPlugin, body: dict[str, Any]) -> None:
     chosen = {**sent, "quote_id": quote["quote_id"], "approve": quote["budget"]["over"]}
     jobs = [plugin.poll(job_id) for job_id in plugin.character(chosen)]
     assert [j["name"] for j in jobs] == ["knight_idle", "knight_hurt"], jobs
-    assert all(j["state"] == "done" for j in jobs), jobs
+    assert all(j["state"] == "done" for j in jobs), [j.get("error") for j in jobs]
     again = {**sent, "moves": sent["moves"][1:], "again": True}
     quoted = plugin.character_quote(again)
     assert quoted["spends"] > 0, quoted

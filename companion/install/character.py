@@ -13,7 +13,6 @@ user's and never written again."""
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
 from companion.install.godot import res_path
@@ -30,15 +29,13 @@ from companion.install.sprite_merge import (
     mergeable,
     sections,
 )
-from companion.install.tree import read_with_digest, replace_unchanged
+from companion.install.tree import path_lock, read_with_digest, replace_unchanged
 from companion.media import godot_string
 
 EMPTY = '[gd_resource type="SpriteFrames" format=3]\n\n[resource]\nanimations = []\n'
 OWNER_PREFIX = "character:"  # the record's name for a character's own files
 # One character file is merged by one install at a time (the daemon installs several
 # moves at once, on threads).
-_LOCKS: dict[Path, threading.Lock] = {}
-_LOCKS_GUARD = threading.Lock()
 
 
 def files(target: Path, character: str) -> tuple[Path, Path]:
@@ -119,11 +116,6 @@ def scene(frames_res: str, character: str, autoplay: str) -> str:
     )
 
 
-def _lock(path: Path) -> threading.Lock:
-    with _LOCKS_GUARD:
-        return _LOCKS.setdefault(path.resolve(), threading.Lock())
-
-
 def _write_new(path: Path, text: str, was: str | None) -> None:
     """text into path only while it still holds what was read (see replace_unchanged)."""
     if not replace_unchanged(path, text, was):
@@ -147,7 +139,7 @@ def add_move(
     frames, scene_path = files(target, character)
     generated = move_animation(read_plain_text(move_frames, follow=False), move, loop)
     written = []
-    with _lock(frames):
+    with path_lock(frames):
         users, was = read_with_digest(frames) if os.path.lexists(frames) else (EMPTY, None)
         _write_new(frames, merge(users, generated, keyed=True), was)
         written.append(frames)

@@ -14,7 +14,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from companion.install.ownership import Owner
-from companion.install.tree import InstallError, Tree, read_with_digest, sha256_of
+from companion.install.tree import (
+    InstallError,
+    Tree,
+    path_lock,
+    read_with_digest,
+    sha256_of,
+)
 from companion.install.unity import asset_path, check_target, project_guids
 from companion.install.unity_controller import CONTROLLER_ID, ControllerMove, merge_controller
 from companion.media import stable_hex
@@ -68,6 +74,17 @@ def install_controller(
     """Make or merge FOLDER/NAME.controller (FOLDER under the project's Assets/) and
     return its path; owner, when given, records what was written."""
     check_target(project_root, folder)
+    with path_lock(folder / f"{name}.controller"):
+        return _install(project_root, folder, name, moves, owner)
+
+
+def _install(
+    project_root: Path,
+    folder: Path,
+    name: str,
+    moves: Sequence[ControllerMove],
+    owner: Owner | None,
+) -> Path:
     relative = f"{name}.controller"
     final = folder / relative
     existing: str | None = None

@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -35,6 +36,18 @@ def sha256_of(path: Path) -> str:
     """A plain file's SHA-256; NotPlainFile (an OSError) for a FIFO, folder or device,
     which would otherwise block or never end."""
     return sha256_plain(path)
+
+
+_LOCKS: dict[Path, threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+def path_lock(path: Path) -> threading.Lock:
+    """One lock per project file merged into (a character's SpriteFrames or Animator
+    Controller): the set's moves install side by side, and each read-merge-write must
+    see the one before it, not race it to a refusal."""
+    with _LOCKS_GUARD:
+        return _LOCKS.setdefault(path.resolve(), threading.Lock())
 
 
 def replace_unchanged(path: Path, text: str, was: str | None) -> bool:
