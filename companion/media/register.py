@@ -2,8 +2,8 @@
 sits in the first frame, which takes out the camera's shake, drift and zoom.
 
 The core is found from the alpha alone, by thickness: the distance from each opaque
-pixel to the nearest transparent one (scipy's exact Euclidean distance transform, one C
-pass). Weighted by that distance cubed, a torso of 20 px half-width outweighs an arm or
+pixel to the nearest transparent one (the exact Euclidean distance transform of
+media/depth.py). Weighted by that distance cubed, a torso of 20 px half-width outweighs an arm or
 a sword of 3 px by about 300 to 1 per pixel, so swinging limbs and weapons, which move
 the alpha box and its centroid, barely move the weighted centroid. The same weights
 give the scale: their sum grows as the zoom to the fifth power, and is a sum over
@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
+from companion.media.depth import depth
 from companion.media.formats.common import RGBA
 
 ANALYSIS_SIDE = 256
@@ -59,12 +60,8 @@ def find_core(frame: RGBA) -> Core | None:
     # those of the whole frame, at the cost of the box.
     rows, cols = _span(mask.any(axis=1)), _span(mask.any(axis=0))
     box = np.pad(mask[rows[0] : rows[1], cols[0] : cols[1]], 1)
-    # SciPy loads here, not with the module: it is half a second of every command's
-    # start-up (the CLI imports the export path) and only registration needs it.
-    from scipy import ndimage
-
-    depth = ndimage.distance_transform_edt(box)[1:-1, 1:-1]
-    weights = depth * depth * depth  # WEIGHT_POWER, by products (a power is 7x slower)
+    thickness = depth(box)[1:-1, 1:-1]
+    weights = thickness * thickness * thickness  # WEIGHT_POWER, by products (a power is 7x slower)
     total = float(weights.sum())
     ys = np.arange(rows[0], rows[1], dtype=np.float64)
     xs = np.arange(cols[0], cols[1], dtype=np.float64)
