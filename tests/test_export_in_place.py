@@ -13,6 +13,7 @@ import statistics
 import zipfile
 from pathlib import Path
 
+import av
 import numpy as np
 import pytest
 import yaml
@@ -182,15 +183,34 @@ def test_an_empty_frame_trims_to_one_clear_pixel(tmp_path: Path) -> None:
     assert {tuple(e["frame"].values()) for e in doc["frames"].values()} == {(0, 0, 1, 1)}
 
 
-def test_a_loop_read_past_the_memory_bound_spills_the_same_frames(
-    settling_clip: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    held = frames_of(settling_clip, tmp_path / "held", loop=True)
-    monkeypatch.setattr("companion.media.takes.HELD_BYTES", 5 * SIDE * SIDE * 4)
-    spilled = frames_of(settling_clip, tmp_path / "spilled", loop=True)
-    assert len(held) == len(spilled) == 24
-    assert all(np.array_equal(a, b) for a, b in zip(held, spilled, strict=True))
-    assert not list((tmp_path / "spilled").glob(".*"))  # the spill file went with staging
+def test_a_loops_frames_are_the_exact_frames_of_its_span(tmp_path: Path) -> None:
+    # The loop search looks at frames decoded without H.264's deblocking filter; what is
+    # exported must be the span decoded exactly, as a plain export of it gives it. A
+    # coarse encode (high quantizer), where the filter changes many pixels.
+    clip = tmp_path / "settling.mp4"
+    with av.open(str(clip), "w") as container:
+        stream = container.add_stream("libx264", rate=24, options={"crf": "40"})
+        stream.width = stream.height = SIDE
+        stream.pix_fmt = "yuv420p"
+        for pixels in settling_frames():
+            alpha = pixels[..., 3:4].astype(np.float32) / 255
+            green = np.array([0, 255, 0], dtype=np.float32)
+            keyed = (pixels[..., :3] * alpha + green * (1 - alpha)).astype(np.uint8)
+            container.mux(stream.encode(av.VideoFrame.from_ndarray(keyed, format="rgb24")))
+        container.mux(stream.encode())
+    options = {"formats": ("frames_zip",), "frame_count": 12, "width": SIDE, "height": SIDE,
+               "key_color": (0, 255, 0)}  # fmt: skip
+    looped = export_video(clip, tmp_path / "loop", ExportSpec(**options, loop=True))  # type: ignore[arg-type]
+    plan = looped.plan
+    assert plan.duration < 48 / 24 - 1e-6  # a span was chosen, not the whole clip
+    span = ExportSpec(**options, start=plan.start, duration=plan.duration)  # type: ignore[arg-type]
+    plain = export_video(clip, tmp_path / "span", span)
+    assert plain.plan.times == plan.times
+    loop_frames = zip_frames(looped.paths("frames_zip")[0])
+    assert len(loop_frames) == 12
+    plain_frames = zip_frames(plain.paths("frames_zip")[0])
+    for index, (a, b) in enumerate(zip(loop_frames, plain_frames, strict=True)):
+        assert np.array_equal(a, b), f"frame {index} differs from the plain export's"
 
 
 def test_the_daemon_preview_puts_trimmed_frames_back(settling_clip: Path, tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ from companion.media.formats.unreal import write_unreal_pack
 from companion.media.formats.video import ClipWriter, prores_writer, webm_alpha_writer
 from companion.media.frames import FrameShaper
 from companion.media.loop import SeamMeter, choose_loop
+from companion.media.loop_scan import LoopScan
 from companion.media.pipeline import ThreadedSink
 from companion.media.register import Registration
 from companion.media.sampling import SamplePlan, plan_samples, selection_bounds
@@ -41,7 +42,6 @@ from companion.media.spec import (
     Progress,
     check_spec,
 )
-from companion.media.takes import Takes
 from companion.media.video_info import VideoInfo, probe
 
 
@@ -61,14 +61,11 @@ def export_video(
     shaper = _shaper(spec, info)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
-    taken = Takes(staging, spec.name) if spec.loop else None
     try:
-        if taken is not None:
-            plan = _loop_plan(source, spec, info, shaper, taken)
+        if spec.loop:
+            plan = _loop_plan(source, spec, info)
         meter = SeamMeter() if spec.loop else None
-        outputs, warnings = _render(
-            source, staging, spec, info, plan, progress, shaper, meter, taken
-        )
+        outputs, warnings = _render(source, staging, spec, info, plan, progress, shaper, meter)
         if before_move is not None:
             before_move([out_dir / output.path.name for output in outputs])
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -80,8 +77,6 @@ def export_video(
         seam = None if meter is None else meter.seam()
         return ExportResult(final, plan, info, warnings, seam)
     finally:
-        if taken is not None:
-            taken.close()
         shutil.rmtree(staging, ignore_errors=True)
 
 
@@ -109,15 +104,13 @@ def _plan(spec: ExportSpec, info: VideoInfo, start: float, duration: float | Non
     )
 
 
-def _loop_plan(
-    source: Path, spec: ExportSpec, info: VideoInfo, shaper: FrameShaper, taken: Takes
-) -> SamplePlan:
-    """The instants of the seamless span of the selection, chosen from its frames, read
-    once into `taken` (the export then reads them from there)."""
+def _loop_plan(source: Path, spec: ExportSpec, info: VideoInfo) -> SamplePlan:
+    """The instants of the seamless span of the selection, chosen from a thumbnail of
+    each of its frames."""
     start, end = selection_bounds(info.duration, spec.start, spec.duration)
-    taken.read(source, start, end, shaper)
+    scan = LoopScan(source, start, end)
     choice = choose_loop(
-        taken.times, taken.thumbs, lambda a, b: _plan(spec, info, a, b - a), taken.shown
+        scan.times, scan.thumbs, lambda a, b: _plan(spec, info, a, b - a), scan.shown
     )
     return _plan(spec, info, choice.start, choice.end - choice.start)
 
@@ -131,7 +124,6 @@ def _render(
     progress: Progress | None,
     shaper: FrameShaper,
     meter: SeamMeter | None,
-    taken: Takes | None,
 ) -> tuple[list[ExportOutput], list[str]]:
     wanted = set(spec.formats)
     name, w, h = spec.name, spec.width, spec.height
@@ -215,9 +207,7 @@ def _render(
             close=lambda: [ExportOutput("clip_video", clip_writer.close())],
         )
 
-    # The clip video is made from the decoded video itself: with it, decode again.
-    from_takes = taken if clip is None else None
-    outputs = decode_into(source, plan, shaper, sinks, clip, progress, info.fps, from_takes)
+    outputs = decode_into(source, plan, shaper, sinks, clip, progress, info.fps)
     order = {f: i for i, f in enumerate(FORMATS)}
     outputs.sort(key=lambda o: order[o.format])
     return outputs, warnings

@@ -15,7 +15,6 @@ from companion.media.frames import FrameShaper
 from companion.media.pipeline import ThreadedSink
 from companion.media.sampling import SamplePlan
 from companion.media.spec import ExportOutput, FrameSink, Progress
-from companion.media.takes import Takes
 
 Writer = ThreadedSink[tuple[int, RGBA], list[ExportOutput]]
 Scaled = Callable[[], RGBA]
@@ -34,9 +33,7 @@ def decode_into(
     clip: ThreadedSink[SourceFrame, list[ExportOutput]] | None,
     progress: Progress | None,
     source_fps: float,
-    taken: Takes | None = None,
 ) -> list[ExportOutput]:
-    """taken: the selection already decoded (a loop's first pass), read from there instead."""
     # When most decoded frames become output frames (or feed the clip), the writers
     # keep both cores busy and the decoder runs alone on this thread; when most are
     # passed over, decoding is the work, and it gets the decoder's own threads.
@@ -45,7 +42,7 @@ def decode_into(
     failure: BaseException | None = None
     try:
         with ThreadPoolExecutor(SHAPERS, thread_name_prefix="shape") as pool:
-            _stream_frames(source, plan, shaper, pool, sinks, clip, progress, decode_threads, taken)
+            _stream_frames(source, plan, shaper, pool, sinks, clip, progress, decode_threads)
     except BaseException as exc:
         failure = exc
     # Always stop the writer threads; the first error (decoder's or a writer's) wins.
@@ -80,7 +77,6 @@ def _stream_frames(
     clip: ThreadedSink[SourceFrame, list[ExportOutput]] | None,
     progress: Progress | None,
     decode_threads: bool,
-    taken: Takes | None,
 ) -> None:
     picker = SamplePicker(plan.times)
     shaped_serial = -1
@@ -111,11 +107,6 @@ def _stream_frames(
                 shaped_count += 1
             pending.append((index, shaped))
             hand_on(SHAPERS)
-
-    if taken is not None:  # already decoded (a loop's first pass): scaled as taken
-        deliver(taken.picked(plan))
-        hand_on(0)
-        return
 
     def decoded(matches: list[tuple[int, SourceFrame]]) -> list[tuple[int, int, Scaled]]:
         return [(i, c.serial, partial(shaper.scale, c.frame)) for i, c in matches]
