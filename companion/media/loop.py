@@ -1,11 +1,11 @@
 """Seamless loops: the span of the clip whose end flows back into its start.
 
 Image-to-video clips start on the still, settle, and only then move in cycles, so their
-first frame rarely follows their last. Before the export, the selection is decoded once
-more into thumbnails (scaled by libswscale on the way out of the decoder; a few kilobytes
-a frame), and every span (a, b) is scored by how well frame b, the one that would follow
-the loop's last frame, matches its first frame a, the frames around both included (so a
-pose passed through in the opposite direction does not count as a match). The best
+first frame rarely follows their last. Before the export, the selection is read once
+into thumbnails (media/loop_scan.py; a few kilobytes a frame), and every span (a, b) is
+scored by how well frame b, the one that would follow the loop's last frame, matches its
+first frame a, the frames around both included (so a pose passed through in the
+opposite direction does not count as a match). The best
 closing spans are then sampled as the export will sample them and judged on the exported
 frames: their seam (the last into the first) over their median step is best at 1, where
 it flows like any other step; 0 is a held pose and more is a jump. Of those within
