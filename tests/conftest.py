@@ -1,10 +1,24 @@
 from __future__ import annotations
 
+import compileall
 from pathlib import Path
 
 import pytest
 
 from tests.media_helpers import write_index_video
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Byte-compile the package and the test helpers once, before any test: the suite
+    starts `python -m companion` hundreds of times, and where PYTHONDONTWRITEBYTECODE is
+    set (it is on some machines) each start would compile every module again, which Python
+    otherwise does once. Python reads these files whatever that variable says, and checks
+    each against its source, so an edited module is never run stale."""
+    if not hasattr(config, "workerinput"):  # once, in the process that starts the workers
+        for folder in ("companion", "tests"):
+            compileall.compile_dir(REPO / folder, quiet=2, workers=0)
 
 
 @pytest.fixture(autouse=True)
