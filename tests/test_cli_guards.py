@@ -243,6 +243,7 @@ def test_unreachable_service_is_one_line_for_jobs_run(tmp_path: Path) -> None:
     assert retries and "(attempt 2 of " in retries[0] and "transport:" in retries[0], lines
 
 
+@pytest.mark.slow
 def test_export_replaces_only_its_own_unchanged_files(index_video: Path, tmp_path: Path) -> None:
     home, out = tmp_path / "home", tmp_path / "u"
     common = ["export", str(index_video), "--frame-count", "4", "--width", "64"]
