@@ -1,10 +1,24 @@
 from __future__ import annotations
 
+import compileall
 from pathlib import Path
 
 import pytest
 
 from tests.media_helpers import write_index_video
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Byte-compile the package and the test helpers once, before any test: the suite
+    starts `python -m companion` hundreds of times, and where PYTHONDONTWRITEBYTECODE is
+    set (it is on some machines) each start would compile every module again, which Python
+    otherwise does once. Python reads these files whatever that variable says, and checks
+    each against its source, so an edited module is never run stale."""
+    if not hasattr(config, "workerinput"):  # once, in the process that starts the workers
+        for folder in ("companion", "tests"):
+            compileall.compile_dir(REPO / folder, quiet=2, workers=0)
 
 
 @pytest.fixture(autouse=True)
@@ -74,3 +88,26 @@ def daemon(make_sandbox: Callable[..., SandboxThread], tmp_path: Path) -> Iterat
     running = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
     yield running
     running.stop()
+
+
+def _file_rank(items: list[pytest.Item]) -> tuple[int, int]:
+    """Where a test file goes in the queue: the files that run a real Godot editor first,
+    then the files with slow tests (the most slow tests first), then the rest, the most
+    tests first. The workers take whole files (--dist loadfile), so the long ones start
+    while there is other work to share, and the end of the run is many short files, not
+    one core running an editor while the other waits."""
+    godot = sum(1 for item in items if item.get_closest_marker("godot"))
+    slow = sum(1 for item in items if item.get_closest_marker("slow"))
+    if godot:
+        return (0, -godot)
+    if slow:
+        return (1, -slow)
+    return (2, -len(items))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    by_file: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        by_file.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    ranked = sorted(by_file.values(), key=_file_rank)  # stable: ties keep the file order
+    items[:] = [item for group in ranked for item in group]

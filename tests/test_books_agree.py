@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from companion.api.client import Client
 from companion.jobs.engine import Engine
 from companion.media.demo_art import draw_character
@@ -41,6 +43,7 @@ def test_a_released_hold_is_not_spent(tmp_path: Path) -> None:
     store.close()
 
 
+@pytest.mark.slow
 def test_the_dock_scenario_leaves_books_equal_to_the_account(
     make_sandbox: Any, tmp_path: Path
 ) -> None:

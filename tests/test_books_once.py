@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from companion.api.client import Client
 from companion.jobs.engine import Budget, Engine
 from companion.media.demo_art import draw_character
@@ -34,6 +36,7 @@ def _final(daemon: DaemonThread, job_id: str) -> dict[str, Any]:
     raise AssertionError(f"job {job_id} did not end")
 
 
+@pytest.mark.slow
 def test_the_same_request_again_is_not_paid_again(
     make_sandbox: Callable[..., SandboxThread], tmp_path: Path
 ) -> None:

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from companion.media.demo_art import draw_character
 from companion.sandbox import SandboxThread
 from tests.conftest import TEST_KEY
@@ -49,6 +51,7 @@ def _made(running: DaemonThread, body: dict[str, Any]) -> tuple[dict[str, Any], 
     return quote.json, made.json
 
 
+@pytest.mark.slow
 def test_a_set_is_paid_once_and_a_move_added_pays_only_for_itself(
     make_sandbox: Callable[..., SandboxThread], tmp_path: Path
 ) -> None:

@@ -112,6 +112,7 @@ def test_openapi_command_prints_the_document() -> None:
     assert result.returncode == 0 and json.loads(result.stdout)["openapi"] == "3.1.0"
 
 
+@pytest.mark.slow
 def test_demo_runs_the_main_job_on_the_embedded_sandbox(tmp_path: Path) -> None:
     """The README's first command: one-click animation with no key configured."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from companion.media.demo_art import draw_character
 from tests.cli_helpers import companion, environment
 
@@ -15,6 +17,7 @@ SMALL = ["--formats", "spritesheet", "--frame-count", "4", "--width", "64", "--h
 SMALL += ["--seconds", "1", "--resolution", "360p"]
 
 
+@pytest.mark.slow
 def test_animate_stops_at_cancelled(make_sandbox, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     base = make_sandbox(task_seconds=20).base_url  # long enough to cancel while it generates
     home = tmp_path / "home"

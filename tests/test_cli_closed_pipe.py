@@ -44,6 +44,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path, command: tuple[str, ...]) ->
     assert result.returncode == 141, result.stderr
 
 
+@pytest.mark.slow
 def test_status_and_jobs_list_into_a_closed_pipe(daemon: DaemonThread, tmp_path: Path) -> None:
     env = environment(daemon.settings.base_url, daemon.home)
     made = subprocess.run(

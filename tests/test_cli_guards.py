@@ -220,7 +220,8 @@ def test_wrong_key_is_one_line_for_serve_and_jobs_run(make_sandbox, tmp_path: Pa
 @pytest.mark.slow
 def test_unreachable_service_is_one_line_for_jobs_run(tmp_path: Path) -> None:
     """`jobs run` gives up with one line after its retries; `companion serve` starts
-    anyway (tests/test_daemon_offline.py)."""
+    anyway (tests/test_daemon_offline.py). Three tries (the retry_attempts setting), not
+    the default eight: the same give-up, without waiting out 20-30 s of back-off."""
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -229,6 +230,7 @@ def test_unreachable_service_is_one_line_for_jobs_run(tmp_path: Path) -> None:
         COMPANION_HOME=str(tmp_path / "home"),
         COMPANION_BASE_URL=f"http://127.0.0.1:{port}/v1",
         COMPANION_API_KEY="sk-anything",
+        COMPANION_RETRY_ATTEMPTS="3",
     )
     result = subprocess.run(
         [sys.executable, "-m", "companion", "jobs", "run"],
@@ -240,9 +242,12 @@ def test_unreachable_service_is_one_line_for_jobs_run(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
     # Each retry is said as it happens (attempt, wait, why), not 20-31 s of silence.
     retries = [line for line in lines if line.startswith("companion: retrying GET /account")]
-    assert retries and "(attempt 2 of " in retries[0] and "transport:" in retries[0], lines
+    assert len(retries) == 2, lines  # three tries, as set: two retries
+    assert "(attempt 2 of 3)" in retries[0] and "(attempt 3 of 3)" in retries[1], lines
+    assert "transport:" in retries[0], lines
 
 
+@pytest.mark.slow
 def test_export_replaces_only_its_own_unchanged_files(index_video: Path, tmp_path: Path) -> None:
     home, out = tmp_path / "home", tmp_path / "u"
     common = ["export", str(index_video), "--frame-count", "4", "--width", "64"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import email.utils
 import time
+from pathlib import Path
 
 import pytest
 
@@ -126,3 +127,22 @@ def test_headroom_keeps_part_of_the_other_window_free() -> None:
     pacer = Pacer(headroom=0.25)
     pacer.configure(AccountLimits(concurrency=1, queue=3, create_per_minute=3, other_per_minute=60))
     assert pacer._windows["other"].limit == 45 and pacer._windows["create"].limit == 3
+
+
+def test_the_retry_count_is_a_setting(tmp_path: Path) -> None:
+    """Eight tries a call by default; retry_attempts (config.yaml) or
+    COMPANION_RETRY_ATTEMPTS sets it, within 1 to 20, and the client is made with it."""
+    from companion.runtime.assemble import open_client
+    from companion.settings.config import ConfigError, load_settings
+    from companion.settings.endpoint import Endpoint
+
+    home = {"COMPANION_HOME": str(tmp_path)}
+    assert load_settings(home).retry_attempts == RetryPolicy().max_attempts == 8
+    (tmp_path / "config.yaml").write_text("retry_attempts: 3\n")
+    assert load_settings(home).retry_attempts == 3
+    assert load_settings({**home, "COMPANION_RETRY_ATTEMPTS": "1"}).retry_attempts == 1
+    client = open_client(Endpoint("http://127.0.0.1:9/v1", "sk-x", sandbox=True), 3)
+    assert client.transport.policy.max_attempts == 3
+    (tmp_path / "config.yaml").write_text("retry_attempts: 0\n")
+    with pytest.raises(ConfigError, match="retry_attempts"):
+        load_settings(home)

@@ -30,8 +30,13 @@ def _free_port() -> int:
 
 
 class Served:
-    def __init__(self, process: subprocess.Popen[str], home: Path) -> None:
-        self.process, self.home = process, home
+    def __init__(self, process: subprocess.Popen[str], home: Path, log: Path) -> None:
+        self.process, self.home, self.log = process, home, log
+
+    def retried(self) -> list[str]:
+        """The calls the daemon retried (its log says each retry), the probe's aside."""
+        lines = self.log.read_text().splitlines()
+        return [line for line in lines if "retrying" in line and "/account" not in line]
 
     @property
     def info(self) -> dict[str, Any]:
@@ -47,14 +52,15 @@ class Served:
         return request(method, f"http://127.0.0.1:{info['port']}{path}", body=data, headers=headers)
 
 
-def _serve(env: dict[str, str], home: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "companion", "serve", "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+def _serve(env: dict[str, str], log: Path) -> subprocess.Popen[str]:
+    with log.open("w") as sink:  # a file, not a pipe: read while the daemon runs
+        return subprocess.Popen(
+            [sys.executable, "-m", "companion", "serve", "--port", "0"],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+        )
 
 
 @pytest.fixture
@@ -62,14 +68,15 @@ def served(tmp_path: Path) -> Iterator[tuple[Served, int]]:
     """`companion serve` against a service address where nothing listens yet."""
     port = _free_port()
     home = tmp_path / "home"
-    process = _serve(environment(f"http://127.0.0.1:{port}/v1", home), home)
+    log = tmp_path / "serve.log"
+    process = _serve(environment(f"http://127.0.0.1:{port}/v1", home), log)
     try:
         deadline = time.monotonic() + 20  # it used to give up after 28 s of retries
         while not (home / "daemon.json").exists():
-            assert process.poll() is None, process.communicate()
+            assert process.poll() is None, log.read_text()
             assert time.monotonic() < deadline, "the daemon did not start offline"
             time.sleep(0.1)
-        yield Served(process, home), port
+        yield Served(process, home, log), port
     finally:
         process.terminate()
         process.wait(30)
@@ -107,6 +114,9 @@ def test_serve_starts_offline_says_so_and_runs_queued_work_once_the_service_answ
     assert daemon.call("GET", "/api/v1/models").status == 503
     accepted = daemon.call("POST", "/api/v1/animate", _animate_body(project))
     assert accepted.status == 202, accepted.body
+    # Accepted at once too: its checks did not wait out the client's retries against a
+    # service the daemon knows is away (the model listing was asked 8 times, ~20 s).
+    assert daemon.retried() == [], daemon.retried()
     job_id = accepted.json["id"]
     time.sleep(0.5)
     assert daemon.call("GET", f"/api/v1/jobs/{job_id}").json["state"] == "new"  # queued

@@ -8,6 +8,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from companion.sandbox import SandboxThread
 from companion.store import Store
 from tests.cli_helpers import companion
@@ -50,6 +52,7 @@ def test_a_drop_of_a_paid_generation_is_a_free_recut(
         running.stop()
 
 
+@pytest.mark.slow
 def test_jobs_add_of_a_paid_generation_is_a_free_recut(
     make_sandbox: Callable[..., SandboxThread], tmp_path: Path
 ) -> None:

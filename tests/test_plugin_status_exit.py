@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.test_cli_guards import companion
 
 
+@pytest.mark.slow
 def test_status_exits_1_until_the_plugin_is_installed(tmp_path: Path) -> None:
     home = tmp_path / "home"
     game = tmp_path / "game"

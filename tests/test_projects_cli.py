@@ -10,6 +10,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from companion.sandbox import SandboxThread
 from tests.cli_helpers import environment
 from tests.conftest import TEST_KEY
@@ -33,6 +35,7 @@ def projects(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
     )
 
 
+@pytest.mark.slow
 def test_add_list_remove_through_the_daemon(
     make_sandbox: Callable[..., SandboxThread], tmp_path: Path
 ) -> None:
@@ -100,6 +103,7 @@ def test_a_project_added_to_config_yaml_is_taken_while_the_daemon_runs(
         daemon.stop()
 
 
+@pytest.mark.slow
 def test_add_and_remove_with_the_daemon_stopped(
     make_sandbox: Callable[..., SandboxThread], tmp_path: Path
 ) -> None:

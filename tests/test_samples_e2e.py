@@ -31,6 +31,7 @@ def sheet_frame_count(json_file: Path) -> int:
     return len(json.loads(json_file.read_text())["frames"])
 
 
+@pytest.mark.slow
 def test_godot_sample_gets_a_ready_sprite_frames(daemon: DaemonThread, tmp_path: Path) -> None:
     project = sample("godot", tmp_path)
     assert (project / "addons" / "companion" / "plugin.cfg").is_file()  # the plugin is in
@@ -85,6 +86,7 @@ def test_godot_sample_gets_a_ready_sprite_frames(daemon: DaemonThread, tmp_path:
     assert plugin.called == plugin_endpoints(GODOT_SOURCES)
 
 
+@pytest.mark.slow
 def test_unity_sample_gets_sliced_sprites_and_a_clip(daemon: DaemonThread, tmp_path: Path) -> None:
     project = sample("unity", tmp_path)
     manifest = json.loads((project / "Packages" / "manifest.json").read_text())

@@ -53,6 +53,7 @@ def analyze_available() -> bool:
     return False
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="a systemd unit is for Linux")
 def test_install_writes_a_unit_systemd_accepts(tmp_path: Path) -> None:
     env = service_env(tmp_path)

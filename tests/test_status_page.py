@@ -20,6 +20,7 @@ from tests.test_daemon import call
 pytestmark = pytest.mark.browser
 
 
+@pytest.mark.slow
 def test_status_page_shows_jobs_credits_and_previews(make_sandbox, tmp_path: Path) -> None:
     require_chromium()
     sandbox = make_sandbox(task_seconds=0.2)

@@ -111,7 +111,7 @@ def with_service(
         async with open_endpoint(chosen) as endpoint:
             if endpoint.sandbox:
                 say(BANNER)
-            async with open_client(endpoint) as client:
+            async with open_client(endpoint, chosen.retry_attempts) as client:
                 return await job(client, endpoint, chosen)
 
     try:

@@ -46,6 +46,12 @@ class AnimateRoutes:
     def __init__(self, daemon: Host) -> None:
         self.daemon = daemon
 
+    @property
+    def _online(self) -> bool:
+        """False while the daemon knows the service is away (nothing is asked of it)."""
+        reach = self.daemon.reach
+        return reach is None or reach.reachable
+
     def routes(self) -> list[tuple[str, str, Any]]:
         return [
             ("POST", "/api/v1/quote", self.quote),
@@ -149,7 +155,7 @@ class AnimateRoutes:
         job_request = job_request.descended(lineage or {})
         daemon = self.daemon
         length = await model_fit.length_refusal(
-            daemon.engine, daemon.home / "cache", daemon.service_label, body.video
+            daemon.engine, daemon.home / "cache", daemon.service_label, body.video, self._online
         )
         if length is not None:
             return error(400, "INVALID", length)
@@ -270,8 +276,9 @@ class AnimateRoutes:
             last_frame, references = await asyncio.to_thread(quote_context.extra_images, root, body)
         except quote_context.BadInput as exc:
             raise Bad(400, "INVALID", str(exc)) from exc
+        daemon = self.daemon
         models = await model_fit.listing_for(
-            self.daemon.engine, self.daemon.home / "cache", self.daemon.service_label, body.video
+            daemon.engine, daemon.home / "cache", daemon.service_label, body.video, self._online
         )
         request = await asyncio.to_thread(  # it reads the picture (is it transparent?)
             JobRequest.animation,

@@ -7,20 +7,33 @@ from pathlib import Path
 
 from companion.api.errors import CompanionApiError
 from companion.api.schema import ModelsResponse, VideoOptions
-from companion.jobs import Engine, live_models, unmade_length
+from companion.jobs import Engine, cached_models, live_models, unmade_length
+
+
+async def _listing(
+    engine: Engine, cache: Path, service: str, online: bool
+) -> ModelsResponse | None:
+    """The live listing, or None when it cannot be had now. While the daemon knows the
+    service is away only the kept listing is read: asking would hold the request through
+    the client's retries (about 20 s) for an answer that is known."""
+    if not online:
+        return cached_models(cache, service)
+    try:
+        return await live_models(engine.client, cache, service)
+    except CompanionApiError:
+        return None
 
 
 async def length_refusal(
-    engine: Engine, cache: Path, service: str, video: VideoOptions
+    engine: Engine, cache: Path, service: str, video: VideoOptions, online: bool
 ) -> str | None:
     """The message naming video.duration_seconds when the live listing gives the model's
     lengths and this is not one of them; None when it fits or nothing can be said."""
     seconds = video.duration_seconds
     if seconds is None:
         return None
-    try:
-        models = await live_models(engine.client, cache, service)
-    except CompanionApiError:
+    models = await _listing(engine, cache, service, online)
+    if models is None:
         return None  # not reachable now: the job's own quote refuses it, nothing spent
     model = unmade_length(models, video.model, seconds)
     if model is None:
@@ -33,13 +46,11 @@ async def length_refusal(
 
 
 async def listing_for(
-    engine: Engine, cache: Path, service: str, video: VideoOptions
+    engine: Engine, cache: Path, service: str, video: VideoOptions, online: bool
 ) -> ModelsResponse | None:
     """The live listing when a model is named (does it make keyed videos?); None for the
-    service's default model, or when the listing cannot be had now."""
+    service's default model, or when the listing cannot be had now (a named model is
+    then not taken to key)."""
     if video.model is None:
         return None
-    try:
-        return await live_models(engine.client, cache, service)
-    except CompanionApiError:
-        return None  # not reachable now: a named model is then not taken to key
+    return await _listing(engine, cache, service, online)

@@ -81,7 +81,7 @@ async def _serve(
             pacer = shared_pacer(endpoint.base_url, endpoint.api_key)
             pacer.headroom = HEADROOM
             async with (
-                open_client(endpoint, pacer=pacer) as client,
+                open_client(endpoint, settings.retry_attempts, pacer=pacer) as client,
                 open_engine(client, endpoint, settings, store) as engine,
             ):
                 daemon = Daemon(

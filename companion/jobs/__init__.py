@@ -29,7 +29,12 @@ if TYPE_CHECKING:
     from companion.jobs.engine import Engine
     from companion.jobs.inputs import ImageDamaged, ImageReadError, LocalImage, decode_whole
     from companion.jobs.lifecycle import FINAL, State
-    from companion.jobs.models_cache import chosen_model, live_models, unmade_length
+    from companion.jobs.models_cache import (
+        cached_models,
+        chosen_model,
+        live_models,
+        unmade_length,
+    )
     from companion.jobs.move_set import (
         MovePrice,
         SetQuote,
@@ -97,6 +102,7 @@ _LAZY = {
     "decode_whole": ("inputs", "decode_whole"),
     "LocalImage": ("inputs", "LocalImage"),
     "live_models": ("models_cache", "live_models"),
+    "cached_models": ("models_cache", "cached_models"),
     "chosen_model": ("models_cache", "chosen_model"),
     "unmade_length": ("models_cache", "unmade_length"),
     "names_in": ("naming", "names_in"),
@@ -147,6 +153,7 @@ __all__ = [
     "State",
     "already_made",
     "as_recut",
+    "cached_models",
     "character_name",
     "character_parts",
     "check_moves",

@@ -13,16 +13,24 @@ from companion.api.schema import ModelInfo, ModelsResponse
 TTL_SECONDS = 300.0
 
 
-async def live_models(client: Client, cache_dir: Path, service: str) -> ModelsResponse:
-    """The listing, from the cache while it is fresh and from the same service. service
-    is the endpoint's label, which the CLI and the daemon both pass, so they share it."""
-    path = cache_dir / "models.json"
+def cached_models(cache_dir: Path, service: str) -> ModelsResponse | None:
+    """The listing kept for service while it is fresh; None when there is none."""
     try:
-        cached = json.loads(path.read_text())
+        cached = json.loads((cache_dir / "models.json").read_text())
         if cached["service"] == service and time.time() - cached["at"] < TTL_SECONDS:
             return ModelsResponse.model_validate(cached["models"])
     except (OSError, ValueError, KeyError, TypeError):
         pass  # no cache, or one from an older shape: ask again
+    return None
+
+
+async def live_models(client: Client, cache_dir: Path, service: str) -> ModelsResponse:
+    """The listing, from the cache while it is fresh and from the same service. service
+    is the endpoint's label, which the CLI and the daemon both pass, so they share it."""
+    path = cache_dir / "models.json"
+    kept = cached_models(cache_dir, service)
+    if kept is not None:
+        return kept
     models = await client.list_models()
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)

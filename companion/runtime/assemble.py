@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager
 from companion.api.client import Client
 from companion.api.pacing import Pacer
 from companion.api.schema import Task
+from companion.api.transport import RetryPolicy
 from companion.jobs import Budget, Engine, open_account
 from companion.settings.config import ConfigError, Settings
 from companion.settings.endpoint import EMBEDDED_KEY, Endpoint, address_mistake
@@ -42,9 +43,16 @@ async def open_endpoint(settings: Settings, *, long_lived: bool = False) -> Asyn
         yield Endpoint(url, EMBEDDED_KEY, sandbox=True)
 
 
-def open_client(endpoint: Endpoint, *, pacer: Pacer | None = None) -> Client:
-    """The client for endpoint (use it as `async with`)."""
-    return Client(endpoint.base_url, endpoint.api_key, pacer=pacer, proxy=not endpoint.sandbox)
+def open_client(endpoint: Endpoint, attempts: int, *, pacer: Pacer | None = None) -> Client:
+    """The client for endpoint (use it as `async with`), trying each call up to attempts
+    times (the retry_attempts setting)."""
+    return Client(
+        endpoint.base_url,
+        endpoint.api_key,
+        policy=RetryPolicy(max_attempts=attempts),
+        pacer=pacer,
+        proxy=not endpoint.sandbox,
+    )
 
 
 @asynccontextmanager

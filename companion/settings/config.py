@@ -57,6 +57,12 @@ class Settings(BaseModel):
         description="a folder every member reaches (team.clips): paid clips are shared "
         "there, so a teammate's identical generation spends nothing",
     )
+    retry_attempts: int = Field(
+        default=8,
+        ge=1,
+        le=20,
+        description="tries of one call to the service before it is given up (1: no retry)",
+    )
     clip_store_mb: int | None = Field(
         default=None,
         ge=0,
@@ -86,6 +92,10 @@ class Settings(BaseModel):
         return None if self.clip_store_mb is None else self.clip_store_mb * 2**20
 
 
+# The config file's settings taken as they are written.
+PLAIN = {"base_url", "api_key", "timeout_seconds", "clip_store_mb", "retry_attempts"}
+
+
 def default_home() -> Path:
     return Path(platformdirs.user_data_dir("companion", appauthor=False))
 
@@ -113,13 +123,7 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
                 f"{path} holds the team database's password and others can read it; "
                 f"run: chmod 600 {path} (or use ~/.pgpass, or COMPANION_TEAM_DATABASE)"
             )
-        values.update(
-            {
-                k: v
-                for k, v in loaded.items()
-                if k in {"base_url", "api_key", "timeout_seconds", "clip_store_mb"}
-            }
-        )
+        values.update({k: v for k, v in loaded.items() if k in PLAIN})
         projects = loaded.get("projects") or []
         if not isinstance(projects, list) or not all(
             isinstance(p, dict) and "root" in p for p in projects
@@ -144,6 +148,7 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
             "daemon",
             "team",
             "clip_store_mb",
+            "retry_attempts",
         }
         if unknown:
             raise ConfigError(f"{path}: unknown setting {sorted(unknown)[0]!r}")
@@ -155,6 +160,8 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         values["team_database"] = env["COMPANION_TEAM_DATABASE"]
     if env.get("COMPANION_CLIP_STORE_MB"):
         values["clip_store_mb"] = env["COMPANION_CLIP_STORE_MB"]
+    if env.get("COMPANION_RETRY_ATTEMPTS"):
+        values["retry_attempts"] = env["COMPANION_RETRY_ATTEMPTS"]
     if env.get("COMPANION_TEAM_MEMBER"):
         values["team_member"] = env["COMPANION_TEAM_MEMBER"]
     if env.get("COMPANION_TEAM_POOLED"):
