@@ -88,26 +88,3 @@ def daemon(make_sandbox: Callable[..., SandboxThread], tmp_path: Path) -> Iterat
     running = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
     yield running
     running.stop()
-
-
-def _file_rank(items: list[pytest.Item]) -> tuple[int, int]:
-    """Where a test file goes in the queue: the files that run a real Godot editor first,
-    then the files with slow tests (the most slow tests first), then the rest, the most
-    tests first. The workers take whole files (--dist loadfile), so the long ones start
-    while there is other work to share, and the end of the run is many short files, not
-    one core running an editor while the other waits."""
-    godot = sum(1 for item in items if item.get_closest_marker("godot"))
-    slow = sum(1 for item in items if item.get_closest_marker("slow"))
-    if godot:
-        return (0, -godot)
-    if slow:
-        return (1, -slow)
-    return (2, -len(items))
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    by_file: dict[str, list[pytest.Item]] = {}
-    for item in items:
-        by_file.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
-    ranked = sorted(by_file.values(), key=_file_rank)  # stable: ties keep the file order
-    items[:] = [item for group in ranked for item in group]
