@@ -4,9 +4,8 @@ and letterboxed on a small pool, and handed in order to each writer's own thread
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from functools import partial
 from pathlib import Path
 
 from companion.media.decode import SamplePicker, SourceFrame, iter_source_frames
@@ -17,7 +16,6 @@ from companion.media.sampling import SamplePlan
 from companion.media.spec import ExportOutput, FrameSink, Progress
 
 Writer = ThreadedSink[tuple[int, RGBA], list[ExportOutput]]
-Scaled = Callable[[], RGBA]
 # Threads keying and letterboxing frames while the main thread decodes and scales. Two
 # match the cores; more in flight than that only holds more frames.
 SHAPERS = 2
@@ -95,27 +93,24 @@ def _stream_frames(
             if progress is not None:
                 progress((index + 1) / plan.count)
 
-    def deliver(matches: Iterable[tuple[int, int, Scaled]]) -> None:
-        """(output index, source frame serial, its scaled pixels when needed)."""
+    def deliver(matches: list[tuple[int, SourceFrame]]) -> None:
+        """(output index, the source frame shown at its instant)."""
         nonlocal shaped_serial, shaped, shaped_count
-        for index, serial, scaled in matches:
-            if shaped is None or serial != shaped_serial:
+        for index, current in matches:
+            if shaped is None or current.serial != shaped_serial:
                 # A frame shown at several instants is shaped once. Scaling stays on
                 # this thread (one scaler); keying and letterboxing go to the pool.
-                shaped = pool.submit(shaper.finish, scaled(), shaped_count)
-                shaped_serial = serial
+                shaped = pool.submit(shaper.finish, shaper.scale(current.frame), shaped_count)
+                shaped_serial = current.serial
                 shaped_count += 1
             pending.append((index, shaped))
             hand_on(SHAPERS)
 
-    def decoded(matches: list[tuple[int, SourceFrame]]) -> list[tuple[int, int, Scaled]]:
-        return [(i, c.serial, partial(shaper.scale, c.frame)) for i, c in matches]
-
     for current in iter_source_frames(source, plan.start, plan.end, threads=decode_threads):
         if clip is not None:
             clip.put(current)
-        deliver(decoded(picker.push(current)))
+        deliver(picker.push(current))
         if picker.done and clip is None:
             break
-    deliver(decoded(picker.finish()))
+    deliver(picker.finish())
     hand_on(0)

@@ -139,17 +139,7 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         values["budget_per_day"] = budgets.get("per_day")
         values["budget_per_month"] = budgets.get("per_month")
         values.update(_team(path, loaded.get("team")))
-        unknown = set(loaded) - {
-            "base_url",
-            "api_key",
-            "timeout_seconds",
-            "projects",
-            "budgets",
-            "daemon",
-            "team",
-            "clip_store_mb",
-            "retry_attempts",
-        }
+        unknown = set(loaded) - PLAIN - {"projects", "budgets", "daemon", "team"}
         if unknown:
             raise ConfigError(f"{path}: unknown setting {sorted(unknown)[0]!r}")
     if env.get("COMPANION_BASE_URL"):
