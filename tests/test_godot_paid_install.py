@@ -84,6 +84,11 @@ def test_install_free_from_the_generations_tab(
 
     # Only the row of the job paid for and not installed offers it.
     assert not seen["done_row"]["visible"] and seen["done_row"]["cells"][1] == "done", seen
+    # Selected as the editor opened the project, it plays once its frames are imported
+    # (the editor printed no error loading them before: `finished` reads the log).
+    preview = seen["done_row"]["preview"]
+    assert preview["frames"] == EXPORT["frame_count"] and preview["shown"] > 1, preview
+    assert preview["size"] == [EXPORT["output_width"], EXPORT["output_height"]], preview
     offered = seen["offered"]
     assert offered["visible"] and offered["enabled"], offered
     assert offered["text"] == "Install (free)", offered

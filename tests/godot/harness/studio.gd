@@ -394,6 +394,13 @@ func _paid_install() -> void:
 	var button: Button = generations._install_button
 	await _select(plan["done"])
 	out["done_row"] = {"visible": button.is_visible_in_tree(), "cells": _cells(_row_of(plan["done"]))}
+	# Selected while the editor may still be importing the project it just opened: it
+	# plays once the editor has imported its frames (loading them before fails).
+	var preview: TextureRect = generations._preview
+	await h._until(func() -> bool: return preview.shown > 1, 30)
+	out["done_row"]["preview"] = {"frames": preview.frame_count(), "shown": preview.shown,
+		"size": [preview.texture.get_width(), preview.texture.get_height()]
+			if preview.texture != null else []}
 	await _select(id)
 	var width: Dictionary = await _width()  # before any long message
 	out["offered"] = {"visible": button.is_visible_in_tree(), "enabled": not button.disabled,

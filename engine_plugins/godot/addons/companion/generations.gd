@@ -33,6 +33,10 @@ var open_folder := func(path: String) -> void: OS.shell_show_in_file_manager(pat
 ## The folder the daemon last named for Show in file browser.
 var revealed := ""
 
+## The selected generation's SpriteFrames, waiting for the editor to import its files
+## before it plays ("" when none waits).
+var _to_preview := ""
+
 @onready var _list: Tree = %List
 @onready var _summary: Label = %Summary
 @onready var _preview: TextureRect = %Preview
@@ -147,15 +151,44 @@ func item_of(index: int) -> TreeItem:
 	return Rows.item_of(_list, index)
 
 
+## Plays the selected generation once the editor has imported every file its
+## SpriteFrames uses. Loading it before (while the editor scans a project it just opened,
+## or a job's files it was just told of) fails with an error and shows nothing, so until
+## then it waits for the editor's filesystem to change.
+func _preview_when_imported() -> void:
+	var filesystem := EditorInterface.get_resource_filesystem()
+	if _to_preview != "" and (filesystem.is_scanning() or not _imported(_to_preview)):
+		if not filesystem.filesystem_changed.is_connected(_preview_when_imported):
+			filesystem.filesystem_changed.connect(_preview_when_imported)
+		return
+	if filesystem.filesystem_changed.is_connected(_preview_when_imported):
+		filesystem.filesystem_changed.disconnect(_preview_when_imported)
+	if _to_preview == "":
+		return
+	var loaded := load(_to_preview)
+	_to_preview = ""
+	if loaded is SpriteFrames:
+		_preview.play(loaded)
+
+
+## The resource and every file it uses can be loaded now.
+static func _imported(resource: String) -> bool:
+	if not ResourceLoader.exists(resource):
+		return false
+	for dependency in ResourceLoader.get_dependencies(resource):
+		# "uid://…::Type::res://path", or the path alone
+		var path := dependency.get_slice("::", dependency.get_slice_count("::") - 1)
+		if not ResourceLoader.exists(path):
+			return false
+	return true
+
+
 func _show_selected() -> void:
 	var row := selected()
 	var resource := String(row.get("resource", "")) if row.get("resource") != null else ""
-	if row.get("state") == "done" and resource != "" and ResourceLoader.exists(resource):
-		var loaded := load(resource)
-		if loaded is SpriteFrames:
-			_preview.play(loaded)
-	else:
-		_preview.stop()
+	_preview.stop()
+	_to_preview = resource if row.get("state") == "done" else ""
+	_preview_when_imported()
 	_use_button.disabled = typeof(row.get("settings")) != TYPE_DICTIONARY
 	_again_button.disabled = _use_button.disabled
 	_variations_button.disabled = _use_button.disabled
