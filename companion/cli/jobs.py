@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from companion.api.client import Client
 from companion.cli import checks, into_project
-from companion.cli.errors import CliError, InputFailure, UsageError, say
+from companion.cli.errors import CliError, InputFailure, say
+from companion.cli.jobs_books import find
 from companion.cli.progress import no_news
 from companion.cli.session import settings as load
 from companion.cli.session import with_service
@@ -43,39 +43,6 @@ def _with_engine(action: Callable[[Engine], Awaitable[T]]) -> T:
         return with_service(job)
     except JobFailed as exc:
         raise InputFailure(str(exc)) from exc
-
-
-def _job_json(store: Store, job: Job) -> dict[str, Any]:
-    return {
-        "id": job.id,
-        "state": job.state,
-        "name": job.name,
-        "priority": job.priority,
-        "quote": job.quote,
-        "remote_id": job.remote_id,
-        "target_dir": job.target_dir,
-        "error": job.error,
-        "created_at": job.created_at,
-        "updated_at": job.updated_at,
-        "ledger": [{k: e[k] for k in ("entry", "credits", "at")} for e in store.ledger(job.id)],
-        "outputs": [
-            {
-                "asset": a.id,
-                "format": a.format,
-                "file": a.file_name,
-                "bytes": a.byte_size,
-                "installed": a.installed_path,
-            }
-            for a in store.assets(job.id)
-        ],
-    }
-
-
-def _find(store: Store, prefix: str) -> Job:
-    matches = [j for j in store.jobs() if j.id.startswith(prefix)]
-    if len(matches) != 1:
-        raise UsageError(f"job {prefix!r}: no single job matches; see: companion jobs list")
-    return matches[0]
 
 
 def cmd_add(args: argparse.Namespace) -> int:
@@ -134,32 +101,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0 if all(j.state in ("done", "awaiting_approval") for j in jobs) else 1
 
 
-def cmd_list(args: argparse.Namespace) -> int:
-    store = Store(load().database)
-    try:
-        for job in store.jobs():
-            print(
-                f"{job.id}  {job.state:<18} {job.quote if job.quote is not None else '-':>5}  "
-                f"{job.name}"
-            )
-    finally:
-        store.close()
-    return 0
-
-
-def cmd_show(args: argparse.Namespace) -> int:
-    store = Store(load().database)
-    try:
-        print(json.dumps(_job_json(store, _find(store, args.job)), indent=2))
-    finally:
-        store.close()
-    return 0
-
-
 def cmd_control(args: argparse.Namespace) -> int:
     store = Store(load().database)
     try:
-        job_id = _find(store, args.job).id
+        job_id = find(store, args.job).id
     finally:
         store.close()
     verb = args.verb

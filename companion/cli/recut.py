@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 def cmd_recut(args: argparse.Namespace) -> int:
     from companion.cli.export import cmd_export
-    from companion.cli.jobs import _find
+    from companion.cli.jobs_books import find
     from companion.settings.config import ConfigError, load_settings
     from companion.store import Store
     from companion.store.clips import ClipGone, ClipStore
@@ -35,7 +35,7 @@ def cmd_recut(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     store = Store(current.database)
     try:
-        job = _find(store, args.job)
+        job = find(store, args.job)
         source = store.job(job.clip_source)  # a re-cut's video is its parent's
     finally:
         store.close()

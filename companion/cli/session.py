@@ -7,10 +7,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from companion import CompanionError
-from companion.api.client import Client
 from companion.api.errors import (
     ApiStatusError,
     DeadlineExceededError,
@@ -25,9 +24,11 @@ from companion.cli.errors import (
     as_cli_error,
     say,
 )
-from companion.runtime import open_client, open_endpoint
 from companion.settings.config import ConfigError, Settings, load_settings
 from companion.settings.endpoint import Endpoint
+
+if TYPE_CHECKING:
+    from companion.api.client import Client
 
 T = TypeVar("T")
 
@@ -103,6 +104,10 @@ def with_service(
     job: Callable[[Client, Endpoint, Settings], Awaitable[T]], current: Settings | None = None
 ) -> T:
     """Run `job` against the endpoint; service failures become CliErrors."""
+    # The client, the engine and the sandbox load here, only for the commands that talk
+    # to the service: the ones that read the books or the settings start in a tenth.
+    from companion.runtime import open_client, open_endpoint
+
     chosen = current or settings()
     label = chosen.base_url or "the service"
     show_retries()

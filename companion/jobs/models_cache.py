@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from companion.api.client import Client
 from companion.api.schema import ModelInfo, ModelsResponse
+
+if TYPE_CHECKING:  # a type only: reading the kept listing needs no HTTP client
+    from companion.api.client import Client
 
 TTL_SECONDS = 300.0
 

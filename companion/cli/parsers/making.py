@@ -187,16 +187,16 @@ def add_jobs(commands: Any) -> None:
         "companion.cli.jobs:cmd_run",
         help="run every unfinished job (resumes after a crash)",
     )
-    command(verbs, "list", "companion.cli.jobs:cmd_list", help="every job and its state")
+    command(verbs, "list", "companion.cli.jobs_books:cmd_list", help="every job and its state")
     for verb, text, handler in (
-        ("show", "a job, its ledger and outputs", "cmd_show"),
-        ("cancel", "cancel a job (remotely too)", "cmd_control"),
-        ("retry", "retry a job that never reached the service", "cmd_control"),
+        ("show", "a job, its ledger and outputs", "jobs_books:cmd_show"),
+        ("cancel", "cancel a job (remotely too)", "jobs:cmd_control"),
+        ("retry", "retry a job that never reached the service", "jobs:cmd_control"),
         (
             "approve",
             "let a job held by a budget go on: it is made now, paid and installed",
-            "cmd_control",
+            "jobs:cmd_control",
         ),
     ):
-        parser = command(verbs, verb, f"companion.cli.jobs:{handler}", help=text)
+        parser = command(verbs, verb, f"companion.cli.{handler}", help=text)
         parser.add_argument("job", help="a job id or its first characters")
