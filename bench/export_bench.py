@@ -36,9 +36,13 @@ import time
 import zipfile
 from pathlib import Path
 
-import imageio_ffmpeg
 import numpy as np
 from PIL import Image
+
+try:
+    import imageio_ffmpeg
+except ImportError:
+    sys.exit("the FFmpeg baseline needs the bench extra: .venv/bin/pip install -e '.[dev,bench]'")
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))

@@ -126,7 +126,12 @@ def test_ctrl_c_once_the_job_is_done_is_no_interruption(make_sandbox, tmp_path: 
             break
     else:
         pytest.fail("the command always exited before its Ctrl-C could land")
-    assert "interrupted after job" in rest and "Traceback" not in rest
+    # It says it was interrupted after the work was done, or, when the Ctrl-C landed while
+    # the finished command was closing its connections (asyncio turns a Ctrl-C into a
+    # cancellation, which closing code may absorb), simply ends as it would have: either
+    # way exit 0, the usual report, no traceback.
+    assert "Traceback" not in rest and "interrupted; run the same" not in rest, rest
+    assert "interrupted after job" in rest or ": done; charged" in rest, rest
     assert (out / "hero.gif").is_file()
 
     again = companion(sandbox.base_url, home, *args)  # what the user does next: no new task
