@@ -1,10 +1,16 @@
 """companion: turn still images into game-ready animations from inside a game editor."""
 
 import importlib
+import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
 __version__ = "0.1.0"
+
+# NumPy's BLAS starts a thread per core as it loads, 0.15 s of CPU in every command and
+# daemon; the media code multiplies only thin matrices, on worker threads of its own.
+# Set before anything imports NumPy; a value the user set is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def front_door(
