@@ -12,8 +12,8 @@ import argparse
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from companion.api.client import Client
 from companion.api.schema import ExportOptions, ModelsResponse, Selection, Task, VideoOptions
 from companion.cli import checks, into_project
 from companion.cli.errors import InputFailure, UsageError, say
@@ -37,10 +37,12 @@ from companion.jobs import (
     to_reinstall,
     unfinished,
 )
-from companion.runtime import open_engine
 from companion.settings.config import Settings
 from companion.settings.endpoint import Endpoint
 from companion.store import Job, Store
+
+if TYPE_CHECKING:
+    from companion.api.client import Client
 
 
 @dataclass
@@ -178,6 +180,8 @@ def run_plan(plan: Plan) -> int:
     charged_before: list[int] = []  # what the job had cost when this run took it up
 
     async def job(client: Client, endpoint: Endpoint, settings: Settings) -> Job:
+        from companion.runtime import open_engine  # loaded once the local checks passed
+
         store = Store(settings.database)
         try:
             models = await live_models(client, settings.home / "cache", endpoint.label)

@@ -15,9 +15,8 @@ import asyncio
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from companion.api.client import Client
 from companion.api.schema import VideoOptions
 from companion.cli import checks, into_project
 from companion.cli.animate import listing, progress, read_image, refuse_length
@@ -43,10 +42,12 @@ from companion.jobs import (
     quote_set,
     submit_set,
 )
-from companion.runtime import open_engine
 from companion.settings.config import Settings
 from companion.settings.endpoint import Endpoint
 from companion.store import Job, Store
+
+if TYPE_CHECKING:
+    from companion.api.client import Client
 
 
 @dataclass(frozen=True)
@@ -205,6 +206,8 @@ def _say_quote(plan: CharacterPlan, quote: SetQuote, label: str) -> None:
 async def _run_set(
     plan: CharacterPlan, client: Client, endpoint: Endpoint, settings: Settings
 ) -> tuple[SetQuote, list[tuple[Job, int]]]:
+    from companion.runtime import open_engine  # loaded once the local checks passed
+
     store = Store(settings.database)
     shown = reporter(plan.as_json)
     try:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from companion.api.client import Client
 from companion.cli import checks, into_project
 from companion.cli.errors import CliError, InputFailure, say
 from companion.cli.jobs_books import find
@@ -14,18 +13,23 @@ from companion.cli.progress import no_news
 from companion.cli.session import settings as load
 from companion.cli.session import with_service
 from companion.install import sha256_of
-from companion.jobs import FINAL, Engine, JobFailed, JobRequest, State, settle, submit
-from companion.runtime import open_engine
+from companion.jobs import FINAL, JobFailed, JobRequest, State, settle, submit
 from companion.settings.config import Settings
 from companion.settings.endpoint import Endpoint
 from companion.store import Job, Store
 from companion.store.clips import ClipStore
+
+if TYPE_CHECKING:
+    from companion.api.client import Client
+    from companion.jobs import Engine
 
 T = TypeVar("T")
 
 
 def _with_engine(action: Callable[[Engine], Awaitable[T]]) -> T:
     async def job(client: Client, endpoint: Endpoint, settings: Settings) -> T:
+        from companion.runtime import open_engine  # not for jobs add, which queues only
+
         store = Store(settings.database)
         try:
             async with open_engine(

@@ -13,14 +13,16 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from PIL import Image, ImageFile, JpegImagePlugin, PngImagePlugin, WebPImagePlugin
 
-from companion.api.client import Client
 from companion.api.schema import Base64ImageInput, FileImageInput
 from companion.api.schema.images import sniff_image_type
 from companion.jobs.errors import JobsError
+
+if TYPE_CHECKING:  # a type only: reading a picture needs no HTTP client
+    from companion.api.client import Client
 
 MAX_SIDE = 4096  # the service's decoded-size limits (the sandbox enforces the same)
 MAX_PIXELS = MAX_SIDE * MAX_SIDE

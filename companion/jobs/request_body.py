@@ -9,9 +9,8 @@ import asyncio
 import logging
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from companion.api.client import Client
 from companion.api.errors import UncertainRequestError
 from companion.api.schema import AnimationCreate, FileImageInput, ImageInput
 from companion.jobs.errors import JobFailed
@@ -19,6 +18,9 @@ from companion.jobs.inputs import ImageReadError, LocalImage
 from companion.jobs.request import JobRequest
 from companion.store import Job
 from companion.store.account import SharedAccount
+
+if TYPE_CHECKING:
+    from companion.api.client import Client
 
 log = logging.getLogger("companion.jobs")
 
