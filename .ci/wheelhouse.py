@@ -43,28 +43,40 @@ def resolved_urls(report: Path) -> list[str]:
     ]
 
 
-def is_the_projects(report: Path) -> bool:
+def lists_the_project(report: Path) -> bool | None:
     """pip writes a report for every install it makes with PIP_REPORT set: the editable
     install's own, and later those of the isolated builds the tests start (a wheel of
-    the project needs setuptools). Only the first lists the project."""
+    the project needs setuptools). Only the first lists the project. None: no report
+    there, or one half written."""
     try:
         installed = json.loads(report.read_text())["install"]
     except (OSError, ValueError, KeyError):
-        return False
+        return None
     return any(item["download_info"].get("dir_info", {}).get("editable") for item in installed)
 
 
 def watch(report: Path, copy: Path) -> int:
-    # Read every half second (a 100 kB file): a report caught half written reads as not
-    # the project's and is read again.
-    while not is_the_projects(report):
+    # The report is about 1 MB: it is read again only once it changed, and a read that
+    # found it half written is taken again.
+    seen: tuple[int, int] | None = None
+    while True:
+        try:
+            stat = report.stat()
+            stamp: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
+        except FileNotFoundError:
+            stamp = None
+        if stamp is not None and stamp != seen:
+            found = lists_the_project(report)
+            if found:
+                shutil.copyfile(report, copy)
+                return 0
+            if found is False:
+                seen = stamp
         time.sleep(0.5)
-    shutil.copyfile(report, copy)
-    return 0
 
 
 def keep(report: Path, folder: Path) -> int:
-    if folder.exists() or not is_the_projects(report):
+    if folder.exists() or not lists_the_project(report):
         return 0
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
     build_requires = pyproject["build-system"]["requires"]
