@@ -69,3 +69,32 @@ def test_box_warp_is_the_whole_frame_warp(dx: float, dy: float, zoom: float, pix
     assert np.abs(_premultiplied(ours) - _premultiplied(whole)).max() <= 2
     # Rounding apart, the same pixels: never a shifted or cut edge.
     assert (ours[..., 3] != whole[..., 3]).mean() < 0.01
+
+
+def test_faint_edge_pixels_keep_the_edges_colour() -> None:
+    """Moved by a fraction of a pixel, a flat brown disc's edge fades over pixels of a
+    few levels of alpha. Pillow's 8-bit premultiplied resize returns their colour from a
+    few levels (black or pure primaries at alpha 1); an engine filtering straight alpha
+    would mix that into the edge. They must carry the disc's own brown."""
+    brown = np.array([106, 102, 26])
+    side = 128
+    yy, xx = np.mgrid[0:side, 0:side]
+    frame = np.zeros((side, side, 4), dtype=np.uint8)
+    disc = (yy - 64) ** 2 + (xx - 60) ** 2 < 36**2
+    frame[disc] = [*brown, 255]
+    source = find_core(frame)
+    assert source is not None
+    target = Core(source.x + 0.37, source.y - 0.21, source.size * 1.013)
+    moved = warp(frame, source, target, pixel_art=False)
+    whole = _whole(frame, source, target, Image.Resampling.BILINEAR)
+    alpha = moved[..., 3]
+    faint = (alpha > 0) & (alpha < 16)
+    assert faint.sum() >= 10 and (alpha[faint] <= 3).any()  # the case is met
+    # Each as near the brown as the rounding of its premultiplied colour allows (at
+    # alpha 1 a channel is one of two halves), and most of them that brown.
+    off = np.abs(moved[faint][:, :3].astype(int) - brown)
+    assert (off <= 255 / (2 * alpha[faint][:, None]) + 1).all()
+    assert (off.max(axis=1) <= 1).mean() >= 0.75, off.max(axis=1)
+    # Their alpha and premultiplied colour are still the resize's.
+    assert np.abs(alpha.astype(int) - whole[..., 3]).max() <= 1
+    assert np.abs(_premultiplied(moved) - _premultiplied(whole)).max() <= 2

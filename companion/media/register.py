@@ -34,6 +34,8 @@ from companion.media.formats.common import RGBA
 
 ANALYSIS_SIDE = 256
 OPAQUE = 128  # alpha at or above which a pixel belongs to the character
+# Below this alpha a resampled pixel's colour is mostly rounding (see _faint_colours_from_the_edge).
+FAINT = 16
 WEIGHT_POWER = 3
 # Closer than this to the reference, a frame is left untouched (no resampling blur).
 STILL_SHIFT, STILL_SCALE = 0.05, 1e-3
@@ -127,8 +129,43 @@ def warp(frame: RGBA, source: Core, target: Core, pixel_art: bool) -> RGBA:
         kind,
         box=(x.box[0], y.box[0], x.box[1], y.box[1]),
     )
-    out[y.out[0] : y.out[1], x.out[0] : x.out[1]] = np.asarray(moved)
+    placed = out[y.out[0] : y.out[1], x.out[0] : x.out[1]]
+    placed[...] = np.asarray(moved)
+    if not pixel_art:
+        _faint_colours_from_the_edge(placed)
     return out
+
+
+def _faint_colours_from_the_edge(rgba: RGBA) -> None:
+    """Pillow resamples RGBA premultiplied, in 8 bits, so a pixel left with a few levels
+    of alpha gets its colour back from a few levels of colour: at alpha 1 each channel
+    is 0 or 255 (pure green or red beside a brown edge). Such a pixel all but vanishes,
+    but an engine filtering straight alpha mixes its colour into the edge beside it.
+    Of the colours that premultiply to what the resize computed, it takes the one
+    nearest the most opaque pixel beside it (its alpha and premultiplied colour stay)."""
+    alpha = rgba[..., 3]
+    ys, xs = np.nonzero((alpha > 0) & (alpha < FAINT))
+    if not ys.size:
+        return
+    height, width = alpha.shape
+    best = np.zeros(ys.size, dtype=np.int32)
+    from_y, from_x = ys.copy(), xs.copy()
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            ny, nx = np.clip(ys + dy, 0, height - 1), np.clip(xs + dx, 0, width - 1)
+            seen = alpha[ny, nx].astype(np.int32)
+            better = seen > best
+            best = np.where(better, seen, best)
+            from_y, from_x = np.where(better, ny, from_y), np.where(better, nx, from_x)
+    take = best >= FAINT
+    ys, xs, from_y, from_x = ys[take], xs[take], from_y[take], from_x[take]
+    faint = alpha[ys, xs].astype(np.float32)[:, None]
+    colour = rgba[ys, xs, :3].astype(np.float32)
+    premultiplied = np.rint(colour * faint / 255)
+    lowest = np.ceil((premultiplied - 0.5) * 255 / faint)
+    highest = np.floor((premultiplied + 0.5) * 255 / faint - 1e-3)
+    edge = rgba[from_y, from_x, :3].astype(np.float32)
+    rgba[ys, xs, :3] = np.clip(edge, np.maximum(lowest, 0), np.minimum(highest, 255))
 
 
 class _Axis:
