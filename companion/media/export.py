@@ -27,7 +27,8 @@ from companion.media.formats.sheet_json import write_sheet_json
 from companion.media.formats.trimmed_sheet import TrimmedSheetWriter
 from companion.media.formats.unity import write_unity_metas, write_unity_package
 from companion.media.formats.unreal import write_unreal_pack
-from companion.media.formats.video import ClipWriter, prores_writer, webm_alpha_writer
+from companion.media.formats.video import ClipWriter, prores_writer
+from companion.media.formats.webm_alpha import WebmAlphaWriter
 from companion.media.frames import FrameShaper
 from companion.media.loop import SeamMeter, choose_loop
 from companion.media.loop_scan import LoopScan
@@ -139,7 +140,7 @@ def _render(
     if meter is not None:
         sink("seam", meter, lambda: [])
     if "webm_alpha" in wanted:
-        webm = webm_alpha_writer(folder / f"{name}.webm", w, h, plan.fps, plan.durations)
+        webm = WebmAlphaWriter(folder / f"{name}.webm", w, h, plan.fps, plan.durations)
         sink("webm", webm, lambda: [ExportOutput("webm_alpha", webm.close())])
     if "prores_4444" in wanted:
         prores = prores_writer(folder / f"{name}.mov", w, h, plan.fps, plan.durations)

@@ -1,4 +1,5 @@
-"""Video outputs: the H.264 clip of the selection, VP9 with alpha, ProRes 4444.
+"""Video outputs: the H.264 clip of the selection and ProRes 4444 (VP9 with alpha is
+webm_alpha.py).
 
 The alpha videos carry the sampled frames with their exact display times (a short final
 frame stays short); the clip carries every source frame of the selection."""
@@ -81,36 +82,6 @@ class SampledVideoWriter:
         self._mux(None)
         self._container.close()
         return self.path
-
-
-def webm_alpha_writer(
-    path: Path, width: int, height: int, fps: float, durations: tuple[float, ...]
-) -> SampledVideoWriter:
-    return SampledVideoWriter(
-        path,
-        codec="libvpx-vp9",
-        pix_fmt="yuva420p",
-        width=width,
-        height=height,
-        fps=fps,
-        durations=durations,
-        # Constant quality; realtime deadline with cpu-used 8 is several times faster than
-        # "good" at a small size cost, which suits short sprite loops.
-        options={
-            "crf": "28",
-            "b": "0",
-            "deadline": "realtime",
-            "cpu-used": "8",
-            "auto-alt-ref": "0",
-            # No look-ahead: with the realtime deadline it buys nothing, and it would hold
-            # 25 frames (and their alpha twins) in the encoder.
-            "lag-in-frames": "0",
-        },
-        # One thread: the other writers keep the cores busy, and libvpx's row threads
-        # wait on each other row by row, which stalls the whole export whenever the
-        # machine is busy with other work.
-        threads=1,
-    )
 
 
 def prores_writer(
