@@ -152,6 +152,8 @@ def _faint_colours_from_the_edge(rgba: RGBA) -> None:
     from_y, from_x = ys.copy(), xs.copy()
     for dy in (-1, 0, 1):
         for dx in (-1, 0, 1):
+            if not (dy or dx):
+                continue  # the faint pixel itself
             ny, nx = np.clip(ys + dy, 0, height - 1), np.clip(xs + dx, 0, width - 1)
             seen = alpha[ny, nx].astype(np.int32)
             better = seen > best

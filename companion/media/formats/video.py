@@ -26,8 +26,17 @@ LAMBDA_PER_QUANT = 118
 FINEST_QUANT = 1
 
 
-def _nominal_rate(fps: float) -> Fraction:
+def nominal_rate(fps: float) -> Fraction:
     return Fraction(fps).limit_denominator(1001)
+
+
+def display_pts(durations: tuple[float, ...]) -> list[int]:
+    """Each frame's start in milliseconds, and the end of the last: frame i shows from
+    pts[i] to pts[i + 1], rounded from the summed times so no error accumulates."""
+    starts = [0.0]
+    for duration in durations:
+        starts.append(starts[-1] + duration)
+    return [round(t * 1000) for t in starts]
 
 
 class SampledVideoWriter:
@@ -50,7 +59,7 @@ class SampledVideoWriter:
     ) -> None:
         self.path = path
         self._container = av.open(str(path), "w", options=container_options or {})
-        self._stream = cast(VideoStream, self._container.add_stream(codec, rate=_nominal_rate(fps)))
+        self._stream = cast(VideoStream, self._container.add_stream(codec, rate=nominal_rate(fps)))
         self._stream.width, self._stream.height = width, height
         self._stream.pix_fmt = pix_fmt
         self._stream.time_base = MILLIS
@@ -58,10 +67,7 @@ class SampledVideoWriter:
         self._stream.options = dict[str, object](options)
         self._stream.codec_context.thread_type = thread_type
         self._stream.codec_context.thread_count = threads  # 0: one per core
-        starts = [0.0]
-        for duration in durations:
-            starts.append(starts[-1] + duration)
-        self._pts = [round(t * 1000) for t in starts]
+        self._pts = display_pts(durations)
         self._next = 0
 
     def add(self, index: int, frame: RGBA) -> None:
@@ -135,7 +141,7 @@ class ClipWriter:
         self.start = start
         self.interpolation = Interpolation.POINT if pixel_art else Interpolation.AREA
         self._container = av.open(str(path), "w", options={"movflags": "+faststart"})
-        self._stream = self._container.add_stream("libx264", rate=_nominal_rate(fps or 24))
+        self._stream = self._container.add_stream("libx264", rate=nominal_rate(fps or 24))
         self._stream.width, self._stream.height = self.width, self.height
         self._stream.pix_fmt = "yuv420p"
         self._stream.time_base = CLIP_TIME_BASE

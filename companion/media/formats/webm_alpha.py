@@ -13,7 +13,6 @@ and the blocks are muxed as it muxes them."""
 from __future__ import annotations
 
 import io
-from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,11 +22,11 @@ from av.packet import Packet, PacketSideData, packet_sidedata_type_from_literal
 from zlib_ng import zlib_ng
 
 from companion.media.formats.common import RGBA
+from companion.media.formats.video import MILLIS, display_pts, nominal_rate
 
 if TYPE_CHECKING:  # generic in PyAV's stubs only
     VP9Packet = Packet[Any]
 
-MILLIS = Fraction(1, 1000)
 # Constant quality; realtime deadline with cpu-used 8 is several times faster than "good"
 # at a small size cost, which suits short sprite loops. No look-ahead and no alternate
 # reference: every frame makes exactly one packet, in order, in both streams (which is
@@ -58,7 +57,7 @@ def _encoder(width: int, height: int, fps: float) -> av.VideoCodecContext:
     encoder.width, encoder.height = width, height
     encoder.pix_fmt = "yuv420p"
     encoder.time_base = MILLIS
-    encoder.framerate = Fraction(fps).limit_denominator(1001)
+    encoder.framerate = nominal_rate(fps)
     encoder.options = dict(VP9_OPTIONS)
     # One thread: the other writers keep the cores busy, and libvpx's row threads wait
     # on each other row by row, which stalls the whole export whenever the machine is
@@ -114,10 +113,7 @@ class WebmAlphaWriter:
         self.path = path
         self._size = width, height
         self._fps = fps
-        starts = [0.0]
-        for duration in durations:
-            starts.append(starts[-1] + duration)
-        self._pts = [round(t * 1000) for t in starts]
+        self._pts = display_pts(durations)
         self._next = 0
         if one_encoder_at_a_time is None:
             one_encoder_at_a_time = width * height >= ONE_ENCODER_FROM
@@ -129,19 +125,20 @@ class WebmAlphaWriter:
     def add(self, index: int, frame: RGBA) -> None:
         if index != self._next or self._colour is None:
             raise RuntimeError("frames must arrive in order, before close")
+        pts, duration = self._timing(index)
         video = av.VideoFrame.from_ndarray(frame, format="rgba")
-        video.pts, video.time_base, video.duration = self._timing(index)
+        video.pts, video.time_base, video.duration = pts, MILLIS, duration
         self._packets += self._colour.encode(video)
         alpha = np.ascontiguousarray(frame[..., 3])
         if self._alpha is not None:
-            pts, _, duration = self._timing(index)
             self._alpha.encode(alpha, pts, duration)
         else:
             self._deflated.append(zlib_ng.compress(alpha, ALPHA_LEVEL))
         self._next += 1
 
-    def _timing(self, index: int) -> tuple[int, Fraction, int]:
-        return self._pts[index], MILLIS, self._pts[index + 1] - self._pts[index]
+    def _timing(self, index: int) -> tuple[int, int]:
+        """Frame `index`'s start and display time, in milliseconds."""
+        return self._pts[index], self._pts[index + 1] - self._pts[index]
 
     def close(self) -> Path:
         if self._colour is not None:
@@ -150,8 +147,9 @@ class WebmAlphaWriter:
         if self._alpha is None:
             alpha = _AlphaStream(*self._size, self._fps)
             for index, deflated in enumerate(self._deflated):
-                pts, _, duration = self._timing(index)
-                alpha.encode(np.frombuffer(zlib_ng.decompress(deflated), np.uint8), pts, duration)
+                alpha.encode(
+                    np.frombuffer(zlib_ng.decompress(deflated), np.uint8), *self._timing(index)
+                )
             self._deflated = []
         else:
             alpha = self._alpha
@@ -177,13 +175,14 @@ class WebmAlphaWriter:
             stream.width, stream.height = width, height
             stream.pix_fmt = "yuva420p"  # the muxer marks the track as carrying alpha
             stream.time_base = MILLIS
-            stream.codec_context.framerate = Fraction(self._fps).limit_denominator(1001)
+            stream.codec_context.framerate = nominal_rate(self._fps)
             for index, (colour, alpha) in enumerate(zip(self._packets, alphas, strict=True)):
-                if colour.pts != alpha.pts or colour.pts != self._pts[index]:
+                pts, duration = self._timing(index)
+                if colour.pts != alpha.pts or colour.pts != pts:
                     raise RuntimeError("VP9 alpha: the streams' frames do not pair up")
                 # The frame's display time: the muxer would otherwise give every block
                 # the stream's nominal one, and the last frame would be cut short.
-                colour.duration = self._pts[index + 1] - self._pts[index]
+                colour.duration = duration
                 block = ALPHA_BLOCK_ID + bytes(alpha)
                 # PyAV's stub omits the constructor's (type, size).
                 extra = PacketSideData(_BLOCK_ADDITIONAL, len(block))  # type: ignore[call-arg]
