@@ -2,7 +2,11 @@
 
 Only the frames that are shown at a sampled instant are ever converted to pixels; the
 rest pass through as packets-to-frames and are dropped at once, so memory stays flat in
-the video's length."""
+the video's length. Given the sampled instants, the decoder is also told to skip every
+frame that is neither shown nor referred to by another frame (H.264's and HEVC's
+non-reference frames, most B-frames): an export that keeps one frame in five decodes
+about 60 % of the frames, for 40 % less decoding, and the frames it keeps are
+bit for bit those of a full decode, since no kept frame was predicted from a skipped one."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from pathlib import Path
 from typing import cast
 
 import av
+import numpy as np
 from av.video.codeccontext import VideoCodecContext
 
 from companion.media.errors import MediaError
@@ -42,13 +47,20 @@ def _alpha_decoder(stream: av.video.stream.VideoStream, threads: bool) -> VideoC
 
 
 def iter_source_frames(
-    path: Path, start: float, end: float, threads: bool = True, exact: bool = True
+    path: Path,
+    start: float,
+    end: float,
+    threads: bool = True,
+    exact: bool = True,
+    shown_at: Sequence[float] | None = None,
 ) -> Iterator[SourceFrame]:
     """Every frame whose display interval meets [start, end), in presentation order.
     threads=False decodes on the calling thread alone: when the encoders downstream keep
     every core busy, the decoder's frame threads only add hand-offs and frames held.
     exact=False skips the deblocking filter (H.264 and HEVC; a quarter of their decoding),
-    for frames only looked at, never exported."""
+    for frames only looked at, never exported. With `shown_at` (instants, seconds), the
+    frames shown at none of them may be left out where the decoder can skip them."""
+    shown = None if shown_at is None else _shown_pts(path, shown_at)
     try:
         container = av.open(str(path))
     except av.error.FFmpegError as exc:
@@ -69,7 +81,7 @@ def iter_source_frames(
         pending: SourceFrame | None = None
         serial = 0
         try:
-            for frame in _frames(container, stream, decoder):
+            for frame in _frames(container, stream, decoder, shown):
                 if frame.pts is None:
                     continue
                 time = float(frame.pts * time_base) - base
@@ -94,12 +106,42 @@ def _frames(
     container: av.container.InputContainer,
     stream: av.video.stream.VideoStream,
     decoder: VideoCodecContext | None,
+    shown: set[int] | None,
 ) -> Iterator[av.VideoFrame]:
     if decoder is None:
-        yield from container.decode(stream)
-        return
+        decoder = stream.codec_context
+    else:
+        shown = None  # libvpx decodes the alpha of every frame
     for packet in container.demux(stream):
+        if shown is not None:
+            # A packet is one frame, its pts the frame's: the setting rides with it,
+            # through the decoder's frame threads too.
+            needed = packet.pts is None or packet.pts in shown
+            decoder.skip_frame = "DEFAULT" if needed else "NONREF"
         yield from decoder.decode(packet)
+
+
+def _shown_pts(path: Path, instants: Sequence[float]) -> set[int] | None:
+    """The pts of the frames shown at `instants` (the last frame at or before each, the
+    first frame for one before it), from the packets alone: a few milliseconds, no
+    decoding. None when the packets do not tell (a packet without a time)."""
+    try:
+        with av.open(str(path)) as container:
+            stream = container.streams.video[0]
+            time_base = stream.time_base
+            if time_base is None:
+                return None
+            base = float(stream.start_time * time_base) if stream.start_time else 0.0
+            every = [packet.pts for packet in container.demux(stream) if packet.size]
+    except av.error.FFmpegError:
+        return None
+    if not every or any(pts is None for pts in every):
+        return None
+    pts = np.unique(np.asarray(every, dtype=np.int64))
+    # The frame times exactly as the decoding loop computes them.
+    times = np.asarray([float(p * time_base) - base for p in pts.tolist()])
+    at = np.searchsorted(times, np.asarray(instants, dtype=np.float64) + EPSILON, "right") - 1
+    return {int(p) for p in pts[np.maximum(at, 0)]}
 
 
 class SamplePicker:

@@ -106,7 +106,12 @@ def _stream_frames(
             pending.append((index, shaped))
             hand_on(SHAPERS)
 
-    for current in iter_source_frames(source, plan.start, plan.end, threads=decode_threads):
+    # The clip needs every frame; the frame writers only those shown at the instants.
+    shown_at = None if clip is not None else plan.times
+    frames = iter_source_frames(
+        source, plan.start, plan.end, threads=decode_threads, shown_at=shown_at
+    )
+    for current in frames:
         if clip is not None:
             clip.put(current)
         deliver(picker.push(current))

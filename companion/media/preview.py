@@ -85,7 +85,7 @@ def build_contact_sheet(
                 round(chosen.time, 6),
             )
 
-    for current in iter_source_frames(source, 0.0, info.duration):
+    for current in iter_source_frames(source, 0.0, info.duration, shown_at=timestamps):
         place(picker.push(current))
         if picker.done:
             break
