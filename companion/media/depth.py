@@ -62,9 +62,11 @@ def _to_outside(inside: npt.NDArray[np.bool_], axis: int) -> npt.NDArray[np.int3
     size = inside.shape[axis]
     shape = [1, 1]
     shape[axis] = size
-    at = np.arange(size, dtype=np.int32).reshape(shape)
-    before = np.maximum.accumulate(np.where(inside, -size, at), axis=axis)
-    flipped = np.flip(np.where(inside, 2 * size, at), axis=axis)
+    # 16 bits hold every index and sentinel of a registration box, and cost less.
+    kind = np.int16 if 2 * size <= np.iinfo(np.int16).max else np.int32
+    at = np.arange(size, dtype=kind).reshape(shape)
+    before = np.maximum.accumulate(np.where(inside, kind(-size), at), axis=axis)
+    flipped = np.flip(np.where(inside, kind(2 * size), at), axis=axis)
     after = np.flip(np.minimum.accumulate(flipped, axis=axis), axis=axis)
-    distance: npt.NDArray[np.int32] = np.minimum(at - before, after - at)
+    distance: npt.NDArray[np.int32] = np.minimum(at - before, after - at).astype(np.int32)
     return distance
