@@ -3,8 +3,10 @@ refers to, and the frames shown at those instants are exactly those of a full de
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
+import av
 import numpy as np
 import pytest
 
@@ -62,3 +64,22 @@ def test_every_frame_is_decoded_when_every_frame_is_shown(tmp_path: Path) -> Non
     sparse, decoded = _shown(source, 0.0, 1.0, instants, threads=False, skip=True)
     assert decoded == 24
     assert [round(time * FPS) for time, _ in sparse] == list(range(24))
+
+
+def test_a_vp9_source_is_decoded_whole(tmp_path: Path) -> None:
+    """A VP9 packet may carry a hidden frame beside the shown one: nothing is skipped."""
+    source = tmp_path / "index.webm"
+    with av.open(str(source), "w") as container:
+        stream = container.add_stream("libvpx-vp9", rate=Fraction(FPS))
+        stream.width, stream.height, stream.pix_fmt = 64, 64, "yuv420p"
+        for index in range(24):
+            picture = np.full((64, 64, 3), 10 * index, dtype=np.uint8)
+            for packet in stream.encode(av.VideoFrame.from_ndarray(picture, format="rgb24")):
+                container.mux(packet)
+        for packet in stream.encode(None):
+            container.mux(packet)
+    instants = [k * 5 / FPS for k in range(4)]
+    full, every = _shown(source, 0.0, 1.0, instants, threads=False, skip=False)
+    sparse, decoded = _shown(source, 0.0, 1.0, instants, threads=False, skip=True)
+    assert decoded == every == 24
+    assert [time for time, _ in sparse] == [time for time, _ in full]

@@ -22,6 +22,11 @@ from av.video.codeccontext import VideoCodecContext
 from companion.media.errors import MediaError
 from companion.media.sampling import EPSILON
 
+# Codecs whose packets are one frame each, with the pts of that frame, and whose
+# decoders skip exactly the frames nothing refers to when told NONREF. (A VP9 packet may
+# carry a hidden frame with the shown one; an AVI's MPEG-4 packet a packed B-frame.)
+ONE_FRAME_A_PACKET = frozenset({"h264", "hevc"})
+
 
 @dataclass
 class SourceFrame:
@@ -60,7 +65,6 @@ def iter_source_frames(
     exact=False skips the deblocking filter (H.264 and HEVC; a quarter of their decoding),
     for frames only looked at, never exported. With `shown_at` (instants, seconds), the
     frames shown at none of them may be left out where the decoder can skip them."""
-    shown = None if shown_at is None else _shown_pts(path, shown_at)
     try:
         container = av.open(str(path))
     except av.error.FFmpegError as exc:
@@ -78,6 +82,9 @@ def iter_source_frames(
             # Seek to the keyframe before the selection; frames before it are skipped.
             container.seek(int((start + base) / time_base), stream=stream, backward=True)
         decoder = _alpha_decoder(stream, threads)
+        shown = None
+        if shown_at is not None and stream.codec_context.name in ONE_FRAME_A_PACKET:
+            shown = _shown_pts(path, shown_at)
         pending: SourceFrame | None = None
         serial = 0
         try:
