@@ -15,8 +15,9 @@ frames (their ratio shows whether memory grows with frame size), the same withou
 webm_alpha, and the VP9-with-alpha writer alone; then the six-format job at 24 and at 240
 frames of 512x512 from the 10 s source (memory must not grow with the frame count). Last,
 every goal of the issue with its median over the runs, its goal and whether it is met,
-and what the local finishing (in place, loop auto, trim) adds to the six-format job
-(`--finishing-only` measures just that).
+and what the local finishing adds to the six-format job: in place, loop auto and trim
+each alone and all three, and the loop's first pass alone (the scan that decodes the
+whole selection for thumbnails); `--finishing-only` measures just that.
 
     python bench/export_bench.py [--repeat N]
 """
@@ -136,43 +137,80 @@ print(json.dumps({"seconds": time.perf_counter() - start, "peak_mb": high_water_
 """
 )
 FINISHING = {"in_place": True, "loop": True, "trim": True}
+# Each finishing step alone too, so the bench shows what each one costs.
+FINISHING_RUNS: dict[str, dict[str, bool]] = {
+    "plain": {},
+    "in place": {"in_place": True},
+    "loop auto": {"loop": True},
+    "trim": {"trim": True},
+    "all three": FINISHING,
+}
+
+# The loop search's first pass alone (media/loop_scan.py): every frame of the selection
+# decoded once for its thumbnail, before the export can choose its first frame.
+SCAN = (
+    HIGH_WATER
+    + """
+import json, sys, time
+from pathlib import Path
+from companion.media.loop_scan import LoopScan
+start, cpu = time.perf_counter(), time.process_time()
+scan = LoopScan(Path(sys.argv[1]), 0.0, float(sys.argv[2]))
+print(json.dumps({"seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu,
+                  "frames": len(scan.times)}))
+"""
+)
+
+
+def _run_json(script: str, *args: str) -> dict[str, float]:
+    result = subprocess.run(
+        [sys.executable, "-c", script, *args], check=True, capture_output=True, text=True, cwd=ROOT
+    )
+    figures: dict[str, float] = json.loads(result.stdout.strip().splitlines()[-1])
+    return figures
 
 
 def finishing_cost(source: Path, work: Path, repeat: int) -> list[float]:
-    """Prints the six-format export's best time plain and with --in-place --loop auto
-    --trim, alternating runs so both meet the same load, and their ratio; returns the
-    ratio of each pair of runs."""
-    best: dict[str, list[float]] = {"plain": [], "finished": []}
-    peak: dict[str, list[float]] = {"plain": [], "finished": []}
-    cpu: dict[str, list[float]] = {"plain": [], "finished": []}
+    """Prints the six-format export's best time plain, with each finishing step alone
+    and with all three (--in-place --loop auto --trim), runs taken in turn so all meet
+    the same load, with their ratios to plain, and the loop's scan alone; returns the
+    ratio of all three to plain, run by run."""
+    labels = list(FINISHING_RUNS)
+    best: dict[str, list[float]] = {label: [] for label in [*labels, "scan"]}
+    peak: dict[str, list[float]] = {label: [] for label in labels}
+    cpu: dict[str, list[float]] = {label: [] for label in [*labels, "scan"]}
+    frames = 0.0
     for i in range(repeat):
-        for label, options in (("plain", {}), ("finished", FINISHING)):
-            out = work / f"finishing-{label}-{i}"
-            result = subprocess.run(
-                [sys.executable, "-c", FINISHED, str(source), str(out), FORMATS, str(FRAMES),
-                 str(SIDE), json.dumps(options)],
-                check=True, capture_output=True, text=True, cwd=ROOT,
+        for label, options in FINISHING_RUNS.items():
+            out = work / f"finishing-{i}-{label.replace(' ', '-')}"
+            figures = _run_json(
+                FINISHED, str(source), str(out), FORMATS, str(FRAMES), str(SIDE),
+                json.dumps(options),
             )  # fmt: skip
-            figures = json.loads(result.stdout.strip().splitlines()[-1])
             best[label].append(figures["seconds"])
             peak[label].append(figures["peak_mb"])
             cpu[label].append(figures["cpu"])
             shutil.rmtree(out)
-    plain, finished = min(best["plain"]), min(best["finished"])
-    print(f"finishing (in place, loop auto, trim) on the 6-format job, {FRAMES} frames:")
-    print(f"  plain    best {plain:.2f} s  (runs: {runs(best['plain'])})")
-    print(f"  finished best {finished:.2f} s  (runs: {runs(best['finished'])})")
-    print(
-        f"  ratio finished/plain {finished / plain:.3f} (+{100 * (finished / plain - 1):.1f} %);"
-        f" peak RSS {min(peak['plain']):.0f} MB plain, {min(peak['finished']):.0f} MB finished"
-    )
+        scan = _run_json(SCAN, str(source), str(DURATION))
+        best["scan"].append(scan["seconds"])
+        cpu["scan"].append(scan["cpu"])
+        frames = scan["frames"]
+    plain, plain_cpu = min(best["plain"]), min(cpu["plain"])
+    print(f"finishing on the 6-format job, {FRAMES} frames (best wall; CPU of every thread):")
+    for label in labels:
+        wall, used = min(best[label]), min(cpu[label])
+        print(
+            f"  {label:9s} best {wall:.2f} s ({runs(best[label])}), {wall / plain:.3f}x plain;"
+            f" CPU {used:.2f} s, {used / plain_cpu:.3f}x; peak RSS {min(peak[label]):.0f} MB"
+        )
     # CPU seconds (every thread) hardly move with other work on the machine; wall time does.
-    plain_cpu, finished_cpu = min(cpu["plain"]), min(cpu["finished"])
+    wall, used = min(best["scan"]), min(cpu["scan"])
     print(
-        f"  CPU best {plain_cpu:.2f} s plain, {finished_cpu:.2f} s finished; ratio "
-        f"{finished_cpu / plain_cpu:.3f} (+{100 * (finished_cpu / plain_cpu - 1):.1f} %)"
+        f"  the loop's scan alone ({frames:.0f} frames decoded for thumbnails): best"
+        f" {wall:.2f} s, {wall / plain:.3f}x the plain export; CPU {used:.2f} s,"
+        f" {used / plain_cpu:.3f}x"
     )
-    return _ratios(best["finished"], best["plain"])
+    return _ratios(best["all three"], best["plain"])
 
 
 def ffmpeg_jobs(
