@@ -66,18 +66,37 @@ def test_every_frame_is_decoded_when_every_frame_is_shown(tmp_path: Path) -> Non
     assert [round(time * FPS) for time, _ in sparse] == list(range(24))
 
 
-def test_a_vp9_source_is_decoded_whole(tmp_path: Path) -> None:
-    """A VP9 packet may carry a hidden frame beside the shown one: nothing is skipped."""
-    source = tmp_path / "index.webm"
-    with av.open(str(source), "w") as container:
-        stream = container.add_stream("libvpx-vp9", rate=Fraction(FPS))
+def _write_moving(path: Path, codec: str, options: dict[str, str]) -> Path:
+    """24 frames of 64x64, a bright bar moving across a gradient that brightens."""
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream(codec, rate=Fraction(FPS), options=options)
         stream.width, stream.height, stream.pix_fmt = 64, 64, "yuv420p"
         for index in range(24):
-            picture = np.full((64, 64, 3), 10 * index, dtype=np.uint8)
+            picture = np.full((64, 64, 3), 4 * index, dtype=np.uint8)
+            picture += np.arange(64, dtype=np.uint8)[None, :, None]
+            picture[:, 2 * index : 2 * index + 8] = 250
             for packet in stream.encode(av.VideoFrame.from_ndarray(picture, format="rgb24")):
                 container.mux(packet)
         for packet in stream.encode(None):
             container.mux(packet)
+    return path
+
+
+def test_an_hevc_source_skips_its_unseen_frames_too(tmp_path: Path) -> None:
+    options = {"x265-params": "log-level=error:bframes=3:b-pyramid=1"}
+    source = _write_moving(tmp_path / "index.mp4", "libx265", options)
+    instants = [k * 5 / FPS for k in range(5)]
+    full, every = _shown(source, 0.0, 1.0, instants, threads=True, skip=False)
+    sparse, fewer = _shown(source, 0.0, 1.0, instants, threads=True, skip=True)
+    assert [time for time, _ in sparse] == [time for time, _ in full]
+    for index, ((_, want), (_, got)) in enumerate(zip(full, sparse, strict=True)):
+        assert np.array_equal(want, got), f"instant {index}: pixels differ from a full decode"
+    assert fewer < every == 24
+
+
+def test_a_vp9_source_is_decoded_whole(tmp_path: Path) -> None:
+    """A VP9 packet may carry a hidden frame beside the shown one: nothing is skipped."""
+    source = _write_moving(tmp_path / "index.webm", "libvpx-vp9", {})
     instants = [k * 5 / FPS for k in range(4)]
     full, every = _shown(source, 0.0, 1.0, instants, threads=False, skip=False)
     sparse, decoded = _shown(source, 0.0, 1.0, instants, threads=False, skip=True)
