@@ -102,3 +102,27 @@ def test_a_vp9_source_is_decoded_whole(tmp_path: Path) -> None:
     sparse, decoded = _shown(source, 0.0, 1.0, instants, threads=False, skip=True)
     assert decoded == every == 24
     assert [time for time, _ in sparse] == [time for time, _ in full]
+
+
+def test_decode_order_times_are_not_trusted(tmp_path: Path) -> None:
+    """An AVI stores no display times: its B-frames' packets carry times in decode order,
+    which would name the wrong frames. The whole stream is decoded, as before."""
+    source = tmp_path / "index.avi"
+    with av.open(str(source), "w") as container:
+        stream = container.add_stream("libx264", rate=Fraction(FPS))
+        stream.width, stream.height, stream.pix_fmt = 64, 64, "yuv420p"
+        stream.options = {"bf": "3", "g": "48", "preset": "veryfast"}
+        for index in range(48):
+            picture = np.full((64, 64, 3), 40, dtype=np.uint8)
+            picture[:, index : index + 8] = 250
+            for packet in stream.encode(av.VideoFrame.from_ndarray(picture, format="rgb24")):
+                container.mux(packet)
+        for packet in stream.encode(None):
+            container.mux(packet)
+    instants = [k * 5 / FPS for k in range(9)]
+    full, every = _shown(source, 0.0, 2.0, instants, threads=False, skip=False)
+    sparse, decoded = _shown(source, 0.0, 2.0, instants, threads=False, skip=True)
+    assert decoded == every
+    assert [time for time, _ in sparse] == [time for time, _ in full]
+    for (_, want), (_, got) in zip(full, sparse, strict=True):
+        assert np.array_equal(want, got)

@@ -6,12 +6,16 @@ the video's length. Given the sampled instants, the decoder is also told to skip
 frame that is neither shown nor referred to by another frame (H.264's and HEVC's
 non-reference frames, most B-frames): an export that keeps one frame in five decodes
 about 60 % of the frames, for 40 % less decoding, and the frames it keeps are
-bit for bit those of a full decode, since no kept frame was predicted from a skipped one."""
+bit for bit those of a full decode, since no kept frame was predicted from a skipped one.
+That holds for streams that decode cleanly. Where damage keeps a frame from coming out
+of the decoder, the frame before it shows in its place, and that one may have been
+skipped, so an earlier one shows; damage inside a skipped packet goes unreported."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import cast
 
@@ -22,6 +26,8 @@ from av.video.codeccontext import VideoCodecContext
 from companion.media.errors import MediaError
 from companion.media.sampling import EPSILON
 
+# Selections starting later than this (seconds) are reached by seeking.
+SEEK_FROM = 0.5
 # Codecs whose packets are one frame each, with the pts of that frame, and whose
 # decoders skip exactly the frames nothing refers to when told NONREF. (A VP9 packet may
 # carry a hidden frame with the shown one; an AVI's MPEG-4 packet a packed B-frame.)
@@ -64,7 +70,32 @@ def iter_source_frames(
     every core busy, the decoder's frame threads only add hand-offs and frames held.
     exact=False skips the deblocking filter (H.264 and HEVC; a quarter of their decoding),
     for frames only looked at, never exported. With `shown_at` (instants, seconds), the
-    frames shown at none of them may be left out where the decoder can skip them."""
+    frames shown at none of them may be left out where the decoder can skip them.
+
+    A selection starting after SEEK_FROM seconds is reached by seeking to the keyframe
+    before it. Where that lands after the start (an MPEG-TS seek before its first
+    keyframe finds nothing; a stream refreshed by slices has no keyframe to land on),
+    the selection is decoded from the beginning instead."""
+    if start > SEEK_FROM:
+        frames = _selection(path, start, end, threads, exact, shown_at, seek=True)
+        first = next(frames, None)
+        if first is not None and first.time <= start + EPSILON:
+            yield first
+            yield from frames
+            return
+        frames.close()
+    yield from _selection(path, start, end, threads, exact, shown_at, seek=False)
+
+
+def _selection(
+    path: Path,
+    start: float,
+    end: float,
+    threads: bool,
+    exact: bool,
+    shown_at: Sequence[float] | None,
+    seek: bool,
+) -> Generator[SourceFrame, None, None]:
     try:
         container = av.open(str(path))
     except av.error.FFmpegError as exc:
@@ -78,13 +109,13 @@ def iter_source_frames(
         if time_base is None:
             raise MediaError(f"{path}: the video stream has no time base")
         base = float(stream.start_time * time_base) if stream.start_time else 0.0
-        if start > 0.5:
+        if seek:
             # Seek to the keyframe before the selection; frames before it are skipped.
             container.seek(int((start + base) / time_base), stream=stream, backward=True)
         decoder = _alpha_decoder(stream, threads)
         shown = None
         if shown_at is not None and stream.codec_context.name in ONE_FRAME_A_PACKET:
-            shown = _shown_pts(path, shown_at)
+            shown = _shown_pts(path, start if seek else None, shown_at)
         pending: SourceFrame | None = None
         serial = 0
         try:
@@ -128,10 +159,17 @@ def _frames(
         yield from decoder.decode(packet)
 
 
-def _shown_pts(path: Path, instants: Sequence[float]) -> set[int] | None:
+def _shown_pts(path: Path, seek_to: float | None, instants: Sequence[float]) -> set[int] | None:
     """The pts of the frames shown at `instants` (the last frame at or before each, the
-    first frame for one before it), from the packets alone: a few milliseconds, no
-    decoding. None when the packets do not tell (a packet without a time)."""
+    first frame for one before it), from the packets alone, read from where the decoding
+    seeks to until none can be shown any more: no decoding. None when the packets do not
+    tell: a packet without a time, or times that never go back in decode order. Where
+    frames are reordered, a B-frame's packet comes after the later frame it is predicted
+    from, so its pts goes back; times that only rise are either a stream without
+    reordering (nothing worth skipping) or decode times written as display times (an
+    AVI's B-frames, a muxer that wrote no composition offsets), which would name the
+    wrong frames."""
+    last = max(instants, default=0.0) + EPSILON
     try:
         with av.open(str(path)) as container:
             stream = container.streams.video[0]
@@ -139,12 +177,25 @@ def _shown_pts(path: Path, instants: Sequence[float]) -> set[int] | None:
             if time_base is None:
                 return None
             base = float(stream.start_time * time_base) if stream.start_time else 0.0
-            every = [packet.pts for packet in container.demux(stream) if packet.size]
+            if seek_to is not None:  # as the decoding does
+                container.seek(int((seek_to + base) / time_base), stream=stream, backward=True)
+            every: list[int | None] = []
+            for packet in container.demux(stream):
+                if not packet.size:
+                    continue
+                every.append(packet.pts)
+                # Decode times only rise, and no frame is shown before it is decoded:
+                # past the last instant, no later packet holds a frame shown at one.
+                if packet.dts is not None and float(packet.dts * time_base) - base > last:
+                    break
     except av.error.FFmpegError:
         return None
-    if not every or any(pts is None for pts in every):
+    known = [pts for pts in every if pts is not None]
+    if not known or len(known) < len(every):
         return None
-    pts = np.unique(np.asarray(every, dtype=np.int64))
+    if all(a <= b for a, b in pairwise(known)):
+        return None
+    pts = np.unique(np.asarray(known, dtype=np.int64))
     # The frame times exactly as the decoding loop computes them.
     times = np.asarray([float(p * time_base) - base for p in pts.tolist()])
     at = np.searchsorted(times, np.asarray(instants, dtype=np.float64) + EPSILON, "right") - 1
