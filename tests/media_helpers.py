@@ -37,6 +37,25 @@ def write_index_video(path: Path, frames: int = 48, fps: int = SRC_FPS) -> Path:
     return path
 
 
+def write_moving_bar(
+    path: Path, codec: str, options: dict[str, str], frames: int = 24, size: int = 64
+) -> Path:
+    """`frames` frames at SRC_FPS of a bright bar moving across a still gradient,
+    size x size, in `codec` with its `options` (B-frames, keyframes)."""
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream(codec, rate=Fraction(SRC_FPS), options=options)
+        stream.width, stream.height, stream.pix_fmt = size, size, "yuv420p"
+        ramp = (np.arange(size) * 64 // size).astype(np.uint8)[None, :, None]
+        for index in range(frames):
+            picture = np.full((size, size, 3), 30, dtype=np.uint8) + ramp
+            picture[:, index % size : index % size + 6] = 250
+            for packet in stream.encode(av.VideoFrame.from_ndarray(picture, format="rgb24")):
+                container.mux(packet)
+        for packet in stream.encode(None):
+            container.mux(packet)
+    return path
+
+
 def source_index_of(frame: np.ndarray, scale: float, x_offset: int = 0) -> int:
     """Recover the source frame index from the red square's left edge in an output frame."""
     rgb = frame[..., :3].astype(int)

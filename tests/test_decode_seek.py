@@ -4,32 +4,15 @@ its frames are those of a decode from the beginning."""
 
 from __future__ import annotations
 
-from fractions import Fraction
 from pathlib import Path
 
-import av
 import numpy as np
 import pytest
 
 from companion.media.decode import iter_source_frames
+from tests.media_helpers import write_moving_bar
 
 FPS = 24
-
-
-def _write(path: Path, keyframe_every: int) -> Path:
-    """72 frames (3 s) of a bar moving across, H.264 with B-frames."""
-    with av.open(str(path), "w") as container:
-        stream = container.add_stream("libx264", rate=Fraction(FPS))
-        stream.width, stream.height, stream.pix_fmt = 96, 64, "yuv420p"
-        stream.options = {"g": str(keyframe_every), "bf": "3", "preset": "veryfast"}
-        for index in range(72):
-            picture = np.full((64, 96, 3), 30, dtype=np.uint8)
-            picture[:, index : index + 6] = 240
-            for packet in stream.encode(av.VideoFrame.from_ndarray(picture, format="rgb24")):
-                container.mux(packet)
-        for packet in stream.encode(None):
-            container.mux(packet)
-    return path
 
 
 def _frames(source: Path, start: float, end: float) -> list[tuple[float, np.ndarray]]:
@@ -48,7 +31,8 @@ def _frames(source: Path, start: float, end: float) -> list[tuple[float, np.ndar
 def test_a_late_selection_has_the_frames_of_a_decode_from_the_start(
     tmp_path: Path, name: str, keyframe_every: int
 ) -> None:
-    source = _write(tmp_path / name, keyframe_every)
+    options = {"g": str(keyframe_every), "bf": "3", "preset": "veryfast"}
+    source = write_moving_bar(tmp_path / name, "libx264", options, frames=72, size=96)
     start, end = 1.1, 2.3
     late = _frames(source, start, end)
     whole = _frames(source, 0.0, 3.0)

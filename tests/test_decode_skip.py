@@ -3,15 +3,13 @@ refers to, and the frames shown at those instants are exactly those of a full de
 
 from __future__ import annotations
 
-from fractions import Fraction
 from pathlib import Path
 
-import av
 import numpy as np
 import pytest
 
 from companion.media.decode import SamplePicker, iter_source_frames
-from tests.media_helpers import write_index_video
+from tests.media_helpers import write_index_video, write_moving_bar
 
 FPS = 24
 
@@ -66,25 +64,9 @@ def test_every_frame_is_decoded_when_every_frame_is_shown(tmp_path: Path) -> Non
     assert [round(time * FPS) for time, _ in sparse] == list(range(24))
 
 
-def _write_moving(path: Path, codec: str, options: dict[str, str]) -> Path:
-    """24 frames of 64x64, a bright bar moving across a gradient that brightens."""
-    with av.open(str(path), "w") as container:
-        stream = container.add_stream(codec, rate=Fraction(FPS), options=options)
-        stream.width, stream.height, stream.pix_fmt = 64, 64, "yuv420p"
-        for index in range(24):
-            picture = np.full((64, 64, 3), 4 * index, dtype=np.uint8)
-            picture += np.arange(64, dtype=np.uint8)[None, :, None]
-            picture[:, 2 * index : 2 * index + 8] = 250
-            for packet in stream.encode(av.VideoFrame.from_ndarray(picture, format="rgb24")):
-                container.mux(packet)
-        for packet in stream.encode(None):
-            container.mux(packet)
-    return path
-
-
 def test_an_hevc_source_skips_its_unseen_frames_too(tmp_path: Path) -> None:
     options = {"x265-params": "log-level=error:bframes=3:b-pyramid=1"}
-    source = _write_moving(tmp_path / "index.mp4", "libx265", options)
+    source = write_moving_bar(tmp_path / "index.mp4", "libx265", options)
     instants = [k * 5 / FPS for k in range(5)]
     full, every = _shown(source, 0.0, 1.0, instants, threads=True, skip=False)
     sparse, fewer = _shown(source, 0.0, 1.0, instants, threads=True, skip=True)
@@ -96,7 +78,7 @@ def test_an_hevc_source_skips_its_unseen_frames_too(tmp_path: Path) -> None:
 
 def test_a_vp9_source_is_decoded_whole(tmp_path: Path) -> None:
     """A VP9 packet may carry a hidden frame beside the shown one: nothing is skipped."""
-    source = _write_moving(tmp_path / "index.webm", "libvpx-vp9", {})
+    source = write_moving_bar(tmp_path / "index.webm", "libvpx-vp9", {})
     instants = [k * 5 / FPS for k in range(4)]
     full, every = _shown(source, 0.0, 1.0, instants, threads=False, skip=False)
     sparse, decoded = _shown(source, 0.0, 1.0, instants, threads=False, skip=True)
@@ -107,18 +89,8 @@ def test_a_vp9_source_is_decoded_whole(tmp_path: Path) -> None:
 def test_decode_order_times_are_not_trusted(tmp_path: Path) -> None:
     """An AVI stores no display times: its B-frames' packets carry times in decode order,
     which would name the wrong frames. The whole stream is decoded, as before."""
-    source = tmp_path / "index.avi"
-    with av.open(str(source), "w") as container:
-        stream = container.add_stream("libx264", rate=Fraction(FPS))
-        stream.width, stream.height, stream.pix_fmt = 64, 64, "yuv420p"
-        stream.options = {"bf": "3", "g": "48", "preset": "veryfast"}
-        for index in range(48):
-            picture = np.full((64, 64, 3), 40, dtype=np.uint8)
-            picture[:, index : index + 8] = 250
-            for packet in stream.encode(av.VideoFrame.from_ndarray(picture, format="rgb24")):
-                container.mux(packet)
-        for packet in stream.encode(None):
-            container.mux(packet)
+    options = {"bf": "3", "g": "48", "preset": "veryfast"}
+    source = write_moving_bar(tmp_path / "index.avi", "libx264", options, frames=48)
     instants = [k * 5 / FPS for k in range(9)]
     full, every = _shown(source, 0.0, 2.0, instants, threads=False, skip=False)
     sparse, decoded = _shown(source, 0.0, 2.0, instants, threads=False, skip=True)
