@@ -43,6 +43,37 @@ class SourceFrame:
     serial: int
 
 
+class _Video:
+    """A video file opened at its first video stream, at the keyframe before `seek_to`
+    seconds when given; seconds() turns the stream's timestamps into seconds from its
+    start, the one reckoning of the decoding and of the packets read ahead of it."""
+
+    def __init__(self, path: Path, seek_to: float | None) -> None:
+        try:
+            self.container = av.open(str(path))
+        except av.error.FFmpegError as exc:
+            raise MediaError(f"{path}: not a readable video") from exc
+        self.stream = self.container.streams.video[0]
+        time_base = self.stream.time_base
+        if time_base is None:
+            self.container.close()
+            raise MediaError(f"{path}: the video stream has no time base")
+        self.time_base = time_base
+        start = self.stream.start_time
+        self.base = float(start * time_base) if start else 0.0
+        if seek_to is not None:
+            # The keyframe before the selection; frames before it are never decoded.
+            target = int((seek_to + self.base) / time_base)
+            try:
+                self.container.seek(target, stream=self.stream, backward=True)
+            except BaseException:
+                self.container.close()
+                raise
+
+    def seconds(self, pts: int) -> float:
+        return float(pts * self.time_base) - self.base
+
+
 def _alpha_decoder(stream: av.video.stream.VideoStream, threads: bool) -> VideoCodecContext | None:
     # FFmpeg's native VP9/VP8 decoders drop the alpha side data; libvpx keeps it.
     if str(stream.metadata.get("alpha_mode", "")) != "1":
@@ -96,22 +127,12 @@ def _selection(
     shown_at: Sequence[float] | None,
     seek: bool,
 ) -> Generator[SourceFrame, None, None]:
-    try:
-        container = av.open(str(path))
-    except av.error.FFmpegError as exc:
-        raise MediaError(f"{path}: not a readable video") from exc
-    with container:
-        stream = container.streams.video[0]
+    video = _Video(path, start if seek else None)
+    with video.container:
+        stream = video.stream
         stream.thread_type = "AUTO" if threads else "NONE"
         if not exact:
             stream.codec_context.options = {"skip_loop_filter": "all"}
-        time_base = stream.time_base
-        if time_base is None:
-            raise MediaError(f"{path}: the video stream has no time base")
-        base = float(stream.start_time * time_base) if stream.start_time else 0.0
-        if seek:
-            # Seek to the keyframe before the selection; frames before it are skipped.
-            container.seek(int((start + base) / time_base), stream=stream, backward=True)
         decoder = _alpha_decoder(stream, threads)
         shown = None
         if shown_at is not None and stream.codec_context.name in ONE_FRAME_A_PACKET:
@@ -119,10 +140,10 @@ def _selection(
         pending: SourceFrame | None = None
         serial = 0
         try:
-            for frame in _frames(container, stream, decoder, shown):
+            for frame in _frames(video.container, stream, decoder, shown):
                 if frame.pts is None:
                     continue
-                time = float(frame.pts * time_base) - base
+                time = video.seconds(frame.pts)
                 if time >= end - EPSILON:
                     break
                 current = SourceFrame(time, frame, serial)
@@ -146,10 +167,7 @@ def _frames(
     decoder: VideoCodecContext | None,
     shown: set[int] | None,
 ) -> Iterator[av.VideoFrame]:
-    if decoder is None:
-        decoder = stream.codec_context
-    else:
-        shown = None  # libvpx decodes the alpha of every frame
+    decoder = decoder or stream.codec_context  # libvpx for VP9 alpha (never skipped)
     for packet in container.demux(stream):
         if shown is not None:
             # A packet is one frame, its pts the frame's: the setting rides with it,
@@ -170,25 +188,19 @@ def _shown_pts(path: Path, seek_to: float | None, instants: Sequence[float]) -> 
     AVI's B-frames, a muxer that wrote no composition offsets), which would name the
     wrong frames."""
     last = max(instants, default=0.0) + EPSILON
+    every: list[int | None] = []
     try:
-        with av.open(str(path)) as container:
-            stream = container.streams.video[0]
-            time_base = stream.time_base
-            if time_base is None:
-                return None
-            base = float(stream.start_time * time_base) if stream.start_time else 0.0
-            if seek_to is not None:  # as the decoding does
-                container.seek(int((seek_to + base) / time_base), stream=stream, backward=True)
-            every: list[int | None] = []
-            for packet in container.demux(stream):
+        video = _Video(path, seek_to)
+        with video.container:
+            for packet in video.container.demux(video.stream):
                 if not packet.size:
                     continue
                 every.append(packet.pts)
                 # Decode times only rise, and no frame is shown before it is decoded:
                 # past the last instant, no later packet holds a frame shown at one.
-                if packet.dts is not None and float(packet.dts * time_base) - base > last:
+                if packet.dts is not None and video.seconds(packet.dts) > last:
                     break
-    except av.error.FFmpegError:
+    except (MediaError, av.error.FFmpegError):
         return None
     known = [pts for pts in every if pts is not None]
     if not known or len(known) < len(every):
@@ -196,8 +208,7 @@ def _shown_pts(path: Path, seek_to: float | None, instants: Sequence[float]) -> 
     if all(a <= b for a, b in pairwise(known)):
         return None
     pts = np.unique(np.asarray(known, dtype=np.int64))
-    # The frame times exactly as the decoding loop computes them.
-    times = np.asarray([float(p * time_base) - base for p in pts.tolist()])
+    times = np.asarray([video.seconds(p) for p in pts.tolist()])
     at = np.searchsorted(times, np.asarray(instants, dtype=np.float64) + EPSILON, "right") - 1
     return {int(p) for p in pts[np.maximum(at, 0)]}
 
