@@ -23,6 +23,7 @@ from itertools import pairwise
 import numpy as np
 import numpy.typing as npt
 
+from companion.media.block_sums import block_sums
 from companion.media.errors import MediaError
 from companion.media.formats.common import RGBA
 from companion.media.sampling import SamplePlan
@@ -51,14 +52,10 @@ def thumbnail(frame: RGBA) -> npt.NDArray[np.float32]:
     frame = frame[::step, ::step]
     h, w = frame.shape[:2]
     if h % THUMB == 0 and w % THUMB == 0:  # the usual sizes: no index lists
-        # Block sums as strided views added in place, one add per offset in the block (a
-        # reshape reduced over two axes is several times slower); the sums of whole
-        # numbers are exact in float32, so the means are those of any order.
+        # The sums of whole numbers are exact in float32, so the means are those of any
+        # order.
         by, bx = h // THUMB, w // THUMB
-        small = np.zeros((THUMB, THUMB, 4), dtype=np.float32)
-        for dy in range(by):
-            for dx in range(bx):
-                small += frame[dy::by, dx::bx]
+        small = block_sums(frame, by, bx, np.float32)
         small /= by * bx
     else:
         ys = (np.arange(THUMB) * h) // THUMB

@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
+from companion.media.block_sums import block_sums
 from companion.media.depth import depth
 from companion.media.formats.common import RGBA
 
@@ -79,16 +80,12 @@ def find_core(frame: RGBA) -> Core | None:
 
 def _reduced_mask(alpha: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.bool_], int]:
     """The opaque pixels of the alpha reduced by block sums to at most ANALYSIS_SIDE a
-    side, and the block's side. The blocks are summed as strided views (one add per
-    offset): a reshape summed over two axes is 20 times slower."""
+    side, and the block's side."""
     factor = max(1, math.ceil(max(alpha.shape) / ANALYSIS_SIDE))
     if factor == 1:
         return alpha >= OPAQUE, 1
     rows, cols = (alpha.shape[0] // factor) * factor, (alpha.shape[1] // factor) * factor
-    sums = np.zeros((rows // factor, cols // factor), dtype=np.uint32)
-    for dy in range(factor):
-        for dx in range(factor):
-            sums += alpha[dy:rows:factor, dx:cols:factor]
+    sums = block_sums(alpha[:rows, :cols], factor, factor, np.uint32)
     return sums >= OPAQUE * factor * factor, factor
 
 
