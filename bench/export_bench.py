@@ -301,25 +301,11 @@ def run_ffmpeg(
 def run_ours(
     source: Path, out: Path, formats: str, frames: int, side: int = SIDE
 ) -> dict[str, float]:
-    result = subprocess.run(
-        [sys.executable, "-c", OURS, str(source), str(out), formats, str(frames), str(side)],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return _run_json(OURS, str(source), str(out), formats, str(frames), str(side))
 
 
 def vp9_alone(out: Path, side: int) -> float:
-    result = subprocess.run(
-        [sys.executable, "-c", VP9_ALONE, str(out), str(side)],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    return float(json.loads(result.stdout.strip().splitlines()[-1])["peak_mb"])
+    return _run_json(VP9_ALONE, str(out), str(side))["peak_mb"]
 
 
 def make_source(path: Path, duration: float) -> Path:
