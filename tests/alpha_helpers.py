@@ -1,10 +1,14 @@
 """What a transparent sheet must look like, read from its pixels: the corners and the
 background fully transparent, and no pixel of the key colour left visible (neither the
-background nor a fringe)."""
+background nor a fringe); and what its whole frames must look like, put back from the
+sheet as an engine reads them: the art's size, clear all around the character, and (in
+place) the character's body in the same place in every frame."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -38,3 +42,58 @@ def assert_keyed(sheet: Path, key: tuple[int, int, int] = GREEN) -> None:
 def hex_key(text: str) -> tuple[int, int, int]:
     text = text.lstrip("#")
     return (int(text[0:2], 16), int(text[2:4], 16), int(text[4:6], 16))
+
+
+def rebuilt(sheet: np.ndarray, entry: dict[str, Any]) -> np.ndarray:
+    """A whole frame put back from its rect and offset, as a TexturePacker reader does."""
+    f, s, size = entry["frame"], entry["spriteSourceSize"], entry["sourceSize"]
+    whole = np.zeros((size["h"], size["w"], 4), dtype=np.uint8)
+    cut = sheet[f["y"] : f["y"] + f["h"], f["x"] : f["x"] + f["w"]]
+    whole[s["y"] : s["y"] + s["h"], s["x"] : s["x"] + s["w"]] = cut
+    return whole
+
+
+def whole_frames(sheet_json: Path) -> list[np.ndarray]:
+    """Every frame of a one-page sheet, in order, put back whole (trimmed or not)."""
+    doc = json.loads(sheet_json.read_text())
+    with Image.open(sheet_json.parent / doc["meta"]["image"]) as opened:
+        sheet = np.asarray(opened.convert("RGBA"))
+    return [rebuilt(sheet, entry) for entry in doc["frames"].values()]
+
+
+def assert_lands(
+    sheet_json: Path, key: tuple[int, int, int], side: int, held: bool = False
+) -> list[np.ndarray]:
+    """The sheet keyed (no key colour, no green), and every whole frame side x side and
+    clear around the character: alpha 0 along its whole border, or, held in place (whose
+    stretched feet may meet the bottom: media/register.py), at its corners and along its
+    top and sides. Returns the frames."""
+    sheet = sheet_json.with_suffix(".png")
+    assert_keyed(sheet, key)
+    assert_keyed(sheet, GREEN)
+    frames = whole_frames(sheet_json)
+    for index, frame in enumerate(frames):
+        assert frame.shape == (side, side, 4), (sheet_json, index, frame.shape)
+        edges = [frame[0], frame[:, 0], frame[:, -1]] + ([] if held else [frame[-1]])
+        border = np.concatenate([*edges, frame[-1, :1], frame[-1, -1:]])
+        assert not border[:, 3].any(), (sheet_json, index, "alpha on the frame's border")
+        assert frame[..., 3].any(), (sheet_json, index, "an empty frame")
+    return frames
+
+
+# The tunic of companion.media.draw_character: the body registration holds.
+TUNIC = (196, 70, 54)
+
+
+def body_spread(frames: list[np.ndarray], colour: tuple[int, int, int] = TUNIC) -> float:
+    """How far a body part (the pixels of its colour) moves across the frames, in
+    pixels: the larger of its centre's spread across and down."""
+    centres = []
+    for frame in frames:
+        rgb = frame[..., :3].astype(int)
+        part = (np.abs(rgb - np.array(colour)).sum(axis=2) < 60) & (frame[..., 3] > 128)
+        ys, xs = np.nonzero(part)
+        assert ys.size, "the body part is not in the frame"
+        centres.append((xs.mean(), ys.mean()))
+    spread = np.ptp(np.asarray(centres), axis=0)
+    return float(spread.max())

@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw
 
 from companion.media import draw_character, far_key_colour
 from companion.store import Store
-from tests.alpha_helpers import GREEN, assert_keyed, hex_key
+from tests.alpha_helpers import GREEN, assert_keyed, assert_lands, hex_key
 from tests.cli_helpers import companion
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
@@ -82,6 +82,8 @@ def test_the_command_line_keys_a_transparent_picture_unasked(
         assert asked["mode"] == "alpha_key" and hex_key(asked["key_color"]) == key, asked
         assert_keyed(sheet, key)
         assert_keyed(sheet, GREEN)
+        # Every whole frame, put back as an engine does: clear all around the knight.
+        assert_lands(tmp_path / "out" / f"{name}.json", key, 64)
 
 
 def slime(size: int) -> Image.Image:
@@ -179,6 +181,7 @@ def test_the_daemon_keys_the_body_the_dock_sends(make_sandbox: Any, tmp_path: Pa
             assert frame_sizes(target / f"{name}.json") == {(64, 64)}, name
             assert_keyed(target / f"{name}.png", colour)
             assert_keyed(target / f"{name}.png", GREEN)
+            assert_lands(target / f"{name}.json", colour, 64)
             assert f'"name": &"{name}"' in (target / f"{name}.tres").read_text()
         # A model that cannot key, named: an opaque result, not a refusal.
         lite = dock_body("lite")

@@ -21,6 +21,7 @@ from PIL import Image
 
 from companion.cli.main import main as companion
 from companion.media import ExportSpec, export_video
+from tests.alpha_helpers import rebuilt
 from tests.motion_clips import SIDE, settling_frames, shaky_frames, torso_box, write_clip
 
 
@@ -102,15 +103,6 @@ def test_loop_auto_finds_the_seamless_span(
 def sheet_and_rects(folder: Path, name: str) -> tuple[np.ndarray, dict]:
     doc = json.loads((folder / f"{name}.json").read_text())
     return np.asarray(Image.open(folder / f"{name}.png").convert("RGBA")), doc
-
-
-def rebuilt(sheet: np.ndarray, entry: dict) -> np.ndarray:
-    """A whole frame put back from its rect and offset, as a TexturePacker reader does."""
-    f, s, size = entry["frame"], entry["spriteSourceSize"], entry["sourceSize"]
-    whole = np.zeros((size["h"], size["w"], 4), dtype=np.uint8)
-    cut = sheet[f["y"] : f["y"] + f["h"], f["x"] : f["x"] + f["w"]]
-    whole[s["y"] : s["y"] + s["h"], s["x"] : s["x"] + s["w"]] = cut
-    return whole
 
 
 def test_trimmed_sheets_shrink_and_keep_every_pixel_in_place(
