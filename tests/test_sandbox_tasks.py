@@ -240,9 +240,10 @@ def test_downloads_come_from_a_second_origin_without_credentials(make_sandbox) -
 
 
 def test_expired_urls_are_refreshed_by_asset_lookup(make_sandbox) -> None:
-    api = Api(make_sandbox(url_seconds=1).base_url)
+    # A URL lives at least url_seconds and less than one second more.
+    api = Api(make_sandbox(url_seconds=2).base_url)
     asset = generate_video(api)["outputs"][0]
-    time.sleep(2.1)
+    time.sleep(3.1)
     assert request("GET", asset["download_url"]).status == 404
     fresh = api.get(f"/assets/{asset['id']}").json
     assert fresh["download_url"] != asset["download_url"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import shutil
 import time
 import uuid
@@ -23,6 +24,12 @@ from companion.sandbox.journal import Journal
 from companion.sandbox.state import AssetRecord, State
 
 REDIRECT_SECONDS = 60
+
+
+def _expiry(seconds: int) -> int:
+    # Whole seconds rounded up: truncating would let a URL minted late in a second live
+    # for less than the seconds it promises (for a 1 s URL, next to nothing).
+    return math.ceil(time.time()) + seconds
 
 
 class Storage:
@@ -59,13 +66,13 @@ class Storage:
         return hmac.compare_digest(self._sign(asset_id, int(expires), origin), signature)
 
     def download_url(self, asset: AssetRecord) -> tuple[str, datetime]:
-        expires = int(time.time()) + self.url_seconds
+        expires = _expiry(self.url_seconds)
         signature = self._sign(asset.id, expires, "api")
         url = f"{self.api_base}/assets/{asset.id}/content?expires={expires}&signature={signature}"
         return url, datetime.fromtimestamp(expires, UTC)
 
     def storage_url(self, asset: AssetRecord) -> str:
-        expires = int(time.time()) + REDIRECT_SECONDS
+        expires = _expiry(REDIRECT_SECONDS)
         signature = self._sign(asset.id, expires, "storage")
         return f"{self.storage_base}/blobs/{asset.id}?expires={expires}&signature={signature}"
 
