@@ -23,13 +23,9 @@ def plan(tmp_path: Path) -> dict[str, Any]:
 
 
 def editor_errors(output: str) -> list[str]:
-    """The ERROR lines of the editor's output, but the sound card Xvfb does not have."""
-    lines = output.splitlines()
-    return [
-        line
-        for index, line in enumerate(lines)
-        if "ERROR" in line and "drivers/alsa" not in "".join(lines[index + 1 : index + 2])
-    ]
+    """The ERROR lines of the editor's output (it runs with the dummy audio driver, so
+    none is about the sound card Xvfb does not have)."""
+    return [line for line in output.splitlines() if "ERROR" in line]
 
 
 def check(seen: dict[str, Any], project: Path, tmp_path: Path) -> None:
