@@ -55,6 +55,7 @@ def nothing_spent(home: Path) -> None:
 @pytest.fixture
 def work(tmp_path: Path) -> Path:
     draw_character(64).save(tmp_path / "cat.png")
+    draw_character(64).convert("RGB").save(tmp_path / "photo.png")  # no alpha at all
     whole = (tmp_path / "cat.png").read_bytes()
     (tmp_path / "cut.png").write_bytes(whole[: len(whole) // 2])  # a valid header, cut short
     (tmp_path / "afile").write_text("mine")
@@ -72,7 +73,31 @@ EXPORT_GODOT = ["export", "cat.png", "--formats", "godot_pack"]
     [
         ([*ANIMATE, "--formats", "gif", "--out", "afile"], 2, "--out afile: is a file"),
         (["demo", "--out", "afile"], 2, "--out afile: is a file"),
-        ([*ANIMATE, "--formats", "webm_alpha", "--out", "o"], 2, "add --transparent"),
+        (  # alpha-only formats for an opaque result: asked for, or the picture's
+            [*ANIMATE, "--formats", "webm_alpha", "--opaque", "--out", "o"],
+            2,
+            "--formats webm_alpha exists for transparency: add --transparent",
+        ),
+        (
+            ["animate", "photo.png", "--prompt", "x", "--formats", "prores_4444", "--out", "o"],
+            2,
+            "prores_4444 exists for transparency: photo.png has no transparent pixels: add",
+        ),
+        (
+            [
+                "jobs",
+                "add",
+                "photo.png",
+                "--prompt",
+                "x",
+                "--formats",
+                "webm_alpha",
+                "--target",
+                "o",
+            ],
+            2,
+            "webm_alpha exists for transparency: photo.png has no transparent pixels",
+        ),
         (  # past the spec's bound: said with the lengths the live model offers
             [*ANIMATE, "--formats", "gif", "--seconds", "100", "--out", "o"],
             2,

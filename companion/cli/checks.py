@@ -5,8 +5,10 @@ path_checks, the flags against the live models in model_checks (all reached from
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -38,6 +40,9 @@ from companion.media import (
     Spacing,
     folder_text_refusal,
 )
+
+if TYPE_CHECKING:
+    from companion.jobs import JobRequest
 
 # Checks the rest of a one-click body before the real images are read.
 STAND_IN_IMAGE = {"type": "base64", "media_type": "image/png", "data": "AAAA"}
@@ -122,7 +127,9 @@ def did_you_mean(given: str, names: tuple[str, ...]) -> str | None:
     return close[0] if close else None
 
 
-def formats_from(text: str, transparent: bool) -> list[str]:
+def formats_from(text: str, transparent: bool | None) -> list[str]:
+    """The formats named, checked; transparent None: not yet known (a picture or a
+    kept clip decides it: see alpha_formats_have_alpha)."""
     formats = [f.strip() for f in text.split(",") if f.strip()]
     if not formats:
         raise UsageError(f"--formats: give at least one format, from: {', '.join(FORMAT_NAMES)}")
@@ -134,13 +141,28 @@ def formats_from(text: str, transparent: bool) -> list[str]:
             + (f"; did you mean {' or '.join(guesses)}?" if guesses else "")
             + f" (formats: {', '.join(FORMAT_NAMES)})"
         )
+    if transparent is False:
+        alpha_formats_have_alpha(formats, False)
+    return formats
+
+
+def alpha_formats_have_alpha(formats: Iterable[str], transparent: bool, why: str = "") -> None:
+    """WebM with alpha and ProRes 4444 exist for their alpha: refused for an opaque
+    result, before anything is spent. why: what made the result opaque, when not said."""
     alpha_only = [f for f in formats if f in ALPHA_ONLY_FORMATS]
     if alpha_only and not transparent:
         raise UsageError(
-            f"--formats {','.join(alpha_only)} exists for transparency: add --transparent "
-            "(or choose gif, frames_zip or spritesheet)"
+            f"--formats {','.join(alpha_only)} exists for transparency{why}: add "
+            "--transparent (or choose gif, frames_zip or spritesheet)"
         )
-    return formats
+
+
+def request_has_alpha(request: JobRequest, why: str) -> None:
+    """The alpha-only formats of a request whose transparency the picture or the kept
+    clip decided (see formats_from)."""
+    alpha_formats_have_alpha(
+        request.install_formats or [], bool(request.export["transparent"]["enabled"]), why
+    )
 
 
 def key_colour(args: argparse.Namespace) -> tuple[int, int, int] | None:
@@ -199,13 +221,21 @@ def small_sides(args: argparse.Namespace) -> tuple[int | None, int | None] | Non
     return args.width, args.height
 
 
-def export_options(args: argparse.Namespace) -> tuple[ExportOptions, Selection]:
+def export_options(
+    args: argparse.Namespace, decided_later: bool = False
+) -> tuple[ExportOptions, Selection]:
     """The export flags, checked with the service's own rules (sides under its 64 px
-    are left out: see small_sides)."""
+    are left out: see small_sides). decided_later: unless said, a picture or a kept clip
+    decides transparency (the caller checks the request: request_has_alpha)."""
     key_colour(args)
     godot_res_dir(getattr(args, "godot_res_dir", None))
+    said = True if args.transparent else _opaque(args)
     # Left out where that is allowed (a character): the project's engine decides them.
-    formats = None if args.formats is None else formats_from(args.formats, args.transparent)
+    formats = (
+        None
+        if args.formats is None
+        else formats_from(args.formats, said if decided_later else bool(args.transparent))
+    )
     for flag, value in (("--start", args.start), ("--duration", args.duration)):
         if value is not None and value < 0:
             raise UsageError(f"{flag} {value:g}: give seconds from 0")
@@ -222,7 +252,7 @@ def export_options(args: argparse.Namespace) -> tuple[ExportOptions, Selection]:
                 else _given(output_width=args.width, output_height=args.height)
             ),
             # Said only when asked: left out, the picture decides (companion.jobs.defaults).
-            **_given(transparent=True if args.transparent else _opaque(args)),
+            **_given(transparent=said),
             unity={"pivot": args.pivot, "pixels_per_unit": args.pixels_per_unit},
         )
         ranged = args.start is not None or args.duration is not None
@@ -259,7 +289,7 @@ def one_click_args(
     naming the lengths the live model offers (and video then has no length: it must not
     be sent). prompts: the flag of each prompt to check (default: --prompt's)."""
     frame_count_only(args)
-    options, selection = export_options(args)
+    options, selection = export_options(args, decided_later=True)
     too_long = args.seconds if lengths_later and (args.seconds or 0) > MAX_SECONDS else None
     asked = {"--prompt": args.prompt} if prompts is None else prompts
     video = video_options(args, None if too_long is not None else args.seconds, asked)

@@ -78,7 +78,8 @@ def add_export_options(
         metavar="LIST",
         help="comma-separated output formats, from: "
         + ", ".join(FORMAT_NAMES)
-        + f" ({' and '.join(ALPHA_ONLY_FORMATS)} need --transparent)"
+        + f" ({' and '.join(ALPHA_ONLY_FORMATS)} need a transparent result: --transparent,"
+        " or a picture with transparent pixels)"
         + (f"; default: {formats_default}" if formats_default else ""),
     )
     if out_help is not None:
