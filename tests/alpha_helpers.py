@@ -97,3 +97,36 @@ def body_spread(frames: list[np.ndarray], colour: tuple[int, int, int] = TUNIC) 
         centres.append((xs.mean(), ys.mean()))
     spread = np.ptp(np.asarray(centres), axis=0)
     return float(spread.max())
+
+
+def assert_plays_the_frames(
+    webm: Path, gif: Path, frames: list[np.ndarray], key: tuple[int, int, int]
+) -> None:
+    """The WebM (decoded by libvpx, its alpha included) and the GIF play the sheet's
+    frames: as many, the same size, clear where the sheet's frames are clear (VP9 is
+    lossy: a few levels; the GIF's alpha is one bit) and no key colour or green showing."""
+    from tests.media_helpers import decode_rgba
+
+    played, _, pix = decode_rgba(webm, "libvpx-vp9")
+    assert pix == "yuva420p" and len(played) == len(frames), (webm, pix, len(played))
+    with Image.open(gif) as opened:
+        assert opened.n_frames == len(frames), (gif, opened.n_frames)
+        shown = []
+        for index in range(opened.n_frames):
+            opened.seek(index)
+            shown.append(np.asarray(opened.convert("RGBA")))
+    for index, (wanted, video, picture) in enumerate(zip(frames, played, shown, strict=True)):
+        alpha = wanted[..., 3].astype(int)
+        for name, seen, levels in (("webm", video, 8), ("gif", picture, 0)):
+            assert seen.shape == wanted.shape, (name, index, seen.shape)
+            got = seen[..., 3].astype(int)
+            border = np.concatenate([got[0], got[-1], got[:, 0], got[:, -1]])
+            assert border.max() <= levels, (name, index, "alpha on the frame's border")
+            assert (got[alpha == 0] <= levels).mean() > 0.99, (name, index, "a box around it")
+            solid = seen[got > 200][:, :3].astype(int)
+            for colour in (key, GREEN):
+                near = np.abs(solid - np.array(colour)).max(axis=1) < 60
+                assert not near.any(), (name, index, colour, int(near.sum()))
+        assert np.abs(video[..., 3].astype(int) - alpha).mean() < 3, index
+        one_bit = (picture[..., 3] > 0) != (alpha >= 128)
+        assert one_bit.mean() < 0.02, index

@@ -16,7 +16,13 @@ from PIL import Image, ImageDraw
 
 from companion.media import draw_character, far_key_colour
 from companion.store import Store
-from tests.alpha_helpers import GREEN, assert_keyed, assert_lands, hex_key
+from tests.alpha_helpers import (
+    GREEN,
+    assert_keyed,
+    assert_lands,
+    assert_plays_the_frames,
+    hex_key,
+)
 from tests.cli_helpers import companion
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
@@ -50,9 +56,12 @@ def test_the_command_line_keys_a_transparent_picture_unasked(
     draw_character(64).save(picture)  # a 64 px character on a transparent background
     with Image.open(picture) as opened:
         key = far_key_colour(opened)
-    formats = ["--formats", "spritesheet,spritesheet_json"]
+    # Untouched, the motion files too: they are what a web page or a chat shows.
     runs = {"default": [], "transparent": ["--transparent"], "opaque": ["--opaque"]}
     for name, flags in runs.items():
+        formats = ["--formats", "spritesheet,spritesheet_json"]
+        if name == "default":
+            formats[1] += ",webm_alpha,gif"
         before = api.get("/credits/balance").json["available"]
         made = companion(
             sandbox.base_url, home, "animate", str(picture), *QUICK, *formats, *flags,
@@ -83,7 +92,10 @@ def test_the_command_line_keys_a_transparent_picture_unasked(
         assert_keyed(sheet, key)
         assert_keyed(sheet, GREEN)
         # Every whole frame, put back as an engine does: clear all around the knight.
-        assert_lands(tmp_path / "out" / f"{name}.json", key, 64)
+        frames = assert_lands(tmp_path / "out" / f"{name}.json", key, 64)
+        if name == "default":
+            out = tmp_path / "out"
+            assert_plays_the_frames(out / f"{name}.webm", out / f"{name}.gif", frames, key)
 
 
 def slime(size: int) -> Image.Image:
