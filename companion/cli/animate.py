@@ -133,7 +133,7 @@ def _request(plan: Plan, hashes: list[str], where: Placement | None) -> JobReque
         finishing=plan.finishing,
         frames=plan.frames,
     )
-    checks.request_has_alpha(asked, f": {plan.image.name} has no transparent pixels")
+    checks.request_has_alpha(asked, plan.image)
     return asked.with_fingerprint(hashes, plan.name, str(plan.out))
 
 

@@ -126,7 +126,7 @@ def plan_from_args(args: argparse.Namespace) -> CharacterPlan:
         finishing=checks.finishing_said(args),
         frames=checks.small_sides(args),
     )
-    checks.request_has_alpha(jobs[0].request, f": {given.image.name} has no transparent pixels")
+    checks.request_has_alpha(jobs[0].request, given.image)
     _check_files(name, out, where, jobs, given.image, image.sha256)
     return CharacterPlan(
         name=name,

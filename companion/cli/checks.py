@@ -5,10 +5,8 @@ path_checks, the flags against the live models in model_checks (all reached from
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -21,10 +19,12 @@ from companion.api.schema import (
 from companion.api.schema.base import first_error
 from companion.api.schema.export import LOCAL_MIN_SIDE, MAX_OUTPUT_SIDE, MIN_OUTPUT_SIDE
 from companion.cli.errors import UsageError
+from companion.cli.format_checks import formats_from
+from companion.cli.format_checks import request_has_alpha as request_has_alpha
 from companion.cli.model_checks import MAX_SECONDS as MAX_SECONDS
 from companion.cli.model_checks import against_models as against_models
 from companion.cli.model_checks import too_long as too_long
-from companion.cli.options import ALPHA_ONLY_FORMATS, DEFAULT_KEY_COLOUR, FORMAT_NAMES
+from companion.cli.options import DEFAULT_KEY_COLOUR
 from companion.cli.path_checks import base_name as base_name
 from companion.cli.path_checks import existing_outputs as existing_outputs
 from companion.cli.path_checks import input_file as input_file
@@ -40,9 +40,6 @@ from companion.media import (
     Spacing,
     folder_text_refusal,
 )
-
-if TYPE_CHECKING:
-    from companion.jobs import JobRequest
 
 # Checks the rest of a one-click body before the real images are read.
 STAND_IN_IMAGE = {"type": "base64", "media_type": "image/png", "data": "AAAA"}
@@ -111,58 +108,6 @@ def _where(exc: ValidationError, flags: dict[str, str]) -> str:
         if message.startswith(start):
             return f"{flag}: {message}" + (f"; {hint}" if hint else "")
     return message
-
-
-def did_you_mean(given: str, names: tuple[str, ...]) -> str | None:
-    """The name (or the few names) meant, when close: the start of a name (godot ->
-    godot_pack, unity -> unity_meta or unity_pack), or a near spelling (spritesheat ->
-    spritesheet)."""
-    import difflib
-
-    text = given.strip().lower().replace("-", "_")
-    starting = [n for n in names if n.startswith(text) or text.startswith(n)]
-    if 1 <= len(starting) <= 3:
-        return " or ".join(starting)
-    close = difflib.get_close_matches(text, names, n=1, cutoff=0.75)
-    return close[0] if close else None
-
-
-def formats_from(text: str, transparent: bool | None) -> list[str]:
-    """The formats named, checked; transparent None: not yet known (a picture or a
-    kept clip decides it: see alpha_formats_have_alpha)."""
-    formats = [f.strip() for f in text.split(",") if f.strip()]
-    if not formats:
-        raise UsageError(f"--formats: give at least one format, from: {', '.join(FORMAT_NAMES)}")
-    unknown = [f for f in formats if f not in FORMAT_NAMES]
-    if unknown:
-        guesses = [g for g in (did_you_mean(u, FORMAT_NAMES) for u in unknown) if g]
-        raise UsageError(
-            f"--formats: {', '.join(repr(u) for u in unknown)} is not a format"
-            + (f"; did you mean {' or '.join(guesses)}?" if guesses else "")
-            + f" (formats: {', '.join(FORMAT_NAMES)})"
-        )
-    if transparent is False:
-        alpha_formats_have_alpha(formats, False)
-    return formats
-
-
-def alpha_formats_have_alpha(formats: Iterable[str], transparent: bool, why: str = "") -> None:
-    """WebM with alpha and ProRes 4444 exist for their alpha: refused for an opaque
-    result, before anything is spent. why: what made the result opaque, when not said."""
-    alpha_only = [f for f in formats if f in ALPHA_ONLY_FORMATS]
-    if alpha_only and not transparent:
-        raise UsageError(
-            f"--formats {','.join(alpha_only)} exists for transparency{why}: add "
-            "--transparent (or choose gif, frames_zip or spritesheet)"
-        )
-
-
-def request_has_alpha(request: JobRequest, why: str) -> None:
-    """The alpha-only formats of a request whose transparency the picture or the kept
-    clip decided (see formats_from)."""
-    alpha_formats_have_alpha(
-        request.install_formats or [], bool(request.export["transparent"]["enabled"]), why
-    )
 
 
 def key_colour(args: argparse.Namespace) -> tuple[int, int, int] | None:

@@ -73,7 +73,7 @@ def cmd_add(args: argparse.Namespace) -> int:
         finishing=checks.finishing_said(args),
         frames=checks.small_sides(args),
     )
-    checks.request_has_alpha(request, f": {image.name} has no transparent pixels")
+    checks.request_has_alpha(request, image)
     hashes = [sha256_of(p) for p in (image, *([last] if last else []), *refs)]
     request = request.with_fingerprint(hashes, name, str(target))
     store = Store(load().database)

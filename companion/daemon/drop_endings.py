@@ -21,20 +21,20 @@ class Endings:
         self._moves = threading.Lock()  # done/ and failed/ names are chosen one at a time
 
     def done(self, source: Path, note: str | None = None) -> None:
-        target = self._move_out(source, "done")
-        if target is not None and note:
-            target.with_name(target.name + ".note.txt").write_text(note + "\n")
+        self._move_out(source, "done", (".note.txt", note) if note else None)
 
     def fail(self, source: Path, reason: str | None) -> None:
-        target = self._move_out(source, "failed")
-        if target is None:
-            return
-        target.with_name(target.name + ".error.txt").write_text(f"{reason}\n")
-        log.info("%s failed: %s", target.name, reason)
+        target = self._move_out(source, "failed", (".error.txt", f"{reason}"))
+        if target is not None:
+            log.info("%s failed: %s", target.name, reason)
 
-    def _move_out(self, source: Path, folder: str) -> Path | None:
+    def _move_out(
+        self, source: Path, folder: str, beside: tuple[str, str] | None = None
+    ) -> Path | None:
         """Move a taken source, and the sidecar it took, to done/ or failed/ under names
-        free for both (hero.1.png with hero.1.yaml); None when it is gone already."""
+        free for both (hero.1.png with hero.1.yaml); None when it is gone already.
+        beside: a text (suffix, words) written next to it first, so whoever sees the
+        source arrive in failed/ finds its reason there too."""
         with self._moves:
             if not exists(source):
                 return None
@@ -44,6 +44,9 @@ class Endings:
             if sidecar is not None and not exists(sidecar):
                 sidecar = None
             target = free(self.inbox / folder / name, also=".yaml" if sidecar else None)
+            if beside is not None:
+                suffix, words = beside
+                target.with_name(target.name + suffix).write_text(words + "\n")
             shutil.move(str(source), target)
             if sidecar is not None:
                 sidecar.rename(target.with_suffix(".yaml"))  # a rename: a folder moves whole

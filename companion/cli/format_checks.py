@@ -1,0 +1,66 @@
+"""The --formats flag: names checked (with a guess at a misspelt one), and the formats
+that exist for their alpha refused for an opaque result."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from companion.cli.errors import UsageError
+from companion.cli.options import ALPHA_ONLY_FORMATS, FORMAT_NAMES
+
+if TYPE_CHECKING:
+    from companion.jobs import JobRequest
+
+
+def did_you_mean(given: str, names: tuple[str, ...]) -> str | None:
+    """The name (or the few names) meant, when close: the start of a name (godot ->
+    godot_pack, unity -> unity_meta or unity_pack), or a near spelling (spritesheat ->
+    spritesheet)."""
+    import difflib
+
+    text = given.strip().lower().replace("-", "_")
+    starting = [n for n in names if n.startswith(text) or text.startswith(n)]
+    if 1 <= len(starting) <= 3:
+        return " or ".join(starting)
+    close = difflib.get_close_matches(text, names, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def formats_from(text: str, transparent: bool | None) -> list[str]:
+    """The formats named, checked; transparent None: not yet known (the picture decides
+    it: see request_has_alpha)."""
+    formats = [f.strip() for f in text.split(",") if f.strip()]
+    if not formats:
+        raise UsageError(f"--formats: give at least one format, from: {', '.join(FORMAT_NAMES)}")
+    unknown = [f for f in formats if f not in FORMAT_NAMES]
+    if unknown:
+        guesses = [g for g in (did_you_mean(u, FORMAT_NAMES) for u in unknown) if g]
+        raise UsageError(
+            f"--formats: {', '.join(repr(u) for u in unknown)} is not a format"
+            + (f"; did you mean {' or '.join(guesses)}?" if guesses else "")
+            + f" (formats: {', '.join(FORMAT_NAMES)})"
+        )
+    if transparent is False:
+        alpha_formats_have_alpha(formats, False)
+    return formats
+
+
+def alpha_formats_have_alpha(formats: Iterable[str], transparent: bool, why: str = "") -> None:
+    """WebM with alpha and ProRes 4444 exist for their alpha: refused for an opaque
+    result, before anything is spent. why: what made the result opaque, when not said."""
+    alpha_only = [f for f in formats if f in ALPHA_ONLY_FORMATS]
+    if alpha_only and not transparent:
+        raise UsageError(
+            f"--formats {','.join(alpha_only)} exists for transparency{why}: add "
+            "--transparent (or choose gif, frames_zip or spritesheet)"
+        )
+
+
+def request_has_alpha(request: JobRequest, picture: Path) -> None:
+    """The alpha-only formats of a one-click request, whose transparency the picture
+    decided unless it was said (see formats_from)."""
+    transparent = bool(request.export["transparent"]["enabled"])
+    why = f": {picture.name} has no transparent pixels"
+    alpha_formats_have_alpha(request.install_formats or [], transparent, why)
