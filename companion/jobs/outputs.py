@@ -81,6 +81,19 @@ class OutputSteps:
             "ASSET_ID --out FILE)" + (f"; assets: {assets}" if assets else "")
         )
 
+    def _unexportable(self, job: Job, exc: OSError) -> str:
+        """Why a kept video cannot be exported into its target here, and that trying
+        again is free."""
+        reason = exc.strerror or str(exc)
+        inside = exc.filename and str(exc.filename).startswith(str(job.target_dir))
+        where = f" ({exc.filename})" if exc.filename and not inside else ""
+        return (
+            f"cannot write the outputs into {job.target_dir}: {reason}{where}. The video is "
+            "paid for and kept here: fix the folder (free some space, make it writable), "
+            f"then run the same command again or companion jobs retry {job.id[:8]} to "
+            "export it again without paying"
+        )
+
     async def _download(self, job: Job) -> Job:
         if JobRequest.of(job.request).finished_here and job.remote_status == "succeeded":
             # In place, loop or trim asked: the kept clip is exported here, as a re-cut's.
@@ -145,6 +158,8 @@ class OutputSteps:
             )
         except MediaError as exc:
             raise JobFailed(f"the local export failed: {exc}") from exc
+        except OSError as exc:  # a full disk, a folder taken away or made read-only
+            raise JobFailed(self._unexportable(job, exc)) from exc
         await asyncio.to_thread(
             self.store.add_assets, job.id, [(r[0], r[1], r[2], r[3]) for r in rows]
         )

@@ -8,6 +8,7 @@ Construct's default. The Construct pack therefore says the speed in its archive 
 
 from __future__ import annotations
 
+import contextlib
 import zipfile
 from pathlib import Path
 
@@ -55,11 +56,23 @@ class PngSequenceWriter:
             self._store(done, data)
 
     def _store(self, index: int, data: bytes) -> None:
+        try:
+            for archive in self._zips:
+                name = f"{frame_name(self.name, index, self.count)}.png"
+                info = zipfile.ZipInfo(name, ARCHIVE_TIME)
+                info.external_attr = 0o644 << 16
+                info.compress_type = zipfile.ZIP_STORED
+                archive.writestr(info, data)
+        except OSError:
+            self._abandon()
+            raise
+
+    def _abandon(self) -> None:
+        """Close the archives of a failed write (a full disk) now, so none is left for
+        the garbage collector to close, which would print the same error as a traceback."""
         for archive in self._zips:
-            info = zipfile.ZipInfo(f"{frame_name(self.name, index, self.count)}.png", ARCHIVE_TIME)
-            info.external_attr = 0o644 << 16
-            info.compress_type = zipfile.ZIP_STORED
-            archive.writestr(info, data)
+            with contextlib.suppress(OSError):
+                archive.close()
 
     def close(self) -> list[Path]:
         try:
