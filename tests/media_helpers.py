@@ -57,9 +57,12 @@ def write_moving_bar(
 
 
 def source_index_of(frame: np.ndarray, scale: float, x_offset: int = 0) -> int:
-    """Recover the source frame index from the red square's left edge in an output frame."""
+    """Recover the source frame index from the red square's left edge in an output frame
+    (as shown: where the frame has alpha, its pixels at least half opaque)."""
     rgb = frame[..., :3].astype(int)
     red = (rgb[..., 0] > 150) & (rgb[..., 1] < 100) & (rgb[..., 2] < 100)
+    if frame.shape[2] == 4:
+        red &= frame[..., 3] >= 128
     columns = np.flatnonzero(red.any(axis=0))
     assert columns.size, "no red square in frame"
     left = (columns[0] - x_offset) / scale

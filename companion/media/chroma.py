@@ -15,6 +15,7 @@ import itertools
 import numpy as np
 import numpy.typing as npt
 
+from companion.media.edge_unmix import unmix_rim
 from companion.media.errors import MediaError
 
 RGBA = npt.NDArray[np.uint8]
@@ -101,6 +102,7 @@ class ChromaKeyer:
             for first, last in itertools.pairwise(starts):
                 if last > first:
                     self._key_band(word, candidates[first:last], out_word)
+        unmix_rim(rgba, out, self.key)  # blends with colours far from the key's hue
         return out
 
     def _key_band(

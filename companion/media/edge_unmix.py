@@ -1,0 +1,118 @@
+"""A keyed character's rim, un-mixed against its own colours.
+
+A generated clip is drawn, scaled and softened on the key colour, so the pixels of the
+character's rim are blends of a colour of the character and the key. The keyer's alpha
+comes from a pixel's chroma distance to the key, which is right for colours near the
+key's hue but wrong for a blend with a colour far from it: half blue shirt and half green
+key is a teal that is as far from green as the shirt itself, and was kept whole, a teal
+outline round a blue shirt. Here each rim pixel (within RIM pixels of the keyed-out
+background) looks at the solid pixels of the character beside it; where its colour lies
+on the line from the key to one of theirs (within OFF_LINE of its length), it is that
+blend: its alpha is the share of the character's colour, and its colour the character's
+(with what lay off the line kept, so shading survives). A rim pixel that is no such
+blend (a dark outline beside a light fill, a thin strand with no solid pixel near) is
+left as the keyer made it.
+
+Cost: the rim is a thin band, so the work is a few vector steps over its pixels for each
+neighbour looked at, inside the character's box."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from companion.media.formats.common import RGBA
+
+RIM = 1  # how far (pixels, either axis) from the background a pixel may be a blend
+OFF_LINE = 0.12  # how far off the key-to-colour line a blend may lie, as a share of it
+# A colour closer to the key than this (RGB levels) cannot be told from it by its blend.
+MIN_CONTRAST = 48.0
+TRIES = 3  # solid neighbours asked, nearest first, whether a rim pixel is their blend
+# The neighbours looked at (dy, dx), nearest first.
+_STEPS = np.array(
+    sorted(
+        ((dy, dx) for dy in range(-RIM, RIM + 1) for dx in range(-RIM, RIM + 1) if dy or dx),
+        key=lambda step: step[0] * step[0] + step[1] * step[1],
+    )
+)
+
+
+def unmix_rim(observed: RGBA, keyed: RGBA, key: npt.NDArray[np.float32]) -> None:
+    """Re-set in `keyed` (the keyer's result for `observed`) the alpha and colour of the
+    rim pixels that are blends of a solid neighbour's colour and the key."""
+    alpha = keyed[..., 3]
+    shown_rows = alpha.any(axis=1)
+    if not shown_rows.any():
+        return
+    # The character's box and a ring of RIM around it (the frame's edge is not key).
+    top, bottom = _span(shown_rows, RIM, alpha.shape[0])
+    left, right = _span(alpha[top:bottom].any(axis=0), RIM, alpha.shape[1])
+    box_alpha = alpha[top:bottom, left:right]
+    kept = box_alpha > 0
+    near_background = _grown(~kept, RIM)
+    rim = kept & near_background
+    solid = (box_alpha == 255) & ~near_background
+    if not rim.any() or not solid.any():
+        return
+    ys, xs = np.divmod(np.flatnonzero(rim), rim.shape[1])  # faster than a 2-d nonzero
+    seen = observed[top:bottom, left:right]
+    made = keyed[top:bottom, left:right]
+    mixed = seen[ys, xs, :3].astype(np.float32) - key  # each rim colour, from the key
+    # Every rim pixel's neighbours at once, nearest first, as indices into the solid mask
+    # with a ring of RIM around it (past the frame's edge nothing is solid).
+    width = rim.shape[1] + 2 * RIM
+    ringed = np.zeros((rim.shape[0] + 2 * RIM, width), dtype=np.bool_)
+    ringed[RIM:-RIM, RIM:-RIM] = solid
+    at = (ys + RIM) * width + (xs + RIM)
+    around = at[:, None] + (_STEPS[:, 0] * width + _STEPS[:, 1])
+    usable = ringed.ravel()[around]
+    share = np.ones(ys.size, dtype=np.float32)
+    colour = np.zeros((ys.size, 3), dtype=np.float32)
+    # The nearest solid neighbour whose colour explains the pixel, of the first TRIES:
+    # nearly every pixel is settled by its nearest (one of the character's own colour is
+    # explained whole), so the next are asked only of the few it does not explain.
+    open_ = np.flatnonzero(usable.any(axis=1))
+    for _ in range(TRIES):
+        if not open_.size:
+            break
+        nearest = usable[open_].argmax(axis=1)
+        cy, cx = np.divmod(around[open_, nearest], width)
+        cy -= RIM
+        cx -= RIM
+        towards = seen[cy, cx, :3].astype(np.float32) - key  # the neighbour's, from the key
+        length2 = np.maximum(np.einsum("ij,ij->i", towards, towards), 1.0)
+        along = np.einsum("ij,ij->i", mixed[open_], towards) / length2
+        rest = mixed[open_] - along[:, None] * towards  # what the blend does not explain
+        off2 = np.einsum("ij,ij->i", rest, rest)
+        explained = (off2 <= OFF_LINE**2 * length2) & (length2 >= MIN_CONTRAST**2) & (along >= 0)
+        settled = open_[explained]
+        share[settled] = along[explained]
+        colour[settled] = made[cy[explained], cx[explained], :3].astype(np.float32)
+        colour[settled] += rest[explained]
+        usable[open_, nearest] = False
+        open_ = open_[~explained]
+        open_ = open_[usable[open_].any(axis=1)]
+    blend = share < 1.0
+    ys, xs, share, colour = ys[blend], xs[blend], share[blend], colour[blend]
+    source_alpha = seen[ys, xs, 3].astype(np.float32)
+    made[ys, xs, :3] = np.clip(colour + 0.5, 0, 255).astype(np.uint8)
+    made[ys, xs, 3] = np.clip(share * source_alpha + 0.5, 0, 255).astype(np.uint8)
+
+
+def _span(filled: npt.ArrayLike, grow: int, size: int) -> tuple[int, int]:
+    """[first - grow, last + 1 + grow) of the true entries of a line, inside [0, size)."""
+    where = np.flatnonzero(filled)
+    return max(0, int(where[0]) - grow), min(size, int(where[-1]) + 1 + grow)
+
+
+def _grown(mask: npt.NDArray[np.bool_], reach: int) -> npt.NDArray[np.bool_]:
+    """mask grown by `reach` pixels along both axes (a square of side 2 * reach + 1)."""
+    rows = mask.copy()
+    for step in range(1, reach + 1):
+        rows[step:] |= mask[:-step]
+        rows[:-step] |= mask[step:]
+    grown = rows.copy()
+    for step in range(1, reach + 1):
+        grown[:, step:] |= rows[:, :-step]
+        grown[:, :-step] |= rows[:, step:]
+    return grown
