@@ -9,9 +9,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from companion.sandbox import SandboxThread
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
+from tests.drop_helpers import DEFAULTS, png_bytes
 from tests.paid_helpers import registered_body
 from tests.test_daemon import call
 
@@ -61,5 +64,48 @@ def test_the_quote_names_the_earlier_jobs_files_it_replaces(
         document = call(running, "GET", "/api/v1/openapi.json").json
         described = document["components"]["schemas"]["QuoteOut"]["properties"]["replaces"]
         assert "earlier job" in described["description"]
+    finally:
+        running.stop()
+
+
+@pytest.mark.parametrize("engine", ["godot", "other"])
+def test_the_quote_names_the_earlier_files_a_new_set_removes(
+    make_sandbox: Callable[..., SandboxThread], tmp_path: Path, engine: str
+) -> None:
+    """Writing hero again as a GIF only, into a Godot project, removes the earlier hero's
+    sheet, its data and its resource (one name, one set): the quote names them first,
+    each marked removed. A plain folder keeps them, and the quote says nothing of it."""
+    sandbox = make_sandbox(task_seconds=0.2)
+    running = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
+    try:
+        project = tmp_path / "game"
+        project.mkdir()
+        if engine == "godot":
+            (project / "project.godot").write_text("config_version=5\n")
+        (project / "hero.png").write_bytes(png_bytes(6))
+        where = {"root": str(project), "engine": engine}
+        registered = call(running, "POST", "/api/v1/projects", where)
+        assert registered.status == 201, registered.body
+        body = {"project_root": str(project), "image_path": "hero.png", **DEFAULTS}
+        body["name"] = "hero"
+        made = call(running, "POST", "/api/v1/animate", body)
+        assert made.status == 202, made.body
+        earlier = _done(running, made.json["id"])["id"]
+        first = call(running, "POST", "/api/v1/quote", body).json  # what the set holds
+        held = sorted(p for p in first["writes"] if Path(p).is_file())
+        assert len(held) >= 2, first
+
+        gif_only = {**body, "prompt": "walk cycle", "export": {"output_formats": ["gif"]}}
+        quote = call(running, "POST", "/api/v1/quote", gif_only)
+        assert quote.status == 200 and quote.json["conflicts"] == [], quote.body
+        removed = sorted(r["path"] for r in quote.json["replaces"] if r.get("removed"))
+        assert removed == (held if engine == "godot" else []), quote.json["replaces"]
+        assert {r["job"] for r in quote.json["replaces"]} <= {earlier}
+        gone = call(running, "POST", "/api/v1/animate", gif_only)
+        assert gone.status == 202, gone.body
+        _done(running, gone.json["id"])
+        # As announced, and only those.
+        assert sorted(p for p in held if not Path(p).exists()) == removed
+        assert all(Path(p).is_file() for p in quote.json["writes"])
     finally:
         running.stop()

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from companion.cli.errors import UsageError
-from companion.install import Placement, conflicts, planned_writes
+from companion.cli.errors import UsageError, say
+from companion.install import Placement, foreseen, planned_writes
 from companion.store import Store
 
 
@@ -53,10 +53,21 @@ def planned(where: Placement, name: str, formats: list[str]) -> list[Path]:
 
 def refuse_conflicts(store: Store, where: Placement, name: str, formats: list[str]) -> None:
     """A file of the user's that the install may neither replace nor merge: refused
-    before anything is spent or written."""
-    found = conflicts(store, name, planned(where, name, formats))
+    before anything is spent or written. Then the files of an earlier set of this name
+    the install replaces or removes (the companion's own, unchanged) are named, so none
+    goes unannounced."""
+    found, earlier = foreseen(store, name, planned(where, name, formats), where.engine)
     if found:
         raise UsageError(
             f"--out: {found[0]['reason']}; nothing was spent or written. Give another "
             "--name, or move the file away, or choose another --out"
         )
+    for item in earlier:
+        job = item["job"][:8]
+        if item.get("removed"):
+            say(
+                f"companion: will remove {item['path']} (an earlier {name!r} of job {job}, "
+                "which the new files do not hold; a re-cut of that job brings it back free)"
+            )
+        else:
+            say(f"companion: will update {item['path']} (from job {job})")

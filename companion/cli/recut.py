@@ -122,15 +122,12 @@ def _into_project(
     formats = request.install_formats or []
     planned = into_project.planned(where, name, formats)
     checks.never_over_a_source(planned, [args.video])
-    replaced = checks.existing_outputs(planned)
 
     async def run(client: Client, endpoint: Endpoint, settings: Settings) -> Job:
         store = Store(settings.database)
         try:
             into_project.refuse_conflicts(store, where, name, formats)
             async with open_engine(client, endpoint, settings, store) as engine:
-                for path in replaced:
-                    say(f"companion: will update {path}")
                 made = engine.submit(request, name=name, target_dir=where.target)
                 say(f"companion: re-cut {made.id[:8]} into the {where.engine} project "
                     f"{where.project_root}")  # fmt: skip

@@ -327,7 +327,7 @@ class AnimateRoutes:
         formats = job_request.install_formats or []
         writes = planned_writes(engine, target, name, formats)
         store = self.daemon.store
-        clashes, earlier = foreseen(store, name, writes)
+        clashes, earlier = foreseen(store, name, writes, engine)
         free = suggestion(store, engine, target, name, formats) if clashes else None
         return writes, clashes, earlier, free
 

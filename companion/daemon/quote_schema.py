@@ -86,8 +86,10 @@ class QuoteOut(Reply):
         default_factory=list,
         description="files of an earlier job of the companion's, unchanged, that this job "
         "will replace without asking, as a re-import would (path, job: the earlier job's id, "
-        "name: its animation's name, when known); that generation stays listed, and its "
-        "import brings them back, free. Empty when earlier is set (nothing is replaced)",
+        "name: its animation's name, when known); into a Godot or Unity project also "
+        "those of that earlier set the new one does not hold, which the install removes "
+        '(one name, one set), marked removed: "true". That generation stays listed, and '
+        "its import brings them back, free. Empty when earlier is set (nothing is replaced)",
     )
     name_suggestion: str | None = Field(
         default=None,

@@ -17,6 +17,7 @@ from companion.media import FILE_SUFFIX
 from companion.store import Store
 
 PACKS = {"godot_pack", "unity_pack", "unity_meta"}
+ENGINES = ("godot", "unity")  # the installs that keep one set a name (into_engine)
 
 
 def planned(engine: str, target: Path, name: str, formats: list[str]) -> list[Path]:
@@ -39,12 +40,15 @@ def conflicts(store: Store, name: str, paths: list[Path]) -> list[dict[str, str]
 
 
 def foreseen(
-    store: Store, name: str, paths: list[Path]
+    store: Store, name: str, paths: list[Path], engine: str = "other"
 ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """The planned paths the companion may not replace, with why (path, reason), and
     those an earlier job of this name wrote and that are unchanged since, which the
-    install replaces without asking, as a re-import would (path, job, name). One pass:
-    only files that exist and that the store recorded are hashed, each once."""
+    install replaces without asking, as a re-import would (path, job, name), then those
+    of that earlier set it removes because the new one does not hold them (path, job,
+    name, removed: "true"; an install into a Godot or Unity project does that: see
+    one_set.drop_leftovers). One pass: only files that exist and that the store recorded
+    are hashed, each once."""
     owner = Owner(store, "quote", name)
     found: list[dict[str, str]] = []
     earlier: list[dict[str, str]] = []
@@ -61,7 +65,26 @@ def foreseen(
                 if known.name:
                     item["name"] = known.name
                 earlier.append(item)
+    if engine in ENGINES:
+        earlier += _leftovers(store, owner, paths)
     return found, earlier
+
+
+def _leftovers(store: Store, owner: Owner, paths: list[Path]) -> list[dict[str, str]]:
+    """The files of owner's name the companion wrote beside the planned ones, unchanged
+    since, that the new set does not hold: the install removes them."""
+    planned_here = {p.resolve() for p in paths}
+    folders = {p.parent for p in planned_here}
+    gone: list[dict[str, str]] = []
+    for record in store.written_named(owner.name):
+        path = Path(record.path)
+        resolved = path.resolve()
+        if resolved.parent not in folders or resolved in planned_here or not path.is_file():
+            continue
+        if owner.refusal(path) is None:
+            gone.append({"path": str(path), "job": record.job_id, "name": owner.name})
+            gone[-1]["removed"] = "true"
+    return gone
 
 
 def folder_refusal(folder: Path, label: str) -> str | None:
