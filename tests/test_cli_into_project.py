@@ -190,6 +190,7 @@ def test_a_queued_job_into_a_project_carries_its_engine(tmp_path: Path) -> None:
         *GODOT, "--name", "mine", "--target", str(game / "animations"),
     )  # fmt: skip
     assert mine.returncode == 2 and "mine.tres was not written by the companion" in mine.stderr
+    assert f"Give --name mine_2 (free in {game / 'animations'})" in mine.stderr  # named
     store = Store(home / "companion.db")
     try:
         assert len(store.jobs()) == 1

@@ -76,6 +76,9 @@ def test_an_address_without_a_key_is_a_usage_error_not_the_sandbox(
         ("godot", "godot_pack"),
         ("spritesheat", "spritesheet"),
         ("unity", "unity_meta or unity_pack"),
+        ("png", "spritesheet or frames_zip"),  # a format named by its file type
+        ("webm", "webm_alpha"),
+        ("godot,png", "godot_pack for 'godot'; spritesheet or frames_zip for 'png'"),
     ],
 )
 def test_a_format_name_gets_a_did_you_mean(tmp_path: Path, given: str, meant: str) -> None:

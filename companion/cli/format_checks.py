@@ -14,13 +14,30 @@ if TYPE_CHECKING:
     from companion.jobs import JobRequest
 
 
+# What a file of each format is commonly called, for a format named by its file type.
+FILE_TYPES = {
+    "png": "spritesheet or frames_zip",
+    "sheet": "spritesheet",
+    "json": "spritesheet_json",
+    "webm": "webm_alpha",
+    "mov": "prores_4444",
+    "prores": "prores_4444",
+    "mp4": "clip_video",
+    "zip": "frames_zip",
+    "frames": "frames_zip",
+    "construct": "construct3_pack",
+}
+
+
 def did_you_mean(given: str, names: tuple[str, ...]) -> str | None:
-    """The name (or the few names) meant, when close: the start of a name (godot ->
-    godot_pack, unity -> unity_meta or unity_pack), or a near spelling (spritesheat ->
-    spritesheet)."""
+    """The name (or the few names) meant, when close: a file type (png -> spritesheet or
+    frames_zip), the start of a name (godot -> godot_pack, unity -> unity_meta or
+    unity_pack), or a near spelling (spritesheat -> spritesheet)."""
     import difflib
 
-    text = given.strip().lower().replace("-", "_")
+    text = given.strip().lower().replace("-", "_").lstrip(".")
+    if text in FILE_TYPES:
+        return FILE_TYPES[text]
     starting = [n for n in names if n.startswith(text) or text.startswith(n)]
     if 1 <= len(starting) <= 3:
         return " or ".join(starting)
@@ -36,10 +53,15 @@ def formats_from(text: str, transparent: bool | None) -> list[str]:
         raise UsageError(f"--formats: give at least one format, from: {', '.join(FORMAT_NAMES)}")
     unknown = [f for f in formats if f not in FORMAT_NAMES]
     if unknown:
-        guesses = [g for g in (did_you_mean(u, FORMAT_NAMES) for u in unknown) if g]
+        guesses = {u: g for u in unknown if (g := did_you_mean(u, FORMAT_NAMES))}
+        if len(unknown) == 1:
+            meant = "".join(guesses.values())
+        else:  # which guess is for which name
+            meant = "; ".join(f"{g} for {u!r}" for u, g in guesses.items())
         raise UsageError(
-            f"--formats: {', '.join(repr(u) for u in unknown)} is not a format"
-            + (f"; did you mean {' or '.join(guesses)}?" if guesses else "")
+            f"--formats: {', '.join(repr(u) for u in unknown)} "
+            + ("is not a format" if len(unknown) == 1 else "are not formats")
+            + (f"; did you mean {meant}?" if meant else "")
             + f" (formats: {', '.join(FORMAT_NAMES)})"
         )
     if transparent is False:

@@ -58,9 +58,12 @@ def refuse_conflicts(store: Store, where: Placement, name: str, formats: list[st
     goes unannounced."""
     found, earlier = foreseen(store, name, planned(where, name, formats), where.engine)
     if found:
+        from companion.jobs import suggestion
+
+        free = suggestion(store, where.engine, where.target, name, formats)
         raise UsageError(
-            f"--out: {found[0]['reason']}; nothing was spent or written. Give another "
-            "--name, or move the file away, or choose another --out"
+            f"--out: {found[0]['reason']}; nothing was spent or written. Give --name {free} "
+            f"(free in {where.target}), or move the file away, or choose another --out"
         )
     for item in earlier:
         job = item["job"][:8]
