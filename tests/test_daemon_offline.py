@@ -164,3 +164,25 @@ def test_a_second_daemon_on_the_same_home_holds_off_and_names_the_first(
     assert "does not answer" in status.stdout  # nothing listens at the service address
     # Its link holds a single-use code, never the daemon's token.
     assert "/?code=" in status.stdout and before["token"] not in status.stdout
+
+
+def test_status_of_a_dead_daemon_is_one_error_and_no_listing(tmp_path: Path) -> None:
+    """A daemon killed where it stood leaves its daemon.json: status says it does not
+    answer and how to restart it, and lists nothing that reads as running."""
+    home = tmp_path / "home"
+    home.mkdir()
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    info = {"pid": 999999, "port": port, "token": "t" * 32, "version": "0.1.0"}
+    (home / "daemon.json").write_text(json.dumps(info))
+    status = subprocess.run(
+        [sys.executable, "-m", "companion", "status"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=environment("http://127.0.0.1:9/v1", home),
+    )
+    assert status.returncode != 0 and status.stdout == "", status.stdout
+    assert f"does not answer on 127.0.0.1:{port}" in status.stderr
+    assert "restart it with: companion serve" in status.stderr

@@ -18,8 +18,8 @@ def cmd_status(args: argparse.Namespace) -> int:
 
     home = settings().home
     info = daemon_info(home)
+    code, state = call(home, "GET", "/api/v1/status")  # a dead daemon is said, not listed
     print(f"daemon {info['version']} (pid {info['pid']}) on http://127.0.0.1:{info['port']}")
-    code, state = call(home, "GET", "/api/v1/status")
     if code == 200 and state.get("reachable") is False:
         print(
             f"service: {state.get('service')} does not answer ({state.get('service_error')}); "
