@@ -138,3 +138,32 @@ def test_a_job_held_by_a_budget_waits_for_approval_and_names_the_command(
     done = companion(sandbox.base_url, home, *args)  # only reports what was made
     assert done.returncode == 0 and "already made" in done.stderr, done.stderr
     assert _calls(sandbox) == 1
+
+
+@pytest.mark.parametrize(
+    "args,said",
+    [
+        (
+            ["animate", "x.png", "--promt", "walk", "--formats", "gif", "--out", "o"],
+            "--promt is not a flag of companion animate (did you mean --prompt?)",
+        ),
+        (
+            ["jobs", "add", "x.png", "--prompt", "x", "--formats", "gif", "--targt", "o"],
+            "--targt is not a flag of companion jobs add (did you mean --target?)",
+        ),
+        (  # a flag's unique start is the flag, as argparse reads it: what is missing is said
+            ["animate", "x.png", "--prom", "walk", "--formats", "gif"],
+            "the following arguments are required: --out",
+        ),
+    ],
+)
+def test_a_mistyped_flag_is_named_with_the_flag_meant(
+    capsys: pytest.CaptureFixture[str], args: list[str], said: str
+) -> None:
+    from companion.cli.main import main
+
+    with pytest.raises(SystemExit) as ended:
+        main(args)  # not sys.argv: the arguments given are the ones read
+    assert ended.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("companion: error:") == 1 and said in err, err

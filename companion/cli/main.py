@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from companion import CompanionError, __version__
 from companion.cli.errors import EXIT_CLOSED_PIPE, EXIT_INTERRUPTED, as_cli_error, fail, say
 from companion.cli.parsers import local, making, service
-from companion.cli.parsers.base import OneLineParser
+from companion.cli.parsers.base import PARSED, OneLineParser
 
 # Handlers are named, not imported: `companion --help` loads no command's code.
 Handler = str | Callable[[argparse.Namespace], int]
@@ -52,7 +52,9 @@ def resolve(handler: Handler) -> Callable[[argparse.Namespace], int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    PARSED[:] = [given]
+    args = build_parser().parse_args(given)
     try:
         code = int(resolve(args.handler)(args))
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush

@@ -4,6 +4,8 @@ line (exit code 2), and a command registered with its handler named, not importe
 from __future__ import annotations
 
 import argparse
+import difflib
+import sys
 import textwrap
 from typing import Any, NoReturn
 
@@ -27,6 +29,10 @@ class WholeWordsFormatter(argparse.HelpFormatter):
         )
 
 
+# The arguments being parsed (main sets them: a caller may parse other than sys.argv).
+PARSED: list[list[str]] = []
+
+
 class OneLineParser(argparse.ArgumentParser):
     """Option errors in one line, like every other failure, with exit code 2."""
 
@@ -35,8 +41,51 @@ class OneLineParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        say(f"companion: error: {message} (see: {self.prog} --help)")
+        # A mistyped flag is named first: argparse would say only what is then missing
+        # (--prompt is required) or that "arguments" were not recognised.
+        argv = PARSED[-1] if PARSED else sys.argv[1:]
+        said = mistyped_flags(self, argv) or f"{message} (see: {self.prog} --help)"
+        say(f"companion: error: {said}")
         raise SystemExit(EXIT_USAGE)
+
+
+def mistyped_flags(root: argparse.ArgumentParser, argv: list[str]) -> str | None:
+    """The flags of argv that the command they were given to does not have, each with
+    the nearest it has, and where to read its flags; None when every flag is its own."""
+    parser = root
+    while True:  # down to the command named (companion jobs add: two levels)
+        chosen = next(
+            (
+                action.choices[token]
+                for action in parser._actions
+                if isinstance(action, argparse._SubParsersAction)
+                for token in argv
+                if token in action.choices
+            ),
+            None,
+        )
+        if chosen is None:
+            break
+        parser = chosen
+    known = list(parser._option_string_actions)
+    unknown = []
+    for token in argv:
+        flag = token.split("=", 1)[0]
+        if not flag.startswith("--") or flag == "--" or flag in known:
+            continue
+        if len([k for k in known if k.startswith(flag)]) == 1:
+            continue  # a flag's unique start, which argparse takes for it
+        unknown.append(flag)
+    if not unknown:
+        return None
+    said = []
+    for flag in dict.fromkeys(unknown):
+        near = difflib.get_close_matches(flag, known, n=1, cutoff=0.7)
+        said.append(
+            f"{flag} is not a flag of {parser.prog}"
+            + (f" (did you mean {near[0]}?)" if near else "")
+        )
+    return "; ".join(said) + f" (see: {parser.prog} --help)"
 
 
 def command(commands: Any, name: str, handler: str, **kw: Any) -> argparse.ArgumentParser:
