@@ -23,18 +23,31 @@ import numpy.typing as npt
 
 from companion.media.formats.common import RGBA
 
-RIM = 1  # how far (pixels, either axis) from the background a pixel may be a blend
+# How far (pixels, either axis) from the background a pixel may be a blend: two, as an
+# H.264 clip's colour, kept at half the size each way, bleeds a pixel or two across the
+# rim (one deep was a little nearer on full colour, far from it on 4:2:0).
+RIM = 2
 OFF_LINE = 0.12  # how far off the key-to-colour line a blend may lie, as a share of it
 # A colour closer to the key than this (RGB levels) cannot be told from it by its blend.
 MIN_CONTRAST = 48.0
 TRIES = 3  # solid neighbours asked, nearest first, whether a rim pixel is their blend
-# The neighbours looked at (dy, dx), nearest first.
-_STEPS = np.array(
-    sorted(
-        ((dy, dx) for dy in range(-RIM, RIM + 1) for dx in range(-RIM, RIM + 1) if dy or dx),
-        key=lambda step: step[0] * step[0] + step[1] * step[1],
-    )
-)
+
+
+def _ring(reach: int) -> npt.NDArray[np.int32]:
+    """The (dy, dx) at `reach` pixels along either axis (a square's outline), nearest
+    first."""
+    steps = [
+        (dy, dx)
+        for dy in range(-reach, reach + 1)
+        for dx in range(-reach, reach + 1)
+        if max(abs(dy), abs(dx)) == reach
+    ]
+    return np.array(sorted(steps, key=lambda s: s[0] * s[0] + s[1] * s[1]), dtype=np.int32)
+
+
+# A rim pixel `depth` pixels from the background meets the solid pixels (more than RIM
+# from it) first on the ring RIM + 1 - depth around it: that ring is where it looks.
+_RINGS = {depth: _ring(RIM + 1 - depth) for depth in range(1, RIM + 1)}
 
 
 def unmix_rim(observed: RGBA, keyed: RGBA, key: npt.NDArray[np.float32]) -> None:
@@ -49,23 +62,46 @@ def unmix_rim(observed: RGBA, keyed: RGBA, key: npt.NDArray[np.float32]) -> None
     left, right = _span(alpha[top:bottom].any(axis=0), RIM, alpha.shape[1])
     box_alpha = alpha[top:bottom, left:right]
     kept = box_alpha > 0
-    near_background = _grown(~kept, RIM)
-    rim = kept & near_background
-    solid = (box_alpha == 255) & ~near_background
-    if not rim.any() or not solid.any():
+    within = [~kept]  # within[d]: at most d pixels from the background
+    for _ in range(RIM):
+        within.append(_grown(within[-1], 1))
+    solid = (box_alpha == 255) & ~within[RIM]
+    if not solid.any():
         return
-    ys, xs = np.divmod(np.flatnonzero(rim), rim.shape[1])  # faster than a 2-d nonzero
-    seen = observed[top:bottom, left:right]
+    # Read as flat rows of pixels (one index a pixel is cheaper than two); written back
+    # into the frame through `made`.
+    seen = np.ascontiguousarray(observed[top:bottom, left:right])
     made = keyed[top:bottom, left:right]
-    mixed = seen[ys, xs, :3].astype(np.float32) - key  # each rim colour, from the key
-    # Every rim pixel's neighbours at once, nearest first, as indices into the solid mask
-    # with a ring of RIM around it (past the frame's edge nothing is solid).
-    width = rim.shape[1] + 2 * RIM
-    ringed = np.zeros((rim.shape[0] + 2 * RIM, width), dtype=np.bool_)
+    # The solid mask with a ring of RIM around it (past the frame's edge nothing is).
+    width = solid.shape[1] + 2 * RIM
+    ringed = np.zeros((solid.shape[0] + 2 * RIM, width), dtype=np.bool_)
     ringed[RIM:-RIM, RIM:-RIM] = solid
-    at = (ys + RIM) * width + (xs + RIM)
-    around = at[:, None] + (_STEPS[:, 0] * width + _STEPS[:, 1])
-    usable = ringed.ravel()[around]
+    for depth in range(1, RIM + 1):
+        at_depth = kept & within[depth] & ~within[depth - 1]
+        _unmix(np.flatnonzero(at_depth), _RINGS[depth], seen, made, ringed.ravel(), key)
+    # (made's colours are read as they were: a pixel is only ever asked of solid ones,
+    # which no depth changes.)
+
+
+def _unmix(
+    at: npt.NDArray[np.intp],
+    ring: npt.NDArray[np.int32],
+    seen: RGBA,
+    made: RGBA,
+    solid: npt.NDArray[np.bool_],
+    key: npt.NDArray[np.float32],
+) -> None:
+    """The rim pixels at flat indices `at` of the box, each asked of the solid pixels on
+    its ring (flat `solid`, of the box with a ring of RIM around it)."""
+    if not at.size:
+        return
+    width = seen.shape[1]
+    pixels = seen.reshape(-1, 4)
+    ys, xs = np.divmod(at, width)
+    mixed = pixels[at, :3].astype(np.float32) - key  # each rim colour, from the key
+    wide = width + 2 * RIM
+    around = ((ys + RIM) * wide + (xs + RIM))[:, None] + (ring[:, 0] * wide + ring[:, 1])
+    usable = solid[around]
     share = np.ones(ys.size, dtype=np.float32)
     colour = np.zeros((ys.size, 3), dtype=np.float32)
     # The nearest solid neighbour whose colour explains the pixel, of the first TRIES:
@@ -76,10 +112,9 @@ def unmix_rim(observed: RGBA, keyed: RGBA, key: npt.NDArray[np.float32]) -> None
         if not open_.size:
             break
         nearest = usable[open_].argmax(axis=1)
-        cy, cx = np.divmod(around[open_, nearest], width)
-        cy -= RIM
-        cx -= RIM
-        towards = seen[cy, cx, :3].astype(np.float32) - key  # the neighbour's, from the key
+        cy, cx = np.divmod(around[open_, nearest], wide)
+        neighbour = (cy - RIM) * width + (cx - RIM)
+        towards = pixels[neighbour, :3].astype(np.float32) - key  # the neighbour's, from the key
         length2 = np.maximum(np.einsum("ij,ij->i", towards, towards), 1.0)
         along = np.einsum("ij,ij->i", mixed[open_], towards) / length2
         rest = mixed[open_] - along[:, None] * towards  # what the blend does not explain
@@ -87,14 +122,14 @@ def unmix_rim(observed: RGBA, keyed: RGBA, key: npt.NDArray[np.float32]) -> None
         explained = (off2 <= OFF_LINE**2 * length2) & (length2 >= MIN_CONTRAST**2) & (along >= 0)
         settled = open_[explained]
         share[settled] = along[explained]
-        colour[settled] = made[cy[explained], cx[explained], :3].astype(np.float32)
+        colour[settled] = made[cy[explained] - RIM, cx[explained] - RIM, :3]
         colour[settled] += rest[explained]
         usable[open_, nearest] = False
         open_ = open_[~explained]
         open_ = open_[usable[open_].any(axis=1)]
     blend = share < 1.0
     ys, xs, share, colour = ys[blend], xs[blend], share[blend], colour[blend]
-    source_alpha = seen[ys, xs, 3].astype(np.float32)
+    source_alpha = pixels[ys * width + xs, 3].astype(np.float32)
     made[ys, xs, :3] = np.clip(colour + 0.5, 0, 255).astype(np.uint8)
     made[ys, xs, 3] = np.clip(share * source_alpha + 0.5, 0, 255).astype(np.uint8)
 
