@@ -5,7 +5,6 @@ small tmpfs mounted over the output folder (root only; CI runs as root)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,26 +17,18 @@ from companion.store import Store
 from tests.cli_helpers import companion
 from tests.conftest import TEST_KEY
 from tests.http_helpers import Api
+from tests.mounts import mount_tmpfs, unmount
 
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     folder = tmp_path / "small"
     folder.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=48k", "tmpfs", str(folder)],
-        capture_output=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        reason = f"no small disk can be mounted here: {done.stderr.decode().strip()}"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{reason} (CI=true: a tmpfs mount is needed)")
-        pytest.skip(reason)
+    mount_tmpfs(folder, "size=48k", "small disk")
     try:
         yield folder
     finally:
-        subprocess.run(["umount", str(folder)], check=False)
+        unmount(folder)
 
 
 def test_a_full_disk_says_so_and_the_same_command_finishes_free(

@@ -6,7 +6,6 @@ job failed "Not a directory". Against a sandbox and a daemon on loopback."""
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from companion.install import folder_refusal
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
 from tests.http_helpers import Api
+from tests.mounts import mount_tmpfs, unmount
 from tests.test_daemon import call
 from tests.test_daemon_generations import body, godot_project, wait_final
 
@@ -31,16 +31,7 @@ def read_only() -> Iterator[Callable[[Path], Path]]:
         if os.geteuid() != 0:
             folder.chmod(0o555)
         else:
-            done = subprocess.run(
-                ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(folder)],
-                capture_output=True,
-                check=False,
-            )
-            if done.returncode != 0:
-                reason = f"no read-only folder can be made here: {done.stderr.decode()}"
-                if os.environ.get("CI", "").lower() == "true":
-                    pytest.fail(f"{reason} (CI=true: a read-only mount is needed)")
-                pytest.skip(reason)
+            mount_tmpfs(folder, "ro,size=64k", "read-only folder")
         made.append(folder)
         return folder
 
@@ -49,7 +40,7 @@ def read_only() -> Iterator[Callable[[Path], Path]]:
         if os.geteuid() != 0:
             folder.chmod(0o755)
         else:
-            subprocess.run(["umount", str(folder)], check=False)
+            unmount(folder)
 
 
 def test_folder_refusal_says_what_is_wrong_and_leaves_nothing(tmp_path: Path, read_only) -> None:  # type: ignore[no-untyped-def]
