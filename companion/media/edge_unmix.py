@@ -6,12 +6,14 @@ comes from a pixel's chroma distance to the key, which is right for colours near
 key's hue but wrong for a blend with a colour far from it: half blue shirt and half green
 key is a teal that is as far from green as the shirt itself, and was kept whole, a teal
 outline round a blue shirt. Here each rim pixel (within RIM pixels of the keyed-out
-background) looks at the solid pixels of the character beside it; where its colour lies
-on the line from the key to one of theirs (within OFF_LINE of its length), it is that
-blend: its alpha is the share of the character's colour, and its colour the character's
-(with what lay off the line kept, so shading survives). A rim pixel that is no such
-blend (a dark outline beside a light fill, a thin strand with no solid pixel near) is
-left as the keyer made it.
+background) looks at the solid pixels of the character beside it, nearest first. Where
+its chroma lies on the line from the key's to one of theirs (within OFF_LINE of its
+length) and its luma near the same blend of the two lumas (LUMA_SLACK), it is that
+blend: it takes the character's colour, and as alpha the share of it, read from the
+chroma, or from the luma where that says more (a video keeps luma whole but smears and
+rings its chroma, at half the size each way: a dark outline's rim reads as a blend in
+chroma alone). A rim pixel that is no such blend (a dark outline beside a light fill, a
+thin strand with no solid pixel near) is left as the keyer made it.
 
 Cost: the rim is a thin band, so the work is a few vector steps over its pixels for each
 neighbour looked at, inside the character's box."""
@@ -28,8 +30,18 @@ from companion.media.formats.common import RGBA
 # rim (one deep was a little nearer on full colour, far from it on 4:2:0).
 RIM = 2
 OFF_LINE = 0.12  # how far off the key-to-colour line a blend may lie, as a share of it
-# A colour closer to the key than this (RGB levels) cannot be told from it by its blend.
-MIN_CONTRAST = 48.0
+# How far a blend's luma may lie from the blend of the two lumas: a video's own ringing
+# brightens or darkens a rim by tens of levels, and a dark outline beside a light fill
+# lies a hundred or more away.
+LUMA_SLACK = 48.0
+# RGB to luma, Cb and Cr (BT.601): the share is read in chroma, which a video smears but
+# never rings far, and held to the luma loosely.
+_YCC = np.array(
+    [[0.299, 0.587, 0.114], [-0.168736, -0.331264, 0.5], [0.5, -0.418688, -0.081312]],
+    dtype=np.float32,
+)
+# A colour closer to the key than this (chroma levels) cannot be told from it by its blend.
+MIN_CONTRAST = 32.0
 TRIES = 3  # solid neighbours asked, nearest first, whether a rim pixel is their blend
 
 
@@ -98,7 +110,7 @@ def _unmix(
     width = seen.shape[1]
     pixels = seen.reshape(-1, 4)
     ys, xs = np.divmod(at, width)
-    mixed = pixels[at, :3].astype(np.float32) - key  # each rim colour, from the key
+    mixed = (pixels[at, :3].astype(np.float32) - key) @ _YCC.T  # from the key, as YCbCr
     wide = width + 2 * RIM
     around = ((ys + RIM) * wide + (xs + RIM))[:, None] + (ring[:, 0] * wide + ring[:, 1])
     usable = solid[around]
@@ -114,16 +126,31 @@ def _unmix(
         nearest = usable[open_].argmax(axis=1)
         cy, cx = np.divmod(around[open_, nearest], wide)
         neighbour = (cy - RIM) * width + (cx - RIM)
-        towards = pixels[neighbour, :3].astype(np.float32) - key  # the neighbour's, from the key
-        length2 = np.maximum(np.einsum("ij,ij->i", towards, towards), 1.0)
-        along = np.einsum("ij,ij->i", mixed[open_], towards) / length2
-        rest = mixed[open_] - along[:, None] * towards  # what the blend does not explain
+        # The neighbour's colour from the key, as luma and chroma (YCbCr, BT.601).
+        towards = (pixels[neighbour, :3].astype(np.float32) - key) @ _YCC.T
+        chroma = towards[:, 1:]
+        length2 = np.maximum(np.einsum("ij,ij->i", chroma, chroma), 1.0)
+        asked = mixed[open_]
+        along = np.einsum("ij,ij->i", asked[:, 1:], chroma) / length2
+        rest = asked[:, 1:] - along[:, None] * chroma  # the chroma the blend does not explain
         off2 = np.einsum("ij,ij->i", rest, rest)
-        explained = (off2 <= OFF_LINE**2 * length2) & (length2 >= MIN_CONTRAST**2) & (along >= 0)
+        luma_off = np.abs(asked[:, 0] - along * towards[:, 0])
+        explained = (
+            (off2 <= OFF_LINE**2 * length2)
+            & (length2 >= MIN_CONTRAST**2)
+            & (along >= 0)
+            & (luma_off <= LUMA_SLACK)
+        )
         settled = open_[explained]
-        share[settled] = along[explained]
+        # Luma is kept whole by a video: where it tells the two apart, a pixel as dark
+        # (or light) as the character's colour is that much of it, though its chroma
+        # was smeared toward the key's (a dark outline's rim stays opaque).
+        lumas = towards[explained, 0]
+        by_luma = np.where(
+            np.abs(lumas) >= MIN_CONTRAST, asked[explained, 0] / np.where(lumas == 0, 1, lumas), 0
+        )
+        share[settled] = np.maximum(along[explained], np.clip(by_luma, 0.0, 1.0))
         colour[settled] = made[cy[explained] - RIM, cx[explained] - RIM, :3]
-        colour[settled] += rest[explained]
         usable[open_, nearest] = False
         open_ = open_[~explained]
         open_ = open_[usable[open_].any(axis=1)]
