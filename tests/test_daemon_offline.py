@@ -4,6 +4,7 @@ goes on when the service answers; and one daemon per COMPANION_HOME."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -184,5 +185,19 @@ def test_status_of_a_dead_daemon_is_one_error_and_no_listing(tmp_path: Path) -> 
         env=environment("http://127.0.0.1:9/v1", home),
     )
     assert status.returncode != 0 and status.stdout == "", status.stdout
-    assert f"does not answer on 127.0.0.1:{port}" in status.stderr
-    assert "restart it with: companion serve" in status.stderr
+    # Its pid has ended: said as not running, not as a daemon that hangs.
+    assert "the daemon is not running (pid 999999, which wrote its daemon.json, has ended)" in (
+        status.stderr
+    )
+    assert "start it with: companion serve" in status.stderr
+    # A daemon whose process lives but does not answer (this test's own pid stands in).
+    (home / "daemon.json").write_text(json.dumps({**info, "pid": os.getpid()}))
+    hung = subprocess.run(
+        [sys.executable, "-m", "companion", "status"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=environment("http://127.0.0.1:9/v1", home),
+    )
+    assert hung.returncode != 0 and hung.stdout == "", hung.stdout
+    assert f"(pid {os.getpid()}) does not answer on 127.0.0.1:{port}" in hung.stderr

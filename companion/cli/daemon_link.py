@@ -4,6 +4,7 @@ and never through a proxy (HTTP_PROXY may be set for the service; the daemon is 
 from __future__ import annotations
 
 import json
+import os
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -48,10 +49,28 @@ def call(home: Path, method: str, path: str, body: Any = None) -> tuple[int, Any
         except ValueError:
             return exc.code, None
     except (OSError, ValueError) as exc:
+        if not _alive(info.get("pid")):  # a daemon.json left by one that has ended
+            raise NotRunning(
+                f"the daemon is not running (pid {info.get('pid')}, which wrote its "
+                "daemon.json, has ended); start it with: companion serve"
+            ) from exc
         raise NotRunning(
             f"the daemon (pid {info.get('pid')}) does not answer on 127.0.0.1:{info['port']} "
-            f"({exc}); restart it with: companion serve"
+            f"({getattr(exc, 'reason', exc)}); restart it with: companion serve"
         ) from exc
+
+
+def _alive(pid: Any) -> bool:
+    """Whether a process of that id exists (True when it cannot be told)."""
+    if not isinstance(pid, int) or pid <= 0:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, another user's
+    return True
 
 
 def refusal(reply: Any) -> str:
