@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from companion.install import anim_merge
+from companion.install.one_set import older_set
 from companion.install.ownership import Owner
 from companion.install.sprite_merge import mergeable
 from companion.media import FILE_SUFFIX
@@ -73,17 +74,13 @@ def foreseen(
 def _leftovers(store: Store, owner: Owner, paths: list[Path]) -> list[dict[str, str]]:
     """The files of owner's name the companion wrote beside the planned ones, unchanged
     since, that the new set does not hold: the install removes them."""
-    planned_here = {p.resolve() for p in paths}
-    folders = {p.parent for p in planned_here}
     gone: list[dict[str, str]] = []
-    for record in store.written_named(owner.name):
-        path = Path(record.path)
-        resolved = path.resolve()
-        if resolved.parent not in folders or resolved in planned_here or not path.is_file():
-            continue
-        if owner.refusal(path) is None:
-            gone.append({"path": str(path), "job": record.job_id, "name": owner.name})
-            gone[-1]["removed"] = "true"
+    for folder in {p.parent for p in paths}:
+        for record in older_set(store, owner.name, folder, set(paths)):
+            path = Path(record.path)
+            if path.is_file() and owner.refusal(path) is None:
+                gone.append({"path": record.path, "job": record.job_id, "name": owner.name})
+                gone[-1]["removed"] = "true"
     return gone
 
 
