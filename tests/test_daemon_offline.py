@@ -177,27 +177,21 @@ def test_status_of_a_dead_daemon_is_one_error_and_no_listing(tmp_path: Path) -> 
         port = probe.getsockname()[1]
     info = {"pid": 999999, "port": port, "token": "t" * 32, "version": "0.1.0"}
     (home / "daemon.json").write_text(json.dumps(info))
-    status = subprocess.run(
-        [sys.executable, "-m", "companion", "status"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=environment("http://127.0.0.1:9/v1", home),
-    )
-    assert status.returncode != 0 and status.stdout == "", status.stdout
+
+    def status() -> subprocess.CompletedProcess[str]:
+        env = environment("http://127.0.0.1:9/v1", home)
+        command = [sys.executable, "-m", "companion", "status"]
+        return subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
+
+    ended = status()
+    assert ended.returncode != 0 and ended.stdout == "", ended.stdout
     # Its pid has ended: said as not running, not as a daemon that hangs.
     assert "the daemon is not running (pid 999999, which wrote its daemon.json, has ended)" in (
-        status.stderr
+        ended.stderr
     )
-    assert "start it with: companion serve" in status.stderr
+    assert "start it with: companion serve" in ended.stderr
     # A daemon whose process lives but does not answer (this test's own pid stands in).
     (home / "daemon.json").write_text(json.dumps({**info, "pid": os.getpid()}))
-    hung = subprocess.run(
-        [sys.executable, "-m", "companion", "status"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=environment("http://127.0.0.1:9/v1", home),
-    )
+    hung = status()
     assert hung.returncode != 0 and hung.stdout == "", hung.stdout
     assert f"(pid {os.getpid()}) does not answer on 127.0.0.1:{port}" in hung.stderr
