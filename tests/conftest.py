@@ -66,8 +66,24 @@ ROOMY = Limits(concurrency=4, queue=50, create_per_minute=1000, other_per_minute
 TEST_KEY = "sk-test"
 
 
+FACES = ("default", "latitude")
+# A money test runs against both faces of the sandbox (companion.sandbox.face): mark it
+# (or its module, as pytestmark) with both_faces and take the `face` fixture, or just
+# make_sandbox, which starts its sandboxes with that face.
+both_faces = pytest.mark.parametrize("face", FACES, indirect=True)
+
+
 @pytest.fixture
-def make_sandbox() -> Iterator[Callable[..., SandboxThread]]:
+def face(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The face of the sandboxes this test starts: "default" unless parametrized (see
+    both_faces); the embedded sandbox of a command the test runs gets it too."""
+    chosen = str(getattr(request, "param", "default"))
+    monkeypatch.setenv("COMPANION_SANDBOX_FACE", chosen)
+    return chosen
+
+
+@pytest.fixture
+def make_sandbox(face: str) -> Iterator[Callable[..., SandboxThread]]:
     """Start sandboxes on background threads; every one is stopped after the test."""
     started: list[SandboxThread] = []
 
@@ -77,6 +93,7 @@ def make_sandbox() -> Iterator[Callable[..., SandboxThread]]:
             "task_seconds": 0.3,
             "limits": ROOMY,
             "min_retry_after": 0,
+            "face": face,
         }
         settings.update(overrides)
         sandbox = SandboxThread(SandboxConfig(**settings)).start()

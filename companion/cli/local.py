@@ -134,6 +134,7 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
         task_seconds=args.task_seconds,
         tier=args.tier,
         faults=args.faults,
+        face=args.face,
         state=args.state,
         url_seconds=args.url_seconds,
         limits=limits,

@@ -73,7 +73,12 @@ async def embedded_sandbox(home: Path, api_key: str, *, long_lived: bool) -> Asy
     try:
         from companion.sandbox import Sandbox, SandboxConfig
 
-        config = SandboxConfig(api_keys=[api_key], state=folder / "state.json", task_seconds=2.0)
+        # COMPANION_SANDBOX_FACE=latitude: the embedded sandbox answers the spec's open
+        # details the other way (companion.sandbox.face), as the tests of every door need.
+        face = os.environ.get("COMPANION_SANDBOX_FACE") or "default"
+        config = SandboxConfig(
+            api_keys=[api_key], state=folder / "state.json", task_seconds=2.0, face=face
+        )
         async with Sandbox(config) as sandbox:
             record = {"base_url": sandbox.base_url, "pid": os.getpid(), "long_lived": long_lived}
             temporary = folder / "owner.json.tmp"

@@ -20,6 +20,7 @@ from aiohttp import web
 from companion.api.operations import OPERATIONS_BY_NAME, READ, WRITE, Operation
 from companion.api.schema import ErrorCode
 from companion.sandbox.errors import ApiError, not_found
+from companion.sandbox.face import Face, face_named
 from companion.sandbox.faults import Faults
 from companion.sandbox.journal import Journal
 from companion.sandbox.limiter import SlidingWindow
@@ -50,6 +51,8 @@ class SandboxConfig:
     tier: str = "registered"
     limits: Limits | None = None  # overrides the tier's limits (tests, benchmarks)
     faults: str = "none"
+    # How the details the spec leaves open are answered (companion.sandbox.face).
+    face: str | Face = "default"
     state: Path | None = None
     url_seconds: int = 300
     accept_seconds: float = 0.0
@@ -70,6 +73,8 @@ class SandboxService:
         if config.tier not in TIERS:
             raise ValueError(f"unknown tier {config.tier!r}; choose from {', '.join(TIERS)}")
         self.config = config
+        face = config.face
+        self.face: Face = face_named(face) if isinstance(face, str) else face
         self.faults = Faults(config.faults)
         self.state_file = StateFile(config.state)
         self.state: State = self.state_file.load()

@@ -86,6 +86,13 @@ def add_local(commands: Any) -> None:
         help="injected faults: " + ", ".join(FAULT_PROFILES) + " (default none; the same "
         "seed makes the same decisions; docs/sandbox.md)",
     )
+    sandbox.add_argument(
+        "--face",
+        default="default",
+        choices=["default", "latitude"],
+        help="how the details the spec leaves open are answered: default, or latitude "
+        "(each the other way, still within the spec; docs/sandbox.md)",
+    )
     sandbox.add_argument("--state", type=Path, help="keep state across restarts in this file")
     sandbox.add_argument(
         "--url-seconds",
