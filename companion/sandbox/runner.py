@@ -80,6 +80,7 @@ class Runner:
         task_seconds: float,
         pool: Executor,
         save: Callable[[], None],
+        credits_posted_after: float = 0.0,
     ) -> None:
         self.state = state
         self.storage = storage
@@ -87,6 +88,7 @@ class Runner:
         self.task_seconds = task_seconds
         self.pool = pool
         self.save = save
+        self.credits_posted_after = credits_posted_after
         self._running: dict[str, asyncio.Task[None]] = {}
 
     # -- scheduling ---------------------------------------------------------------------
@@ -112,7 +114,13 @@ class Runner:
             self._running[task.id] = asyncio.create_task(self._run(task))
 
     def resume_all(self) -> None:
-        """After a restart: tasks that were running start again from the top."""
+        """After a restart: tasks that were running start again from the top; credit
+        outcomes left unposted are posted when due."""
+        self.post_due()
+        for task in self.state.tasks.values():
+            if task.posting:
+                delay = max(0.0, task.posting["at"] - time.time())
+                asyncio.get_running_loop().call_later(delay, self.post_due)
         for task in self.state.tasks.values():
             if task.status in ("running", "cancelling"):
                 task.status = "queued" if task.status == "running" else "cancelling"
@@ -160,19 +168,42 @@ class Runner:
         task.finished_at = iso(now())
 
     def _settle(self, task: TaskRecord, *, charge: int, refund: bool = False) -> None:
-        account = self.state.accounts[task.account_id]
         if refund:
-            account.available += task.held
-            task.refunded = task.quoted
-            task.charged = 0
-            task.credit_status = "refunded"
+            posting = {"charged": 0, "refunded": task.quoted, "released": 0, "status": "refunded"}
+            returned = task.held
         else:
             returned = task.held - charge
-            account.available += returned
-            task.charged = charge
-            task.released = returned
-            task.credit_status = "charged" if charge else "released"
+            status = "charged" if charge else "released"
+            posting = {"charged": charge, "refunded": 0, "released": returned, "status": status}
+        posting["returned"] = returned
+        delay = self.credits_posted_after
+        if not delay:
+            self._post(task, posting)
+            return
+        # 2.3: the end is not the books' end; the hold stays shown until posted.
+        posting["at"] = time.time() + delay
+        task.posting = posting
+        asyncio.get_running_loop().call_later(delay, self.post_due)
+
+    def _post(self, task: TaskRecord, posting: dict[str, Any]) -> None:
+        account = self.state.accounts[task.account_id]
+        account.available += int(posting["returned"])
+        task.charged = int(posting["charged"])
+        task.refunded = int(posting["refunded"])
+        task.released = int(posting["released"])
+        task.credit_status = str(posting["status"])
         task.held = 0
+        task.posting = None
+
+    def post_due(self) -> None:
+        """Post every credit outcome whose time has come (also those a restart left)."""
+        moment = time.time()
+        due = [t for t in self.state.tasks.values() if t.posting and t.posting["at"] <= moment]
+        for task in due:
+            assert task.posting is not None
+            self._post(task, task.posting)
+        if due:
+            self.save()
 
     # -- running --------------------------------------------------------------------------
 
