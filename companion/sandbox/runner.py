@@ -33,6 +33,7 @@ from companion.media import (
     synthesize,
 )
 from companion.sandbox.models import size_of
+from companion.sandbox.posting import Posting
 from companion.sandbox.pricing import DEFAULT_VIDEO_SECONDS
 from companion.sandbox.state import AssetRecord, State, TaskRecord, iso, now, stable_id
 from companion.sandbox.storage import Storage
@@ -88,7 +89,7 @@ class Runner:
         self.task_seconds = task_seconds
         self.pool = pool
         self.save = save
-        self.credits_posted_after = credits_posted_after
+        self.posting = Posting(state, credits_posted_after, save)
         self._running: dict[str, asyncio.Task[None]] = {}
 
     # -- scheduling ---------------------------------------------------------------------
@@ -116,11 +117,7 @@ class Runner:
     def resume_all(self) -> None:
         """After a restart: tasks that were running start again from the top; credit
         outcomes left unposted are posted when due."""
-        self.post_due()
-        for task in self.state.tasks.values():
-            if task.posting:
-                delay = max(0.0, task.posting["at"] - time.time())
-                asyncio.get_running_loop().call_later(delay, self.post_due)
+        self.posting.resume()
         for task in self.state.tasks.values():
             if task.status in ("running", "cancelling"):
                 task.status = "queued" if task.status == "running" else "cancelling"
@@ -168,42 +165,7 @@ class Runner:
         task.finished_at = iso(now())
 
     def _settle(self, task: TaskRecord, *, charge: int, refund: bool = False) -> None:
-        if refund:
-            posting = {"charged": 0, "refunded": task.quoted, "released": 0, "status": "refunded"}
-            returned = task.held
-        else:
-            returned = task.held - charge
-            status = "charged" if charge else "released"
-            posting = {"charged": charge, "refunded": 0, "released": returned, "status": status}
-        posting["returned"] = returned
-        delay = self.credits_posted_after
-        if not delay:
-            self._post(task, posting)
-            return
-        # 2.3: the end is not the books' end; the hold stays shown until posted.
-        posting["at"] = time.time() + delay
-        task.posting = posting
-        asyncio.get_running_loop().call_later(delay, self.post_due)
-
-    def _post(self, task: TaskRecord, posting: dict[str, Any]) -> None:
-        account = self.state.accounts[task.account_id]
-        account.available += int(posting["returned"])
-        task.charged = int(posting["charged"])
-        task.refunded = int(posting["refunded"])
-        task.released = int(posting["released"])
-        task.credit_status = str(posting["status"])
-        task.held = 0
-        task.posting = None
-
-    def post_due(self) -> None:
-        """Post every credit outcome whose time has come (also those a restart left)."""
-        moment = time.time()
-        due = [t for t in self.state.tasks.values() if t.posting and t.posting["at"] <= moment]
-        for task in due:
-            assert task.posting is not None
-            self._post(task, task.posting)
-        if due:
-            self.save()
+        self.posting.settle(task, charge, refund)
 
     # -- running --------------------------------------------------------------------------
 
