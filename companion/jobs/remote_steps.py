@@ -214,7 +214,7 @@ class RemoteSteps(BodySteps):
             own = self.store.charged(job.id)  # a hold counted while it was unknown
             if not job.approved and self.over_budget(price - own, largest=price):
                 why = "over a budget in config.yaml"
-            elif (refused := await self.account.reserve(job.id, price, approved=True)) is not None:
+            elif refused := await self.account.reserve(job.id, price, approved=job.approved):
                 why = f"over {refused}"
         if why is not None:
             await self._cancel_for_price(job, task, price, why)
