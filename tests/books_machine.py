@@ -71,6 +71,7 @@ VIDEO = {"duration_seconds": 1, "resolution": "360p"}
 CLI_SETTINGS = ["--formats", "spritesheet,spritesheet_json", "--frame-count", "4"]
 CLI_SETTINGS += ["--width", "64", "--height", "64", "--seconds", "1", "--resolution", "360p"]
 WAITING = (State.AWAITING_APPROVAL,)
+MARGIN = 50  # percent over its quote a create may be priced at (config price_margin_percent)
 
 
 class BooksMachine(RuleBasedStateMachine):
@@ -96,7 +97,11 @@ class BooksMachine(RuleBasedStateMachine):
         self.account = stable_id("account", f"run{self.run}")
         self.sandbox.call(self._add_key)
         self.daemon: DaemonProcess | None = None
-        self.budget = Budget()
+        # The latitude face prices a create over its quote; the user allows a margin, so
+        # jobs are made (a task priced past it is cancelled: tests/test_books_service.py).
+        self.budget = Budget(price_margin_percent=MARGIN)
+        self.home.mkdir(parents=True, exist_ok=True)
+        (self.home / "config.yaml").write_text(yaml.safe_dump(self._config()))
         self.key_of: dict[str, tuple[Any, ...]] = {}  # job id -> what it made, by way in
         self.agains: Counter[tuple[Any, ...]] = Counter()  # asked again, by the same key
         self.daemons_own: set[str] = set()  # jobs the daemon runs (approved through it)
@@ -135,9 +140,12 @@ class BooksMachine(RuleBasedStateMachine):
     @initialize(day=st.sampled_from([None, 14, 30]), month=st.sampled_from([None, 20, 45]))
     def budgets(self, day: int | None, month: int | None) -> None:
         """Budgets for this sequence, as config.yaml holds them (a 1 s job costs 6)."""
-        self.budget = Budget(None, day, month)
+        self.budget = Budget(None, day, month, price_margin_percent=MARGIN)
         budgets = {"per_day": day, "per_month": month}
-        (self.home / "config.yaml").write_text(yaml.safe_dump({"budgets": budgets}))
+        (self.home / "config.yaml").write_text(yaml.safe_dump(self._config(budgets)))
+
+    def _config(self, budgets: dict[str, Any] | None = None) -> dict[str, Any]:
+        return {"price_margin_percent": MARGIN, **({"budgets": budgets} if budgets else {})}
 
     def _step(self, rule: str) -> None:
         self.steps += 1

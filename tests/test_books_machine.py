@@ -13,16 +13,28 @@ from hypothesis import HealthCheck, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from companion.sandbox import SandboxThread
+from companion.sandbox.face import LATITUDE, with_changes
 from tests.books_generations import Generations
 from tests.books_machine import make_machine
+from tests.conftest import both_faces
 
 pytestmark = pytest.mark.slow
+# The latitude face with its waits made short: the 9 s in-progress window and the 2 s
+# credit posting are tested exactly in tests/test_books_service.py; here what matters is
+# that they happen.
+QUICK_LATITUDE = with_changes(LATITUDE, in_progress_seconds=1.5, credits_posted_after=0.5)
 
 
+def sandbox_for(make_sandbox: Callable[..., SandboxThread], face: str) -> SandboxThread:
+    chosen = QUICK_LATITUDE if face == "latitude" else face
+    return make_sandbox(task_seconds=0.4, face=chosen)
+
+
+@both_faces
 def test_books_equal_the_account_after_any_sequence(
-    make_sandbox: Callable[..., SandboxThread], tmp_path: Path
+    make_sandbox: Callable[..., SandboxThread], tmp_path: Path, face: str
 ) -> None:
-    sandbox = make_sandbox(task_seconds=0.4)
+    sandbox = sandbox_for(make_sandbox, face)
     machine = make_machine(sandbox, tmp_path)
     run_state_machine_as_test(
         machine,

@@ -1,6 +1,6 @@
 """Kill -9 at every step boundary, across many jobs, then recover.
 
-A real sandbox process (with its dropped-create fault) and real `companion jobs run`
+A real sandbox (with its dropped-create fault, on both faces) and real `companion jobs run`
 processes that SIGKILL themselves at each crash point in turn. Afterwards every job is
 done with exactly one remote task, the ledger agrees with the sandbox to the credit, and
 no project folder ever held a partial pack."""
@@ -19,7 +19,10 @@ from pathlib import Path
 import pytest
 
 from companion.media.demo_art import draw_character
+from companion.sandbox import Limits
+from companion.sandbox.face import LATITUDE, with_changes
 from companion.store import Store
+from tests.conftest import both_faces
 from tests.http_helpers import Api
 
 KEY = "sk-kill"
@@ -57,37 +60,38 @@ def assert_no_partial_pack(project: Path) -> None:
 
 
 @pytest.fixture
-def sandbox_process(tmp_path: Path):  # type: ignore[no-untyped-def]
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "companion",
-            "sandbox",
-            "--port",
-            "0",
-            "--api-key",
-            KEY,
-            "--state",
-            str(tmp_path / "sandbox" / "state.json"),
-            "--faults",
-            "dropped-create:5",
-            "--task-seconds",
-            "0.4",
-            "--limits",
-            "2,20,1000,100000",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
+def sandbox_process(make_sandbox, face: str):  # type: ignore[no-untyped-def]
+    """The sandbox the killed processes talk to (it is never killed itself), with the
+    dropped-create fault, on the test's face: the latitude one's waits made short (its
+    9 s in-progress window and 2 s credit posting matter in tests/test_books_service.py),
+    and its price rise allowed by the margin in config.yaml (see below)."""
+    chosen = face
+    if face == "latitude":
+        chosen = with_changes(LATITUDE, in_progress_seconds=1.5, credits_posted_after=0.5)
+    sandbox = make_sandbox(
+        api_keys=[KEY],
+        faults="dropped-create:5",
+        task_seconds=0.4,
+        limits=Limits(2, 20, 1000, 100000),
+        min_retry_after=1,
+        face=chosen,
     )
-    assert process.stdout is not None
-    base = process.stdout.readline().strip()
-    yield base
-    process.send_signal(signal.SIGTERM)
-    process.wait(timeout=30)
+    return sandbox.base_url
+
+
+def own_tasks(api: Api, ids: set[str]) -> list[dict]:
+    """The tasks of these jobs, read on every page (in whatever order, at whatever size)."""
+    found, cursor = [], None
+    while True:
+        page = api.get("/animations?limit=100" + (f"&cursor={cursor}" if cursor else "")).json
+        found += [t for t in page["data"] if t["metadata"].get("companion_job") in ids]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            return found
 
 
 @pytest.mark.slow
+@both_faces
 @pytest.mark.parametrize("export", ["service", "here"])
 def test_kill_at_every_step_and_recover(sandbox_process: str, tmp_path: Path, export: str) -> None:
     """export "service": the service's outputs are downloaded; "here": the engine packs
@@ -101,6 +105,9 @@ def test_kill_at_every_step_and_recover(sandbox_process: str, tmp_path: Path, ex
         COMPANION_API_KEY=KEY,
     )
     project = tmp_path / "project"
+    (tmp_path / "home").mkdir()
+    # The latitude face prices a create 25 % over its quote: allowed, so the jobs go on.
+    (tmp_path / "home" / "config.yaml").write_text("price_margin_percent: 50\n")
 
     def add_job(i: int) -> None:
         image = tmp_path / f"hero{i}.png"
@@ -152,7 +159,7 @@ def test_kill_at_every_step_and_recover(sandbox_process: str, tmp_path: Path, ex
         bool(part.get("in_place") and part.get("trim")) == (export == "here") for part in local
     )
     api = Api(sandbox_process, key=KEY)
-    remote = api.get("/animations?limit=100").json["data"]
+    remote = own_tasks(api, {j.id for j in jobs})
     by_job: dict[str, list[dict]] = {}
     for task in remote:
         by_job.setdefault(task["metadata"]["companion_job"], []).append(task)
@@ -163,7 +170,10 @@ def test_kill_at_every_step_and_recover(sandbox_process: str, tmp_path: Path, ex
         assert task["id"] == job.remote_id and task["status"] == "succeeded"
         ledger = {e["entry"]: e["credits"] for e in store.ledger(job.id)}
         assert ledger["charge"] == task["credits"]["charged"]
-        assert ledger["hold"] == task["credits"]["quoted"]
+        assert (
+            sum(e["credits"] for e in store.ledger(job.id) if e["entry"] == "hold")
+            == (task["credits"]["quoted"])
+        )
         files = sorted(p.name for p in Path(job.target_dir).iterdir() if not p.name.startswith("."))
         # Only the formats asked for: the clip video stays at the service.
         assert files == sorted(
@@ -176,6 +186,7 @@ def test_kill_at_every_step_and_recover(sandbox_process: str, tmp_path: Path, ex
         )
     balance = api.get("/credits/balance").json["available"]
     assert balance == 1000 - sum(t[0]["credits"]["charged"] for t in by_job.values())
+    assert store.credit_moves()["held"] == 0 and store.charged() == 1000 - balance
     assert_no_partial_pack(project)
     shown = json.loads(companion(env, "jobs", "show", jobs[0].id[:8]).stdout)
     assert shown["state"] == "done" and shown["outputs"]

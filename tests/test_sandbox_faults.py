@@ -108,3 +108,49 @@ def test_dropped_creates_are_recorded_and_replayable(make_sandbox) -> None:
                 break
     assert all(r.status == 202 for r in replayed) and len(replayed) == len(dropped_keys)
     assert len(api.get("/video-generations?limit=100").json["data"]) == 12  # no duplicates
+
+
+def test_latitude_creates_lists_and_credits(make_sandbox) -> None:
+    """The latitude answers of creates, lists and credits (docs/sandbox.md), narrowed:
+    a resend within the in-progress window is 409 IN_PROGRESS then the original; lists
+    oldest first, a few a page, after the other clients' tasks; the hold raised at create
+    and the charge posted a while after the end."""
+    from companion.sandbox.face import LATITUDE, with_changes
+
+    face = with_changes(LATITUDE, in_progress_seconds=1.0, credits_posted_after=1.0)
+    api = Api(make_sandbox(faults="dropped-create:1", face=face).base_url)
+    key = "latitude-create-0001"
+    assert isinstance(attempt(lambda: api.create("/video-generations", generation_body(), key)),
+                      Exception)  # fmt: skip
+    busy = api.create("/video-generations", generation_body(), key)
+    assert busy.status == 409 and busy.json["error"]["code"] == "IDEMPOTENCY_IN_PROGRESS"
+    assert busy.json["error"]["retryable"] and busy.headers.get("retry-after") == "1"
+    time.sleep(1.1)
+    task = api.create("/video-generations", generation_body(), key).json
+    quote = api.post("/video-generations/quote", {"video": generation_body()["video"]}).json
+    assert task["credits"]["held"] == task["credits"]["quoted"] > quote["credits"]
+    seen, cursor, pages = [], None, 0
+    while True:
+        page = api.get("/video-generations?limit=100" + (f"&cursor={cursor}" if cursor else ""))
+        assert len(page.json["data"]) <= 7
+        seen += page.json["data"]
+        pages += 1
+        cursor = page.json["next_cursor"]
+        if cursor is None:
+            break
+    assert len(seen) == 131 and seen[-1]["id"] == task["id"] and pages == 19
+    assert len({t["id"] for t in seen}) == 131
+    for _ in range(100):
+        done = api.get(f"/video-generations/{task['id']}").json
+        if done["status"] == "succeeded":
+            break
+        time.sleep(0.05)
+    assert done["credits"]["status"] == "held" and done["credits"]["charged"] == 0
+    assert done["credits"]["held"] == task["credits"]["held"]
+    for _ in range(100):
+        done = api.get(f"/video-generations/{task['id']}").json
+        if done["credits"]["status"] != "held":
+            break
+        time.sleep(0.05)
+    assert done["credits"]["status"] == "charged"
+    assert done["credits"]["charged"] == task["credits"]["quoted"] and done["credits"]["held"] == 0

@@ -5,11 +5,28 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.api.client import Client
 from companion.settings.config import Settings
+from companion.settings.endpoint import Endpoint
 from companion.store import Store
+from companion.store.account import LocalAccount
 from companion.store.books import disagreement, store_books
 
-__all__ = ["books", "disagreement"]
+__all__ = ["books", "disagreement", "follow_books"]
+
+
+async def follow_books(client: Client, endpoint: Endpoint, settings: Settings) -> None:
+    """Credits the service posted after a job moved on, entered before the books are
+    read (companion.jobs.remote_books). A team's are entered by its members' engines."""
+    if not settings.database.exists() or settings.team_database is not None:
+        return
+    from companion.jobs import follow_pending
+
+    store = Store(settings.database)
+    try:
+        await follow_pending(store, client, LocalAccount(store, endpoint.base_url))
+    finally:
+        store.close()
 
 
 def books(settings: Settings, available: int | None = None) -> dict[str, Any]:

@@ -23,9 +23,10 @@ def _print_model(model: BaseModel) -> None:
 
 
 def cmd_credits(args: argparse.Namespace) -> int:
-    from companion.cli.books import books, disagreement
+    from companion.cli.books import books, disagreement, follow_books
 
     async def job(client: Client, endpoint: Endpoint, settings: Settings) -> int:
+        await follow_books(client, endpoint, settings)
         balance = (await client.get_credit_balance()).available
         spend = books(settings, balance)
         if args.json:

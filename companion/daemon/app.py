@@ -67,6 +67,7 @@ class Daemon:
         self._order = itertools.count()
         self._queued: set[str] = set()
         self._workers: list[asyncio.Task[None]] = []
+        self._following: asyncio.Task[None] | None = None
         self._worker_count = workers
         self.watchers: dict[str, ProjectWatcher] = {}
         # Whether the service answers; set by the server before start (None: assume so).
@@ -150,9 +151,17 @@ class Daemon:
         for job in self.store.jobs():
             if job.state not in FINAL and job.state != State.AWAITING_APPROVAL:
                 self.enqueue(job)
+        # Credits the service posted after a job's end, entered (remote_books).
+        self._following = asyncio.create_task(self._follow_books())
         self._workers = [asyncio.create_task(self._work()) for _ in range(self._worker_count)]
         for project in self.store.projects():
             await self.watch(project)
+
+    async def _follow_books(self) -> None:
+        try:
+            await self.engine.follow_books()
+        except CompanionApiError as exc:
+            log.info("credits posted late are entered at the next start: %s", exc)
 
     def set_workers(self, count: int) -> None:
         """As many workers as the account has slots (known once the service answers)."""
@@ -168,9 +177,10 @@ class Daemon:
         self.broker.close()  # event streams end, so shutdown need not wait for them
         for watcher in self.watchers.values():
             await watcher.stop()
-        for worker in self._workers:
+        ended = [*self._workers, *([self._following] if self._following else [])]
+        for worker in ended:
             worker.cancel()
-        await asyncio.gather(*self._workers, return_exceptions=True)
+        await asyncio.gather(*ended, return_exceptions=True)
 
     async def _work(self) -> None:
         while True:

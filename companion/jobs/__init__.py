@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     )
     from companion.jobs.naming import names_in, suggestion
     from companion.jobs.provenance import project_files, service_name
+    from companion.jobs.remote_books import follow_pending
     from companion.jobs.remote_steps import Budget
     from companion.jobs.request import CharacterPart, JobKind, JobRequest, submit
     from companion.jobs.resume import (
@@ -92,6 +93,7 @@ _LAZY = {
     "release_if_unused": ("staging", "release_if_unused"),
     "Engine": ("engine", "Engine"),
     "Budget": ("remote_steps", "Budget"),
+    "follow_pending": ("remote_books", "follow_pending"),
     "JobKind": ("request", "JobKind"),
     "JobRequest": ("request", "JobRequest"),
     "submit": ("request", "submit"),
@@ -160,6 +162,7 @@ __all__ = [
     "chosen_model",
     "decode_whole",
     "finishing",
+    "follow_pending",
     "formats_refusal",
     "generation_answer",
     "has_alpha",

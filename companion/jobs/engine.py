@@ -31,8 +31,9 @@ from companion.api.client import Client
 from companion.api.errors import RateLimitError
 from companion.api.schema import Task
 from companion.jobs.errors import JobFailed as JobFailed
-from companion.jobs.lifecycle import FINAL, State, check
+from companion.jobs.lifecycle import FINAL, PAUSED, State, check
 from companion.jobs.outputs import OutputSteps
+from companion.jobs.remote_books import follow_pending
 from companion.jobs.remote_steps import Budget as Budget
 from companion.jobs.remote_steps import RemoteSteps
 from companion.jobs.request import JobKind, JobRequest, submit
@@ -171,10 +172,13 @@ class Engine(RemoteSteps, OutputSteps):
     # -- running ------------------------------------------------------------------------
 
     async def run(self, job_id: str) -> Job:
-        """Take a job as far as it can go now; safe to call again after any crash."""
+        """Take a job as far as it can go now; safe to call again after any crash. A job
+        whose create's outcome was unknown is resumed: its task is looked for first."""
         job = self.store.job(job_id)
+        if job.state == State.UNKNOWN:
+            job = await self._amove(job, State.CREATING)
         try:
-            while job.state not in FINAL and job.state != State.AWAITING_APPROVAL:
+            while job.state not in FINAL and job.state not in PAUSED:
                 try:
                     job = await self._step(job)
                 except RateLimitError:
@@ -228,17 +232,24 @@ class Engine(RemoteSteps, OutputSteps):
         """Compare the books with GET /credits/balance. While only this companion spends,
         available + committed stays constant between snapshots; any change is drift
         (another client of the account, or a disagreement to look into)."""
+        await self.follow_books()
         available = (await self.client.get_credit_balance()).available
         books = await self.account.reconcile(available)
         if books["drift"]:
             log.warning("credit drift of %d since the last snapshot", books["drift"])
         return books
 
+    async def follow_books(self) -> int:
+        """Enter the credits the service posted after a job moved on (see remote_books);
+        the number of jobs whose credits are still not final."""
+        return await follow_pending(self.store, self.client, self.account)
+
     async def drain(self, *, parallel: int | None = None) -> list[Job]:
         """Run every unfinished job, editor jobs (priority 0) before folder batches, with
         at most concurrency + queue of them at the service at once (more would only meet
         QUEUE_LIMIT_EXCEEDED); creates and polls are paced by the client's pacer."""
         account = await self.client.refresh_limits()
+        await self.follow_books()
         slots = parallel or account.limits.concurrency + account.limits.queue
         gate = asyncio.Semaphore(slots)
         waiting = [

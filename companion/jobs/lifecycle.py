@@ -4,6 +4,12 @@
      │        │  └─> awaiting_approval ─┘          (outputs of failed or cancelled
      │        │                                      tasks are installed too, then
      └────────┴──> failed | cancelled                the job ends failed/cancelled)
+                          creating <──> unknown
+
+A create the service was still accepting after a generous wait is `unknown`: the task
+may exist (its hold is counted in the books); running the job again (the same command,
+`companion jobs run`, the daemon's start) looks for it and resumes it, never paying for
+a second one.
 
 A job the service made and charged for whose outputs did not all go in (a full disk, a
 folder made read-only, a cancel while downloading) goes from failed or cancelled back to
@@ -25,6 +31,7 @@ class State(StrEnum):
     QUOTED = "quoted"
     AWAITING_APPROVAL = "awaiting_approval"
     CREATING = "creating"
+    UNKNOWN = "unknown"  # the create's outcome is not known yet (see above)
     RUNNING = "running"
     DOWNLOADING = "downloading"
     INSTALLING = "installing"
@@ -34,6 +41,9 @@ class State(StrEnum):
 
 
 FINAL = frozenset({State.DONE, State.FAILED, State.CANCELLED})
+# Where a run stops without the job being final: it waits for the user, or for the next
+# run to find out what its create made.
+PAUSED = frozenset({State.AWAITING_APPROVAL, State.UNKNOWN})
 
 ALLOWED: dict[State, frozenset[State]] = {
     # A re-cut goes from new straight to installing: its video is local, already paid.
@@ -42,7 +52,8 @@ ALLOWED: dict[State, frozenset[State]] = {
         {State.CREATING, State.AWAITING_APPROVAL, State.FAILED, State.CANCELLED}
     ),
     State.AWAITING_APPROVAL: frozenset({State.QUOTED, State.CANCELLED}),
-    State.CREATING: frozenset({State.RUNNING, State.FAILED}),
+    State.CREATING: frozenset({State.RUNNING, State.UNKNOWN, State.FAILED}),
+    State.UNKNOWN: frozenset({State.CREATING}),
     State.RUNNING: frozenset({State.DOWNLOADING}),
     State.DOWNLOADING: frozenset({State.INSTALLING, State.FAILED}),  # e.g. a link in the way
     State.INSTALLING: frozenset({State.DONE, State.FAILED, State.CANCELLED}),

@@ -1,9 +1,11 @@
 """A job at the service: quoted, held for approval when over a budget, its create sent
 with the Idempotency-Key and exact body bytes persisted first (after an uncertain
-outcome the original task is looked for by the job's marker in `metadata` among recent
-tasks, and only if it is not there is the create resent, with the same key and bytes),
-then waited for, its outputs recorded and its credits settled. Part of the Engine (see
-engine.py)."""
+outcome the original task is looked for by the job's marker in `metadata` on every page
+of the list, and only if it is not there is the create resent, with the same key and
+bytes; a create still being accepted is waited for, see creating.py), its price as
+created held to the quote and the budgets (remote_books.py), then waited for, its
+outputs recorded and its credits entered once the service has posted them. Part of the
+Engine (see engine.py)."""
 
 from __future__ import annotations
 
@@ -22,14 +24,24 @@ from companion.api.errors import (
     DeadlineExceededError,
     RateLimitError,
     TransportError,
+    WaitTimeoutError,
 )
 from companion.api.keys import new_idempotency_key
 from companion.api.schema import AnimationCreate, Task
 from companion.install import output_names, shown
 from companion.jobs.crash import crash_point
+from companion.jobs.creating import IN_PROGRESS_BOUND, create_when_accepted, find_marked
 from companion.jobs.errors import JobFailed
 from companion.jobs.lifecycle import State
 from companion.jobs.progress_writes import ProgressWrites
+from companion.jobs.remote_books import (
+    FOLLOW_SECONDS,
+    allowed_price,
+    created_price,
+    credits_final,
+    follow_credits,
+    settle_task,
+)
 from companion.jobs.request import JobRequest
 from companion.jobs.request_body import BodySteps
 from companion.jobs.wanted import wanted
@@ -38,7 +50,7 @@ from companion.store.account import SharedAccount
 
 log = logging.getLogger("companion.jobs")
 
-RECENT_TASKS = 100
+CANCEL_WAIT = 60.0  # seconds a task cancelled for its price is waited for
 CLIP_FORMAT = "clip_video"  # the paid video every one-click task returns
 
 
@@ -47,6 +59,9 @@ class Budget:
     per_job: int | None = None
     per_day: int | None = None
     per_month: int | None = None  # the calendar month (UTC), as `companion credits` counts
+    # How far over its quote a task may be priced at create and still be made (config
+    # price_margin_percent); beyond it the task is cancelled at once.
+    price_margin_percent: float = 0.0
 
 
 class RemoteSteps(BodySteps):
@@ -57,6 +72,8 @@ class RemoteSteps(BodySteps):
     account: SharedAccount
     budget: Budget
     timeout: float
+    in_progress_bound: float = IN_PROGRESS_BOUND
+    credit_follow_seconds: float = FOLLOW_SECONDS
     on_progress: Callable[[Job, Task], None] | None
     _amove: Callable[..., Awaitable[Job]]
 
@@ -113,11 +130,11 @@ class RemoteSteps(BodySteps):
                 return True
         return False
 
-    async def _create(self, job: Job) -> Job:
+    async def _create(self, job: Job, kind: str = "animation") -> Job:
         key, body = job.idempotency_key, job.body
         assert key and body
         # Once a send may have happened, the original is looked for before any resend.
-        original = await self._find_original(job) if job.sent else None
+        original = await self._find_original(job, kind) if job.sent else None
         if original is None:
             # The reservation made at quote time is renewed (or, if its lease ran out while
             # this companion was away, made again) before anything is sent.
@@ -128,7 +145,10 @@ class RemoteSteps(BodySteps):
             if not job.sent:
                 job = await asyncio.to_thread(self.store.update_job, job.id, sent=True)
             try:
-                original = await self.client.create_animation(body, idempotency_key=key)
+                original = await create_when_accepted(
+                    lambda: self.client.create_animation(body, idempotency_key=key),
+                    bound=self.in_progress_bound,
+                )
             except (TransportError, DeadlineExceededError) as exc:
                 # Uncertain: the task may exist. The next pass looks for it, then resends.
                 log.info(
@@ -145,24 +165,93 @@ class RemoteSteps(BodySteps):
                 if exc.status in (400, 402, 403, 404, 409, 413, 415, 422):
                     raise JobFailed(f"the service refused the create: {exc}") from exc
                 raise
+            if original is None:
+                return await self._unknown(job)
         else:
             await self.account.acquire_slot(job.id, job.priority, present=True)
         crash_point("after_send")
-        if not any(e["entry"] == "hold" for e in self.store.ledger(job.id)):
-            held = original.credits.held or original.credits.quoted
-            await self.account.record(job.id, "hold", held)
+        await self._price_as_created(job, original)
+        await self._hold(job.id, created_price(original.credits))
         return await self._amove(job, State.RUNNING, remote_id=str(original.id))
 
-    async def _find_original(self, job: Job) -> Task | None:
-        """The task this job already created, found by the marker in its metadata."""
-        seen = 0
-        async for task in self.client.iter_tasks("animation", page_size=50):
-            if task.metadata.get("companion_job") == job.id:
-                return task
-            seen += 1
-            if seen >= RECENT_TASKS:
-                break
-        return None
+    async def _hold(self, job_id: str, credits: int) -> None:
+        """The job's hold in the books made what the service holds for it (entered once,
+        then only what it changed by)."""
+        holds = [e["credits"] for e in self.store.ledger(job_id) if e["entry"] == "hold"]
+        if not holds or sum(holds) != credits:
+            await self.account.record(job_id, "hold", credits - sum(holds))
+
+    async def _unknown(self, job: Job) -> Job:
+        """Still being accepted after the bound: the task may exist and hold credits, so
+        its quote is counted as held, and the job waits for a run to find it."""
+        await self._hold(job.id, job.quote or 0)
+        await self.account.release_slot(job.id)
+        log.warning("job %s: the service was still accepting its create; unknown", job.id)
+        return await self._amove(
+            job,
+            State.UNKNOWN,
+            error=(
+                f"the service was still accepting the create after {self.in_progress_bound:g} "
+                f"s; the task may exist, so its {job.quote or 0} credits are counted as held. "
+                f"Run the same command again (or companion jobs run) to resume job "
+                f"{job.id[:8]}: it looks for that task first, and never pays for a second one"
+            ),
+        )
+
+    async def _price_as_created(self, job: Job, task: Task) -> None:
+        """Creation recalculates the price (4.4): a task that costs more than the user
+        approved (plus the margin allowed), or than a budget has room for, is cancelled
+        at once and the job fails saying what it cost."""
+        price, quote = created_price(task.credits), job.quote or 0
+        if price <= quote:
+            return
+        margin = self.budget.price_margin_percent
+        why = None
+        if price > allowed_price(quote, margin):
+            allowed = f" plus the {margin:g} % margin allowed" if margin else ""
+            why = f"over the {quote} credits quoted and approved{allowed}"
+        else:
+            own = self.store.charged(job.id)  # a hold counted while it was unknown
+            if not job.approved and self.over_budget(price - own, largest=price):
+                why = "over a budget in config.yaml"
+            elif refused := await self.account.reserve(job.id, price, approved=job.approved):
+                why = f"over {refused}"
+        if why is not None:
+            await self._cancel_for_price(job, task, price, why)
+
+    async def _cancel_for_price(self, job: Job, task: Task, price: int, why: str) -> None:
+        kind, task_id = str(task.object), str(task.id)
+        await asyncio.to_thread(self.store.update_job, job.id, remote_id=task_id)
+        await self._hold(job.id, price)
+        log.warning("job %s: priced at %d credits at create, %s; cancelling", job.id, price, why)
+        current = await self.client.cancel_task(kind, task_id)
+        try:
+            current = await self.client.wait_for_task(current, timeout=CANCEL_WAIT)
+        except WaitTimeoutError as exc:
+            assert isinstance(exc.task, Task)
+            current = exc.task
+        current = await follow_credits(self.client, current, seconds=self.credit_follow_seconds)
+        credits = current.credits
+        if current.is_terminal and credits_final(current):
+            await settle_task(self.account, job.id, credits)
+            cost = f"{credits.charged} charged, {credits.released + credits.refunded} released"
+        else:
+            cost = (
+                f"{credits.held} still held at the service ({current.status}); the books "
+                "follow it (companion credits)"
+            )
+        await asyncio.to_thread(self.store.update_job, job.id, remote_status=str(current.status))
+        await self.account.release_slot(job.id)
+        raise JobFailed(
+            f"the service priced task {task_id} at {price} credits when it was created, {why}; "
+            f"it was cancelled at once: {cost}. To make it at that price, raise "
+            "price_margin_percent (or the budget) in config.yaml and run it again"
+        )
+
+    async def _find_original(self, job: Job, kind: str = "animation") -> Task | None:
+        """The task this job already created, found by the marker in its metadata on
+        every page of the list (in whatever order, at whatever page size)."""
+        return (await find_marked(self.client, kind, job.id)).task
 
     async def _wait(self, job: Job) -> Job:
         assert job.remote_id
@@ -207,8 +296,14 @@ class RemoteSteps(BodySteps):
             job.id,
             [(str(a.id), a.format, n, a.byte_size) for a, n in known],
         )
-        credits = task.credits
-        await self.account.settle(job.id, credits.charged, credits.refunded, credits.released)
+        # 2.3: the end is not the books' end. Read again until the credits are final;
+        # past the bound the hold stays counted and the books follow it later.
+        task = await follow_credits(self.client, task, seconds=self.credit_follow_seconds)
+        if credits_final(task):
+            await settle_task(self.account, job.id, task.credits)
+        else:
+            log.info("job %s: credits still %s at the service; followed later", job.id,
+                     task.credits.status)  # fmt: skip
         await self.account.release_slot(job.id)
         error = f"{task.error.code}: {task.error.message}" if task.error else None
         clip = next((a for a in task.outputs if a.format == CLIP_FORMAT), None)

@@ -72,7 +72,10 @@ async def open_engine(
             client,
             endpoint.base_url,
             budget=Budget(
-                settings.budget_per_job, settings.budget_per_day, settings.budget_per_month
+                settings.budget_per_job,
+                settings.budget_per_day,
+                settings.budget_per_month,
+                price_margin_percent=settings.price_margin_percent,
             ),
             timeout=timeout or settings.timeout_seconds,
             on_change=on_change,

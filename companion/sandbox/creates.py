@@ -8,7 +8,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
 import uuid
+from datetime import datetime
 from typing import Any
 
 from aiohttp import web
@@ -63,7 +65,9 @@ class Creates:
                     retryable=True,
                     retry_after=1,
                 )
-            return self.views.task_response(self.state.tasks[record.task_id], status=202)
+            original = self.state.tasks[record.task_id]
+            self._still_accepting(original)
+            return self.views.task_response(original, status=202)
         record = IdempotencyRecord(scope, body_hash, "in_progress", iso(now()) or "")
         self.state.idempotency[scope] = record
         try:
@@ -81,6 +85,22 @@ class Creates:
             raise ConnectionResetError("fault: create response dropped after recording")
         return response
 
+    def _still_accepting(self, task: TaskRecord) -> None:
+        """Face.in_progress_seconds: a resend this soon after its original was accepted is
+        told the original is still being accepted (spec 7 gives that answer no bound)."""
+        window = self.s.face.in_progress_seconds
+        if not window:
+            return
+        accepted = datetime.fromisoformat(task.created_at)
+        if (now() - accepted).total_seconds() < window:
+            raise ApiError(
+                ErrorCode.IDEMPOTENCY_IN_PROGRESS,
+                "the original request is still being accepted; resend it",
+                param="Idempotency-Key",
+                retryable=True,
+                retry_after=1,
+            )
+
     async def _accept(
         self, account: Account, kind: str, body: Any, normalized: dict[str, Any]
     ) -> TaskRecord:
@@ -89,6 +109,13 @@ class Creates:
             price = export_price_of(self.views, account, body)
         else:
             price = animation_price(body) if kind == "animation" else generation_price(body)
+        rise = self.s.face.create_price_rise
+        if rise:  # 4.4: creation recalculates the price; the charge follows the hold
+            more = max(1, math.ceil(price.total * rise))
+            if kind == "animation_export":
+                price.export += more
+            else:
+                price.video += more
         limits = self.s.limits_of(account.id)
         if self.s.runner.queued_count(account.id) >= limits.queue:
             raise ApiError(

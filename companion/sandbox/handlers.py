@@ -183,18 +183,20 @@ class Handlers:
             raw_limit = request.query.get("limit", "20")
             if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= 100:
                 raise invalid("limit must be an integer from 1 to 100", "limit")
-            limit = int(raw_limit)
+            # Face.page_cap: a page may hold fewer than `limit` (4.7: limit is a page size).
+            limit = min(int(raw_limit), self.s.face.page_cap or 100)
+            newest_first = self.s.face.lists_newest_first  # 2.2 gives no order
             secret = self.state.secret
-            before = read_cursor(secret, request.query.get("cursor"), kind)
+            last = read_cursor(secret, request.query.get("cursor"), kind)
             tasks = sorted(
                 (
                     t
                     for t in self.state.tasks.values()
                     if t.account_id == account.id
                     and t.object == kind
-                    and (before is None or t.seq < before)
+                    and (last is None or (t.seq < last if newest_first else t.seq > last))
                 ),
-                key=lambda t: -t.seq,
+                key=lambda t: -t.seq if newest_first else t.seq,
             )
             page = tasks[:limit]
             cursor = make_cursor(secret, page[-1].seq, kind) if len(tasks) > limit else None

@@ -33,6 +33,7 @@ from companion.media import (
     synthesize,
 )
 from companion.sandbox.models import size_of
+from companion.sandbox.posting import Posting
 from companion.sandbox.pricing import DEFAULT_VIDEO_SECONDS
 from companion.sandbox.state import AssetRecord, State, TaskRecord, iso, now, stable_id
 from companion.sandbox.storage import Storage
@@ -80,6 +81,7 @@ class Runner:
         task_seconds: float,
         pool: Executor,
         save: Callable[[], None],
+        credits_posted_after: float = 0.0,
     ) -> None:
         self.state = state
         self.storage = storage
@@ -87,6 +89,7 @@ class Runner:
         self.task_seconds = task_seconds
         self.pool = pool
         self.save = save
+        self.posting = Posting(state, credits_posted_after, save)
         self._running: dict[str, asyncio.Task[None]] = {}
 
     # -- scheduling ---------------------------------------------------------------------
@@ -112,7 +115,9 @@ class Runner:
             self._running[task.id] = asyncio.create_task(self._run(task))
 
     def resume_all(self) -> None:
-        """After a restart: tasks that were running start again from the top."""
+        """After a restart: tasks that were running start again from the top; credit
+        outcomes left unposted are posted when due."""
+        self.posting.resume()
         for task in self.state.tasks.values():
             if task.status in ("running", "cancelling"):
                 task.status = "queued" if task.status == "running" else "cancelling"
@@ -160,19 +165,7 @@ class Runner:
         task.finished_at = iso(now())
 
     def _settle(self, task: TaskRecord, *, charge: int, refund: bool = False) -> None:
-        account = self.state.accounts[task.account_id]
-        if refund:
-            account.available += task.held
-            task.refunded = task.quoted
-            task.charged = 0
-            task.credit_status = "refunded"
-        else:
-            returned = task.held - charge
-            account.available += returned
-            task.charged = charge
-            task.released = returned
-            task.credit_status = "charged" if charge else "released"
-        task.held = 0
+        self.posting.settle(task, charge, refund)
 
     # -- running --------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from companion.sandbox.face import Face, face_named
 from companion.sandbox.faults import Faults
 from companion.sandbox.journal import Journal
 from companion.sandbox.limiter import SlidingWindow
+from companion.sandbox.others import seed_other_tasks
 from companion.sandbox.runner import Runner
 from companion.sandbox.state import Account, ApiKey, State, StateFile, key_hash, stable_id
 from companion.sandbox.storage import Storage
@@ -92,7 +93,13 @@ class SandboxService:
         self.storage = Storage(data_dir, self.state, self.faults, config.url_seconds)
         self.pool = ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="sandbox")
         self.runner = Runner(
-            self.state, self.storage, self.limits_of, config.task_seconds, self.pool, self.save
+            self.state,
+            self.storage,
+            self.limits_of,
+            config.task_seconds,
+            self.pool,
+            self.save,
+            self.face.credits_posted_after,
         )
         self.window = SlidingWindow(config.rate_window)
         self.journal: Journal | None = Journal() if config.journal else None
@@ -120,6 +127,7 @@ class SandboxService:
                 if account is None:
                     account = Account(account_id, name, self.config.tier, self.config.credits)
                     self.state.accounts[account_id] = account
+                    seed_other_tasks(self.state, account_id, self.face.other_tasks)
                 account.tier = self.config.tier
                 account.status = status or "active"
                 digest = key_hash(secret)

@@ -108,6 +108,9 @@ class TaskRecord:
     cancel_requested: bool = False
     video_done: bool = False
     inputs: dict[str, Any] = field(default_factory=dict)  # persisted input file ids
+    # Face.credits_posted_after: the credit outcome decided at the end, posted later
+    # (epoch seconds "at", and the CreditUsage members it sets).
+    posting: dict[str, Any] | None = None
 
     @property
     def quoted(self) -> int:

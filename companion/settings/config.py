@@ -43,6 +43,13 @@ class Settings(BaseModel):
     budget_per_job: int | None = Field(default=None, ge=0)
     budget_per_day: int | None = Field(default=None, ge=0)
     budget_per_month: int | None = Field(default=None, ge=0)
+    price_margin_percent: float = Field(
+        default=0,
+        ge=0,
+        le=1000,
+        description="how far over its quote a task may be priced when it is created and "
+        "still be made (0: not at all; over it the task is cancelled at once)",
+    )
     team_database: SecretStr | None = Field(
         default=None, description="PostgreSQL connection string of the team (team mode)"
     )
@@ -93,7 +100,14 @@ class Settings(BaseModel):
 
 
 # The config file's settings taken as they are written.
-PLAIN = {"base_url", "api_key", "timeout_seconds", "clip_store_mb", "retry_attempts"}
+PLAIN = {
+    "base_url",
+    "api_key",
+    "timeout_seconds",
+    "clip_store_mb",
+    "retry_attempts",
+    "price_margin_percent",
+}
 
 
 def default_home() -> Path:

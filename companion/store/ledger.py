@@ -15,19 +15,34 @@ class Ledger(Database):
             run(db, "record", job_id=job_id, entry=entry, credits=credits, stamp=now())
 
     def settle(self, job_id: str, charged: int, refunded: int, released: int) -> None:
-        """Record a job's final credit movements once; later calls change nothing."""
+        """Enter a job's credit movements as the service now reports them: what differs
+        from the ledger's (a refund or a charge posted later) is entered as the
+        difference; the same figures again change nothing."""
         with self._tx() as db:
-            if run(db, "settled", job_id=job_id).fetchone():
-                return
+            rows = run(db, "credit_moves_of_job", job_id=job_id, since=None).fetchall()
+            have = {"charge": 0, "refund": 0, "release": 0}
+            settled = False
+            for row in rows:
+                if row["entry"] in have:
+                    have[row["entry"]] += row["credits"]
+                    settled = True
             stamp = now()
             for entry, credits in (
                 ("charge", charged),
                 ("refund", refunded),
                 ("release", released),
             ):
-                if credits:
-                    run(db, "record", job_id=job_id, entry=entry, credits=credits, stamp=stamp)
-            if not (charged or refunded or released):
+                if credits != have[entry]:
+                    run(
+                        db,
+                        "record",
+                        job_id=job_id,
+                        entry=entry,
+                        credits=credits - have[entry],
+                        stamp=stamp,
+                    )
+                    settled = True
+            if not settled:
                 run(db, "record", job_id=job_id, entry="charge", credits=0, stamp=stamp)
 
     def committed(self) -> int:

@@ -97,9 +97,6 @@ INSERT OR REPLACE INTO written_files VALUES (:path, :sha256, :job_id, :name, :st
 -- name: record
 INSERT INTO ledger (job_id, entry, credits, at) VALUES (:job_id, :entry, :credits, :stamp);
 
--- name: settled
-SELECT 1 FROM ledger WHERE job_id = :job_id AND entry IN ('charge', 'refund', 'release');
-
 -- name: last_balance
 SELECT credits, committed FROM ledger WHERE entry = 'balance' ORDER BY seq DESC LIMIT 1;
 
