@@ -223,7 +223,7 @@ class Handlers:
             asset.id, request.query.get("expires"), request.query.get("signature"), "api"
         ):
             raise not_found("signed asset (signature invalid or expired)")
-        refused = self.s.storage.refusal(asset.id, request.query.get("signature", ""))
+        refused = self.s.storage.refusal(asset.id)
         if refused is not None:
             return refused
         return web.Response(

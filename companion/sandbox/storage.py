@@ -47,8 +47,8 @@ class Storage:
         self.faults = faults
         self.url_seconds = url_seconds
         self.face = face
-        self._refused_assets: set[str] = set()  # assets whose first fetch was refused
-        self._refused_signatures: set[str] = set()  # and the URLs refused: for good
+        self._refused: set[str] = set()  # assets whose first fetch was refused
+        self._burnt: set[str] = set()  # and whose URLs stay refused until a fresh one
         self.api_base = ""
         self.storage_base = ""
         self.journal: Journal | None = None
@@ -76,17 +76,15 @@ class Storage:
             return False
         return hmac.compare_digest(self._sign(asset_id, int(expires), origin), signature)
 
-    def refusal(self, asset_id: str, signature: str) -> web.Response | None:
+    def refusal(self, asset_id: str) -> web.Response | None:
         """The latitude face's refusal of a signed URL: the first fetch of each asset, and
-        every later fetch of a URL once refused (only a fresh URL from GET /assets/{id} is
-        served), so a client that retries the same URL blindly never gets the bytes."""
+        every later fetch until a fresh URL is handed out (GET /assets/{id}, or a task
+        read), so a client that retries the same URL blindly never gets the bytes."""
         status = self.face.first_download_refused
-        if status is None:
+        if status is None or (asset_id in self._refused and asset_id not in self._burnt):
             return None
-        if asset_id in self._refused_assets and signature not in self._refused_signatures:
-            return None
-        self._refused_assets.add(asset_id)
-        self._refused_signatures.add(signature)
+        self._refused.add(asset_id)
+        self._burnt.add(asset_id)
         # A storage front's own answer, not the API's envelope: the spec shows none.
         headers = {"Cache-Control": "no-store"}
         if status == 429:
@@ -94,6 +92,8 @@ class Storage:
         return web.Response(status=status, text="signed URL refused", headers=headers)
 
     def download_url(self, asset: AssetRecord) -> tuple[str, datetime]:
+        # A URL minted in the same second is the same URL: freshness is told here.
+        self._burnt.discard(asset.id)
         expires = _expiry(self.url_seconds)
         signature = self._sign(asset.id, expires, "api")
         url = f"{self.api_base}/assets/{asset.id}/content?expires={expires}&signature={signature}"
