@@ -31,7 +31,7 @@ async def main(dsn: str, member: str, lease: float, home: Path, action: str) -> 
             assert await account.reserve("job-held", 40, approved=False) is None
             await account.acquire_slot("job-held", 1)
             await account.acquire_slot("job-held-2", 1)
-            assert await account.upload_for("picture", claim=True) is None
+            assert await account.upload_for("account-1", "picture", claim=True) is None
             print("held", flush=True)
             await asyncio.sleep(3600)
         elif action == "skewed":

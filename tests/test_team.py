@@ -27,6 +27,7 @@ from tests.real_postgres import real_postgres, team_db  # noqa: F401
 pytestmark = pytest.mark.postgres
 ROOT = Path(__file__).resolve().parent.parent
 SERVICE = "http://sandbox.test/v1"
+OWNER = "account-1"  # the account at the service that owns the uploads
 
 
 def limits(concurrency: int = 1, queue: int = 3, creates: int = 3) -> AccountLimits:
@@ -144,18 +145,33 @@ def test_one_upload_per_picture_for_the_whole_team(team_db: str, tmp_path: Path)
         async with members(team_db, tmp_path, 4) as team:
 
             async def need(member: PostgresAccount) -> str:
-                known = await member.upload_for("sha-of-hero", claim=True)
+                known = await member.upload_for(OWNER, "sha-of-hero", claim=True)
                 if known is not None:
                     return known
                 uploads.append(member.member)
                 await asyncio.sleep(0.2)  # the upload takes a while; the others wait
-                await member.remember_upload("sha-of-hero", "file_1")
+                await member.remember_upload(OWNER, "sha-of-hero", "file_1")
                 return "file_1"
 
             return list(await asyncio.gather(*(need(m) for m in team for _ in range(3))))
 
     assert run(scenario()) == ["file_1"] * 12
     assert len(uploads) == 1
+
+
+def test_file_ids_are_per_account_and_forgotten_on_404(team_db: str, tmp_path: Path):
+    # Files are owned by an account (spec 2.6): another account's id is a 404 there, and
+    # one the service has forgotten (retention not shown, spec 8) leaves the team's books.
+    async def scenario() -> tuple[str | None, str | None, str | None]:
+        async with members(team_db, tmp_path, 2) as (first, second):
+            assert await first.upload_for(OWNER, "sha-of-hero", claim=True) is None
+            await first.remember_upload(OWNER, "sha-of-hero", "file_1")
+            other = await second.upload_for("account-2", "sha-of-hero", claim=False)
+            known = await second.upload_for(OWNER, "sha-of-hero", claim=False)
+            await second.forget_upload(OWNER, "sha-of-hero", "file_1")
+            return other, known, await second.upload_for(OWNER, "sha-of-hero", claim=False)
+
+    assert run(scenario()) == (None, "file_1", None)
 
 
 def test_windows_and_429_holds_are_the_teams(team_db: str, tmp_path: Path):
@@ -242,7 +258,7 @@ def test_a_member_killed_with_9_gives_everything_back_after_its_lease(team_db: s
                 await survivor.acquire_slot("mine", 1)  # free once the lease ran out
                 waited = time.monotonic() - start
                 after = await survivor.reserve("mine", 40, approved=False)
-                claim = await survivor.upload_for("picture", claim=True)
+                claim = await survivor.upload_for(OWNER, "picture", claim=True)
                 return before, slot_before, waited, after, claim
 
         before, slot_before, waited, after, claim = run(scenario())

@@ -95,6 +95,8 @@ class Client:
         )
         # Per task: the monotonic moment before which it must not be read (Retry-After).
         self._not_before: dict[str, float] = {}
+        # The account last read (GET /account): who owns what this client uploads.
+        self.account: AccountResponse | None = None
         self.downloader = Downloader(
             self.get_asset,
             connect_timeout=connect_timeout,
@@ -160,7 +162,8 @@ class Client:
     # -- account, credits, models ---------------------------------------------------------
 
     async def get_account(self, policy: RetryPolicy | None = None) -> AccountResponse:
-        return await self._get("/account", AccountResponse, policy=policy)
+        self.account = await self._get("/account", AccountResponse, policy=policy)
+        return self.account
 
     async def refresh_limits(self, policy: RetryPolicy | None = None) -> AccountResponse:
         """Read the account's limits and pace every later call by them."""

@@ -73,6 +73,7 @@ class Engine(RemoteSteps, OutputSteps):
         self.on_change = on_change
         self.on_progress = on_progress
         self.account: SharedAccount = account or LocalAccount(store, service)
+        self._uploaded: dict[str, str] = {}
         self._loop: asyncio.AbstractEventLoop | None = None  # where installs report back
 
     # -- submission and control -------------------------------------------------------

@@ -79,11 +79,11 @@ class RemoteSteps(BodySteps):
 
     async def _quote(self, job: Job) -> Job:
         try:
-            body = await self._body(job)
+            body, quote = await self.with_files(
+                lambda: self._body(job), self.client.quote_animation
+            )
         except ValidationError as exc:
             raise JobFailed(f"the request is not valid: {exc.errors()[0]['msg']}") from exc
-        try:
-            quote = await self.client.quote_animation(body)
         except ApiStatusError as exc:
             if exc.status in (400, 402, 404, 413, 415, 422):
                 raise JobFailed(f"the service refused the request: {exc}") from exc

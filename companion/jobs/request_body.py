@@ -1,17 +1,19 @@
 """A job's request as the service's create body: each image uploaded once per content
-hash and its file_id reused, small ones inline as Base64 (one round trip fewer), an
-upload cut by a transport error never replayed (the image goes inline if it fits, or the
-job fails saying so). Part of the Engine (see engine.py)."""
+hash and account and its file_id reused, small ones inline as Base64 (one round trip
+fewer), an upload cut by a transport error never replayed (the image goes inline if it
+fits, or the job fails saying so). A file id the service answers 404 for (its retention
+is not shown, spec 8) is forgotten and the image uploaded again, once. Part of the
+Engine (see engine.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from companion.api.errors import UncertainRequestError
+from companion.api.errors import NotFoundError, UncertainRequestError
 from companion.api.schema import AnimationCreate, FileImageInput, ImageInput
 from companion.jobs.errors import JobFailed
 from companion.jobs.inputs import ImageReadError, LocalImage
@@ -26,6 +28,7 @@ log = logging.getLogger("companion.jobs")
 
 INLINE_LIMIT = 256 * 1024  # below this an image travels inline; above, upload once, reuse
 INLINE_FALLBACK_LIMIT = 10 * 2**20  # the spec's per-image inline limit
+Answer = TypeVar("Answer")
 
 
 class BodySteps:
@@ -33,14 +36,45 @@ class BodySteps:
 
     client: Client
     account: SharedAccount
+    _uploaded: dict[str, str]  # file id by sha256 of the pictures in this engine's bodies
 
     async def _body(self, job: Job) -> AnimationCreate:
         return await self.body_for(job.request, name=job.name, job_id=job.id)
 
     async def quote(self, request: JobRequest | Mapping[str, Any], name: str) -> int:
         """What a request would cost, without creating anything."""
-        body = await self.body_for(request, name=name, job_id=None)
-        return (await self.client.quote_animation(body)).credits
+        _, quote = await self.with_files(
+            lambda: self.body_for(request, name=name, job_id=None), self.client.quote_animation
+        )
+        return quote.credits
+
+    async def with_files(
+        self,
+        make: Callable[[], Awaitable[AnimationCreate]],
+        send: Callable[[AnimationCreate], Awaitable[Answer]],
+    ) -> tuple[AnimationCreate, Answer]:
+        """The body made and sent; answered 404 while it names uploaded files, those file
+        ids are forgotten, the body made again (uploading them anew) and sent once more.
+        Only for what is safe to send twice (a quote): a 404 means nothing was made."""
+        body = await make()
+        try:
+            return body, await send(body)
+        except NotFoundError:
+            files = _file_ids(body)
+            if not files:
+                raise
+            owner = await self._owner()
+            for sha256, file_id in self._uploaded.items():
+                if file_id in files:
+                    log.info("file %s is gone at the service; uploading its image again", file_id)
+                    await self.account.forget_upload(owner, sha256, file_id)
+        body = await make()
+        return body, await send(body)
+
+    async def _owner(self) -> str:
+        """The account at the service that owns this client's uploads."""
+        account = self.client.account or await self.client.refresh_limits()
+        return str(account.id)
 
     async def body_for(
         self, request: JobRequest | Mapping[str, Any], *, name: str, job_id: str | None
@@ -74,15 +108,17 @@ class BodySteps:
         except ImageReadError as exc:
             raise JobFailed(str(exc)) from exc
         small = image.size <= INLINE_LIMIT
-        known = await self.account.upload_for(image.sha256, claim=not small)
+        owner = await self._owner()
+        known = await self.account.upload_for(owner, image.sha256, claim=not small)
         if known is not None:
+            self._uploaded[image.sha256] = known
             return FileImageInput(file_id=known)
         if small:
             return image.inline()
         try:
             uploaded = await image.upload(self.client)
         except Exception as exc:
-            await self.account.drop_claim(image.sha256)  # another member may try it
+            await self.account.drop_claim(owner, image.sha256)  # another member may try it
             if not isinstance(exc, UncertainRequestError):
                 raise
             if image.size <= INLINE_FALLBACK_LIMIT:
@@ -92,5 +128,12 @@ class BodySteps:
                 f"{path}: the upload was cut off and the image is too large to "
                 "send inline; try again"
             ) from exc
-        await self.account.remember_upload(image.sha256, str(uploaded.file_id))
+        await self.account.remember_upload(owner, image.sha256, str(uploaded.file_id))
+        self._uploaded[image.sha256] = str(uploaded.file_id)
         return uploaded
+
+
+def _file_ids(body: AnimationCreate) -> set[str]:
+    given = body.input
+    images = [given.first_frame, given.last_frame, *given.reference_images]
+    return {str(i.file_id) for i in images if isinstance(i, FileImageInput)}

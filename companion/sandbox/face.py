@@ -64,11 +64,14 @@ class Face:
     page_cap: int | None = None
 
     # -- downloads and files (spec 4.7, 5, 8) ----------------------------------------------
-    # Signed downloads are answered as stored; latitude: gzip-encoded when the client
-    # accepts gzip (4.7: the response is not shown).
+    # Signed downloads are answered as stored; latitude: gzip-encoded (Content-Encoding
+    # gzip) whatever the client accepts, identity included, and a Range as a range of the
+    # encoded bytes (4.7: the response is not shown, so a real server may).
     gzip_downloads: bool = False
     # A signed URL is served at its first fetch; latitude: the first fetch of each asset's
-    # bytes is refused with this status (403, or 429 with Retry-After), then served.
+    # bytes is refused with this status (403; 429 carries Retry-After: 1), and so is every
+    # later fetch of that URL; a fresh URL from GET /assets/{id} is served (4.7: the
+    # download's errors are not shown; 2.4: refresh with asset lookup).
     first_download_refused: int | None = None
     # An uploaded file id stays usable; latitude: it is forgotten (404) this many seconds
     # after its upload (8: retention not shown).

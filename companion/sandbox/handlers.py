@@ -225,6 +225,9 @@ class Handlers:
             asset.id, request.query.get("expires"), request.query.get("signature"), "api"
         ):
             raise not_found("signed asset (signature invalid or expired)")
+        refused = self.s.storage.refusal(asset.id)
+        if refused is not None:
+            return refused
         return web.Response(
             status=302,
             headers={"Location": self.s.storage.storage_url(asset), "Cache-Control": "no-store"},

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import aiohttp
@@ -78,6 +79,14 @@ class Images:
         self.state.files[record.id] = record
         return record
 
+    def _forgotten(self, record: FileRecord) -> bool:
+        """Latitude: a file id is 404 this long after its upload (8: retention not shown)."""
+        seconds = self.s.face.file_retention_seconds
+        if seconds is None:
+            return False
+        age = now() - datetime.fromisoformat(record.created_at.replace("Z", "+00:00"))
+        return age.total_seconds() > seconds
+
     async def take(self, account: Account, given: GenerationInput, *, persist: bool) -> Intake:
         slots: list[tuple[str, str, Any]] = [
             ("first_frame", "input.first_frame", given.first_frame)
@@ -94,7 +103,12 @@ class Images:
         for slot, param, image in slots:
             if isinstance(image, FileImageInput):
                 record = self.state.files.get(str(image.file_id))
-                if record is None or record.account_id != account.id or not record.uploaded:
+                if (
+                    record is None
+                    or record.account_id != account.id
+                    or not record.uploaded
+                    or self._forgotten(record)
+                ):
                     error = not_found("file")
                     error.param = f"{param}.file_id"
                     raise error

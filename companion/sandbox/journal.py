@@ -22,6 +22,7 @@ class Entry:
     idempotency_key: str | None = None
     body_sha256: str | None = None
     error_code: str | None = None
+    accept_encoding: str | None = None
 
 
 class Journal:
@@ -37,6 +38,7 @@ class Journal:
             path,
             authorization="Authorization" in headers,
             idempotency_key=headers.get("Idempotency-Key"),
+            accept_encoding=headers.get("Accept-Encoding"),
             body_sha256=hashlib.sha256(body).hexdigest() if body else None,
         )
         self.entries.append(entry)

@@ -90,7 +90,7 @@ class SandboxService:
 
             self._temporary = tempfile.TemporaryDirectory(prefix="companion-sandbox-")
             data_dir = Path(self._temporary.name)
-        self.storage = Storage(data_dir, self.state, self.faults, config.url_seconds)
+        self.storage = Storage(data_dir, self.state, self.faults, config.url_seconds, self.face)
         self.pool = ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="sandbox")
         self.runner = Runner(
             self.state,

@@ -2,8 +2,9 @@
 
 The service's limits and credits are account-wide: request windows and 429 holds, slots
 at the service (concurrency + queue), budgets, the ledger, and uploaded pictures
-(file_id by sha256). The job engine and the client's pacer call `SharedAccount`; there
-are two implementations:
+(file_id by sha256, per account at the service: files are owned by the account, spec
+2.6, and a file id of another account is a 404). The job engine and the client's pacer
+call `SharedAccount`; there are two implementations:
 
 - `LocalAccount` (the default): one companion alone, today's behaviour. Its windows are
   the pacer's own, its slots the engine's in-process gate, its books the SQLite store.
@@ -20,6 +21,13 @@ from typing import Any, Protocol
 from companion.api.schema import AccountLimits
 from companion.store.db import Store
 from companion.store.errors import StoreError
+
+
+def upload_scope(service: str, owner: str) -> str:
+    """What uploads are remembered under: the service and the account there. (Records
+    made under the bare service address, before accounts were told apart, match no
+    scope and are never reused.)"""
+    return f"{service}#account={owner}"
 
 
 class TeamUnavailable(StoreError):
@@ -71,14 +79,17 @@ class SharedAccount(Protocol):
     async def settle(self, job_id: str, charged: int, refunded: int, released: int) -> None: ...
     async def reconcile(self, available: int) -> dict[str, int | None]: ...
 
-    # -- uploads ---------------------------------------------------------------------------
-    async def upload_for(self, sha256: str, *, claim: bool) -> str | None:
+    # -- uploads (owner: the account's id at the service, from GET /account) ---------------
+    async def upload_for(self, owner: str, sha256: str, *, claim: bool) -> str | None:
         """A known file_id for this picture, or None. With `claim`, None means this
         companion is now the one to upload it (others wait for its file_id)."""
         ...
 
-    async def remember_upload(self, sha256: str, file_id: str) -> None: ...
-    async def drop_claim(self, sha256: str) -> None: ...
+    async def remember_upload(self, owner: str, sha256: str, file_id: str) -> None: ...
+    async def drop_claim(self, owner: str, sha256: str) -> None: ...
+    async def forget_upload(self, owner: str, sha256: str, file_id: str) -> None:
+        """The service no longer knows file_id (404: retention is not shown, spec 8)."""
+        ...
 
     async def status(self) -> dict[str, Any]: ...
     async def close(self) -> None: ...
@@ -138,14 +149,17 @@ class LocalAccount:
             drift = (available + committed) - (previous[0] + previous[1])
         return {"available": available, "committed": committed, "drift": drift}
 
-    async def upload_for(self, sha256: str, *, claim: bool) -> str | None:
-        return self.store.upload_for(self.service, sha256)
+    async def upload_for(self, owner: str, sha256: str, *, claim: bool) -> str | None:
+        return self.store.upload_for(upload_scope(self.service, owner), sha256)
 
-    async def remember_upload(self, sha256: str, file_id: str) -> None:
-        self.store.remember_upload(self.service, sha256, file_id)
+    async def remember_upload(self, owner: str, sha256: str, file_id: str) -> None:
+        self.store.remember_upload(upload_scope(self.service, owner), sha256, file_id)
 
-    async def drop_claim(self, sha256: str) -> None:
+    async def drop_claim(self, owner: str, sha256: str) -> None:
         return None
+
+    async def forget_upload(self, owner: str, sha256: str, file_id: str) -> None:
+        self.store.forget_upload(upload_scope(self.service, owner), sha256, file_id)
 
     async def status(self) -> dict[str, Any]:
         return {"team": False, "member": self.member}

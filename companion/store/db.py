@@ -166,6 +166,10 @@ class Store(Ledger):
         with self._tx() as db:
             run(db, "remember_upload", service=service, sha256=sha256, file_id=file_id, stamp=now())
 
+    def forget_upload(self, service: str, sha256: str, file_id: str) -> None:
+        with self._tx() as db:
+            run(db, "forget_upload", service=service, sha256=sha256, file_id=file_id)
+
     # -- assets -------------------------------------------------------------------------
 
     def add_assets(self, job_id: str, rows: list[tuple[str, str, str, int]]) -> None:

@@ -60,6 +60,9 @@ SELECT * FROM projects ORDER BY root;
 -- name: upload_for
 SELECT file_id FROM uploads WHERE service = :service AND sha256 = :sha256;
 
+-- name: forget_upload
+DELETE FROM uploads WHERE service = :service AND sha256 = :sha256 AND file_id = :file_id;
+
 -- name: remember_upload
 INSERT OR REPLACE INTO uploads VALUES (:service, :sha256, :file_id, :stamp);
 

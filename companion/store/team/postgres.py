@@ -175,14 +175,17 @@ class PostgresAccount:
 
     # -- uploads -------------------------------------------------------------------------
 
-    async def upload_for(self, sha256: str, *, claim: bool) -> str | None:
-        return await self.uploads.upload_for(sha256, claim=claim)
+    async def upload_for(self, owner: str, sha256: str, *, claim: bool) -> str | None:
+        return await self.uploads.upload_for(owner, sha256, claim=claim)
 
-    async def remember_upload(self, sha256: str, file_id: str) -> None:
-        await self.uploads.remember(sha256, file_id)
+    async def remember_upload(self, owner: str, sha256: str, file_id: str) -> None:
+        await self.uploads.remember(owner, sha256, file_id)
 
-    async def drop_claim(self, sha256: str) -> None:
-        await self.uploads.drop_claim(sha256)
+    async def drop_claim(self, owner: str, sha256: str) -> None:
+        await self.uploads.drop_claim(owner, sha256)
+
+    async def forget_upload(self, owner: str, sha256: str, file_id: str) -> None:
+        await self.uploads.forget(owner, sha256, file_id)
 
     # -- status --------------------------------------------------------------------------
 

@@ -73,6 +73,10 @@ ON CONFLICT (service, sha256) DO UPDATE SET file_id = EXCLUDED.file_id,
     member = EXCLUDED.member
 WHERE companion.uploads.file_id IS NULL;
 
+-- name: forget_upload
+DELETE FROM companion.uploads
+WHERE service = %(service)s AND sha256 = %(sha256)s AND file_id = %(file_id)s;
+
 -- name: drop_claim
 DELETE FROM companion.uploads
 WHERE service = %(service)s AND sha256 = %(sha256)s AND member = %(member)s

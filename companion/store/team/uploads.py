@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+from companion.store.account import upload_scope
 from companion.store.db import Store
 from companion.store.team.database import TeamDatabase
 
@@ -31,19 +32,20 @@ class TeamUploads:
         self.poll = poll
         self._uploading: dict[str, asyncio.Event] = {}  # pictures this companion uploads
 
-    async def upload_for(self, sha256: str, *, claim: bool) -> str | None:
+    async def upload_for(self, owner: str, sha256: str, *, claim: bool) -> str | None:
+        service = upload_scope(self.service, owner)
         while True:
             while sha256 in self._uploading:  # a job of this companion is uploading it
                 await self._uploading[sha256].wait()
-            known = self.store.upload_for(self.service, sha256)
+            known = self.store.upload_for(service, sha256)
             if known is not None:
                 return known
             if not claim:
-                found = await self.db.value("known_upload", service=self.service, sha256=sha256)
+                found = await self.db.value("known_upload", service=service, sha256=sha256)
             else:
                 rows = await self.db.fetch(
                     "claim_upload",
-                    service=self.service,
+                    service=service,
                     sha256=sha256,
                     member=self.member,
                     lease=self.lease,
@@ -58,26 +60,30 @@ class TeamUploads:
                     await asyncio.sleep(self.poll)  # another member is uploading it
                     continue
             if found is not None:
-                self.store.remember_upload(self.service, sha256, str(found))
+                self.store.remember_upload(service, sha256, str(found))
                 return str(found)
             return None
 
-    async def remember(self, sha256: str, file_id: str) -> None:
+    async def remember(self, owner: str, sha256: str, file_id: str) -> None:
+        service = upload_scope(self.service, owner)
         await self.db.run(
-            "remember_upload",
-            service=self.service,
-            sha256=sha256,
-            file_id=file_id,
-            member=self.member,
+            "remember_upload", service=service, sha256=sha256, file_id=file_id, member=self.member
         )
-        self.store.remember_upload(self.service, sha256, file_id)
+        self.store.remember_upload(service, sha256, file_id)
         self._claim_done(sha256)
 
-    async def drop_claim(self, sha256: str) -> None:
+    async def drop_claim(self, owner: str, sha256: str) -> None:
+        service = upload_scope(self.service, owner)
         try:
-            await self.db.run("drop_claim", service=self.service, sha256=sha256, member=self.member)
+            await self.db.run("drop_claim", service=service, sha256=sha256, member=self.member)
         finally:
             self._claim_done(sha256)
+
+    async def forget(self, owner: str, sha256: str, file_id: str) -> None:
+        """The service answered 404 for file_id: nobody of the team reuses it again."""
+        service = upload_scope(self.service, owner)
+        await self.db.run("forget_upload", service=service, sha256=sha256, file_id=file_id)
+        self.store.forget_upload(service, sha256, file_id)
 
     def _claim_done(self, sha256: str) -> None:
         event = self._uploading.pop(sha256, None)
