@@ -274,7 +274,7 @@ def say_answer(found: Answer) -> None:
             "same picture, prompt and video options): re-cutting its shared clip here, "
             "nothing is spent (add --again for a new take)"
         )
-    elif found.why == "evicted":
+    elif found.why in ("evicted", "no_video"):
         say(f"companion: {found.reason()}; it is generated again")
 
 

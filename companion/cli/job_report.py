@@ -50,6 +50,7 @@ def summary(job: Job, charged_before: int | None) -> dict[str, Any]:
         "recut_of": job.request.get("parent") if job.kind == "recut" else None,
         "error": job.error,
         "outputs": outputs,
+        "kept_aside": job.kept_aside,
     }
     loop = (job.resolved or {}).get("loop")  # --loop auto: the span chosen, its seam
     if loop is not None:
@@ -79,6 +80,12 @@ def report(job: Job, as_json: bool, charged_before: int | None) -> int:
             size = output["bytes"]
             shown = f"{size:,} bytes" if size is not None else "no longer there"
             print(f"  {output['format']:<20} {output['path']}  ({shown})")
+        for item in made["kept_aside"]:
+            # Of a format this companion does not know: not in the project, named here.
+            where = item.get("path") or (
+                f"at the service: companion assets download {item['asset']} --out FILE"
+            )
+            print(f"  kept aside: {item['format']} ({item['mime_type']}) {where}")
     return outcome(job)
 
 

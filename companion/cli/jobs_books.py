@@ -35,6 +35,9 @@ def _job_json(store: Store, job: Job) -> dict[str, Any]:
             }
             for a in store.assets(job.id)
         ],
+        # Outputs of formats not known here: where each was kept (or that it is at the
+        # service), never in the project.
+        "kept_aside": job.kept_aside,
     }
 
 

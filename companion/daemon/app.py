@@ -25,7 +25,7 @@ from companion.daemon.middleware import Model, errors, parse
 from companion.daemon.page import CODES, TOKEN, LinkCodes, page, status_link
 from companion.daemon.project_routes import ProjectRoutes
 from companion.daemon.reach import Reach, unreachable
-from companion.daemon.schema import AnimateIn, JobOut
+from companion.daemon.schema import AnimateIn, AsideOut, JobOut
 from companion.daemon.security import MAX_BODY, guard
 from companion.daemon.status_routes import StatusRoutes
 from companion.daemon.watch import ProjectWatcher
@@ -232,6 +232,7 @@ class Daemon:
             outputs=outputs,
             preview=preview,
             loop=(job.resolved or {}).get("loop"),
+            kept_aside=[AsideOut.model_validate(e) for e in job.kept_aside],
         )
 
     # -- the application -----------------------------------------------------------------

@@ -148,6 +148,19 @@ class OutputOut(Reply):
     installed_path: str | None = None
 
 
+class AsideOut(Reply):
+    asset: str
+    format: str = Field(description="the service's format, quoted: not one known here")
+    mime_type: str
+    byte_size: int
+    path: str | None = Field(
+        default=None,
+        description="where its bytes were kept, outside the project (None: still at the "
+        "service, see note)",
+    )
+    note: str | None = None
+
+
 class JobOut(Reply):
     id: str
     state: str
@@ -173,6 +186,11 @@ class JobOut(Reply):
         "job is done and installed frames (gif, spritesheet with its JSON, frames_zip)",
     )
     loop: LoopOut | None = Field(default=None, description="with loop: its span and seam")
+    kept_aside: list[AsideOut] = Field(
+        default_factory=list,
+        description="outputs of formats this companion does not know, kept outside the "
+        "project and named here; they never fail the job",
+    )
 
 
 class JobList(Reply):

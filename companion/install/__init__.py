@@ -30,7 +30,13 @@ if TYPE_CHECKING:
     from companion.install.foresee import planned as planned_writes
     from companion.install.into_engine import ApplyFailed
     from companion.install.into_engine import install as install_into_engine
-    from companion.install.names import UnsafeName, free_name, output_names, shown
+    from companion.install.names import (
+        UnsafeName,
+        free_name,
+        output_file_name,
+        output_names,
+        shown,
+    )
     from companion.install.names import inside as inside_project
     from companion.install.one_set import drop_leftovers
     from companion.install.ownership import Owner
@@ -43,6 +49,7 @@ if TYPE_CHECKING:
     from companion.install.scan import MetaLimits, ScanError, scan_zip
     from companion.install.set_aside import set_aside as set_aside_files
     from companion.install.set_aside import settable_aside
+    from companion.install.sheet_pages import pages as pages_of
     from companion.install.sheet_source import SheetSourceError
     from companion.install.sprite_merge import merge_changed as merge_changed_sprites
     from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
@@ -83,6 +90,7 @@ _LAZY = {
     "inside_project": ("names", "inside"),
     "UnsafeName": ("names", "UnsafeName"),
     "output_names": ("names", "output_names"),
+    "output_file_name": ("names", "output_file_name"),
     "shown": ("names", "shown"),
     "Owner": ("ownership", "Owner"),
     "drop_leftovers": ("one_set", "drop_leftovers"),
@@ -93,6 +101,7 @@ _LAZY = {
     "set_aside_files": ("set_aside", "set_aside"),
     "settable_aside": ("set_aside", "settable_aside"),
     "SheetSourceError": ("sheet_source", "SheetSourceError"),
+    "pages_of": ("sheet_pages", "pages"),
     "InstallError": ("tree", "InstallError"),
     "Staged": ("tree", "Staged"),
     "load_manifest": ("tree", "load_manifest"),
@@ -154,7 +163,9 @@ __all__ = [
     "merge_changed_sprites",
     "merge_controller",
     "missing_marker",
+    "output_file_name",
     "output_names",
+    "pages_of",
     "place_download",
     "placement_for",
     "planned_writes",

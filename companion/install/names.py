@@ -3,9 +3,9 @@
 
 A downloaded output is named from our own table (FILE_SUFFIX): the service's `format` is
 only looked up in it, never put into a path, and a format the table does not know gets
-no file at all (the job then fails naming it, see the README). Every path is checked
-again at the moment of writing, after resolving symbolic links, to stay inside the
-folder it is meant for."""
+no file in the project at all (it is kept aside, see companion/jobs/aside.py). Every
+path is checked again at the moment of writing, after resolving symbolic links, to stay
+inside the folder it is meant for."""
 
 from __future__ import annotations
 

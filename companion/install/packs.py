@@ -3,11 +3,11 @@ spritesheets and JSON a missing pack can be built from."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from companion.install.archive import ArchiveError, extract
+from companion.install.sheet_pages import pages
 from companion.install.sheet_source import Defaults, SheetPair, read_animation
 from companion.install.tree import InstallError, Staged, Tree
 from companion.media import Animation
@@ -62,25 +62,9 @@ def animation_from_sheets(
 
 
 def sheet_pairs(tree: Tree, outputs: list[Staged]) -> list[SheetPair]:
-    """Each installed spritesheet with its JSON: by the JSON's meta.image when it names
-    one of them, else page by page in the order the service listed them."""
-    sheets = [o for o in outputs if o.format == "spritesheet"]
-    datas = [o for o in outputs if o.format == "spritesheet_json"]
-    if not sheets or not datas:
-        return []
-    by_name = {s.name: s for s in sheets}
-    pairs: list[SheetPair] = []
-    for index, data in enumerate(datas):
-        try:
-            image = str(
-                (json.loads(data.path.read_text(encoding="utf-8")).get("meta") or {}).get(
-                    "image", ""
-                )
-            )
-        except (OSError, ValueError, AttributeError):
-            image = ""
-        sheet = by_name.get(image) or (sheets[index] if index < len(sheets) else None)
-        if sheet is None:
-            raise InstallError(f"{data.name} names no spritesheet that was returned")
-        pairs.append(SheetPair(sheet=tree.path(tree.outputs[sheet.name]), data=data.path))
-    return pairs
+    """Each installed spritesheet page with its JSON, in page order, paired by what they
+    are (see sheet_pages), never by the order the service listed them in."""
+    return [
+        SheetPair(sheet=tree.path(tree.outputs[page.sheet.name]), data=page.data.path)
+        for page in pages(outputs)
+    ]

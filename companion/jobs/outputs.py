@@ -31,10 +31,11 @@ from companion.install import (
     set_aside_files,
     sha256_of,
 )
-from companion.jobs import recut
+from companion.jobs import aside, recut
 from companion.jobs.crash import crash_point
 from companion.jobs.errors import JobFailed
 from companion.jobs.lifecycle import FINAL, State
+from companion.jobs.page_names import placed_names
 from companion.jobs.provenance import kept_record, service_name
 from companion.jobs.request import JobRequest
 from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
@@ -98,6 +99,7 @@ class OutputSteps:
         if JobRequest.of(job.request).finished_here and job.remote_status == "succeeded":
             # In place, loop or trim asked: the kept clip is exported here, as a re-cut's.
             await self._keep_clip(job)
+            job = await self._set_aside(job)
             return await self._export_here(job, job.id, resolved=job.resolved or {})
         try:
             await self._download_outputs(job)
@@ -107,7 +109,17 @@ class OutputSteps:
             await self._keep_clip(job)
             raise
         await self._keep_clip(job)
+        job = await self._set_aside(job)
         return await self._amove(job, State.INSTALLING)
+
+    async def _set_aside(self, job: Job) -> Job:
+        """Outputs of formats not known here, downloaded into the job's aside folder (best
+        effort: they were not asked for); the job's entries say where each one is."""
+        items = job.kept_aside
+        if not items or all(i.get("path") for i in items):
+            return job
+        done = await aside.download(self.store, self.client, job.id, items)
+        return await asyncio.to_thread(self.store.update_job, job.id, unknown_outputs=done)
 
     async def _download_outputs(self, job: Job) -> None:
         assert job.target_dir
@@ -262,12 +274,16 @@ class OutputSteps:
                     f"outputs {', '.join(lost)} were lost before they were installed; "
                     "download them with companion assets download"
                 )
+        named = placed_names(rows, job.name)  # a sheet's pages by their place
         try:
             done = install_into_engine(
                 self.store,
                 placement,
                 Owner(self.store, job.id, job.name),
-                [Staged(r.format, r.file_name, Path(str(r.staged_path))) for r in rows],
+                [
+                    Staged(r.format, named.get(r.id, r.file_name), Path(str(r.staged_path)))
+                    for r in rows
+                ],
                 staging,
                 export=(job.resolved or {}).get("export") or {},
                 after_each=lambda: crash_point("mid_install"),
@@ -278,7 +294,8 @@ class OutputSteps:
         tree = done.tree
         for row in rows:
             if not row.installed_path:
-                where = target / tree.outputs.get(row.file_name, row.file_name)
+                file_name = named.get(row.id, row.file_name)
+                where = target / tree.outputs.get(file_name, file_name)
                 self.store.asset_installed(row.id, str(where))
         for note in done.notes:
             log.warning("job %s: %s", job.id, note)
@@ -298,12 +315,15 @@ class OutputSteps:
         target = Path(job.target_dir)
         guard = Owner(self.store, job.id, job.name)
         notes: list[str] = []
-        for row in self.store.assets(job.id):
+        rows = self.store.assets(job.id)
+        named = placed_names(rows, job.name)  # a sheet's pages by their place
+        for row in rows:
             if row.installed_path:
                 continue  # never installed twice
             staged = Path(row.staged_path) if row.staged_path else None
+            file_name = named.get(row.id, row.file_name)
             try:
-                placed = place_download(target, row.file_name, staged, row.sha256, guard)
+                placed = place_download(target, file_name, staged, row.sha256, guard)
             except LostError as exc:
                 raise JobFailed(
                     f"output {row.file_name} was lost before it was installed; "
@@ -323,11 +343,12 @@ class OutputSteps:
         final_state = {"succeeded": State.DONE, "cancelled": State.CANCELLED}.get(
             str(status), State.FAILED
         )
-        # Refusals of what the service sent, and files left alone, fail the job by name.
-        refused = [*(notes or []), *_unknown_outputs(job)]
-        if refused:
-            error = "; ".join([*([job.error] if job.error else []), *refused])
-            return self._move(job, State.FAILED, error=error)
+        # Refusals of what the service sent, and files left alone, fail the job by name;
+        # outputs kept aside are named, never failing it (see aside.py).
+        refused = notes or []
+        if refused or final_state == State.FAILED:
+            error = "; ".join([*([job.error] if job.error else []), *refused, *self._ends(job)])
+            return self._move(job, State.FAILED, error=error or None)
         if final_state == State.CANCELLED and not job.error:
             # A job's end always says why: what the service kept of its hold is in the books.
             moves = self.store.credit_moves(job.id)
@@ -341,13 +362,15 @@ class OutputSteps:
             )
         return self._move(job, final_state)
 
-
-def _unknown_outputs(job: Job) -> list[str]:
-    unknown = job.unknown_outputs or []
-    if not unknown:
-        return []
-    return [
-        f"the service returned outputs of formats this companion does not know: "
-        f"{', '.join(unknown)}; they were not written anywhere (see them with "
-        "companion assets get)"
-    ]
+    def _ends(self, job: Job) -> list[str]:
+        """What a failed job says beyond its error: the paid video kept (its same command
+        again re-cuts it, free), and the outputs kept aside."""
+        said: list[str] = []
+        kept = self.clips is not None and self.clips.kept(job.id) is not None
+        if job.remote_status == "failed" and job.clip_asset and kept:
+            said.append(
+                "the generated video was paid for and is kept: the same command again "
+                "re-cuts it here without paying"
+            )
+        items = job.kept_aside
+        return [*said, aside.summary(items)] if items else said

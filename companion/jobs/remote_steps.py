@@ -28,7 +28,7 @@ from companion.api.errors import (
 )
 from companion.api.keys import new_idempotency_key
 from companion.api.schema import AnimationCreate, Task
-from companion.install import output_names, shown
+from companion.jobs import aside
 from companion.jobs.crash import crash_point
 from companion.jobs.creating import IN_PROGRESS_BOUND, create_when_accepted, find_marked
 from companion.jobs.errors import JobFailed
@@ -44,14 +44,13 @@ from companion.jobs.remote_books import (
 )
 from companion.jobs.request import JobRequest
 from companion.jobs.request_body import BodySteps
-from companion.jobs.wanted import wanted
+from companion.jobs.task_assets import asked_formats, paid, sort_outputs
 from companion.store import Job, Store, day_start, month_start
 from companion.store.account import SharedAccount
 
 log = logging.getLogger("companion.jobs")
 
 CANCEL_WAIT = 60.0  # seconds a task cancelled for its price is waited for
-CLIP_FORMAT = "clip_video"  # the paid video every one-click task returns
 
 
 @dataclass(frozen=True)
@@ -275,26 +274,20 @@ class RemoteSteps(BodySteps):
         finally:
             await writes.finish()  # before anyone may close the store
         asked, succeeded = JobRequest.of(job.request), task.status == "succeeded"
-        # Finished here: its outputs are exported from the kept clip (see OutputSteps),
-        # the service's own stay at the service.
-        outputs = (
-            []
-            if asked.finished_here and succeeded
-            else wanted(task.outputs, asked.install_formats, succeeded)
+        # Each output known by what it is (2.1: no order): the generated video by its
+        # media, the rest by format, and formats not known here kept aside.
+        found = sort_outputs(
+            task.outputs,
+            asked=asked_formats(job.resolved),
+            install_formats=asked.install_formats,
+            succeeded=succeeded,
+            finished_here=asked.finished_here,
+            name=job.name,
         )
-        names = output_names([a.format for a in outputs], job.name)
-        known = [(a, n) for a, n in zip(outputs, names, strict=True) if n is not None]
-        # A format our table does not know never becomes a path: it is left at the
-        # service, and the job fails naming it once the known outputs are in.
-        unknown = [
-            f"{shown(a.format)} (asset {a.id})"
-            for a, n in zip(outputs, names, strict=True)
-            if n is None
-        ]
         await asyncio.to_thread(
             self.store.add_assets,
             job.id,
-            [(str(a.id), a.format, n, a.byte_size) for a, n in known],
+            [(str(a.id), a.format, n, a.byte_size) for a, n in found.install],
         )
         # 2.3: the end is not the books' end. Read again until the credits are final;
         # past the bound the hold stays counted and the books follow it later.
@@ -306,12 +299,12 @@ class RemoteSteps(BodySteps):
                      task.credits.status)  # fmt: skip
         await self.account.release_slot(job.id)
         error = f"{task.error.code}: {task.error.message}" if task.error else None
-        clip = next((a for a in task.outputs if a.format == CLIP_FORMAT), None)
+        clip = found.clip if succeeded or paid(task.credits) else None
         return await self._amove(
             job,
             State.DOWNLOADING,
             error=error,
             remote_status=str(task.status),
             clip_asset=str(clip.id) if clip is not None else None,
-            unknown_outputs=unknown or None,
+            unknown_outputs=aside.entries(found.aside) or None,
         )

@@ -23,7 +23,7 @@ from companion.store.clips import ClipStore, SharedClip
 
 GENERATION = "generation"  # the request key holding the remote part's fingerprint
 
-Why = Literal["kept", "under_way", "team", "evicted", "none"]
+Why = Literal["kept", "under_way", "team", "evicted", "no_video", "none"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,7 @@ class Answer:
     why: Why
     source: Job | None = None  # kept or under_way: the generation's own job
     evicted: Job | None = None  # evicted: the job whose clip the size cap let go
+    unkept: Job | None = None  # no_video: the paid job whose task returned no whole video
     shared: SharedClip | None = None  # team: a teammate's clip of it, in the team's folder
 
     @property
@@ -53,14 +54,26 @@ class Answer:
                 f"job {self.evicted.id[:8]} made this generation, but its clip was evicted "
                 "by the clip store's size cap (clip_store_mb in config.yaml)"
             )
+        if self.why == "no_video" and self.unkept is not None:
+            return (
+                f"job {self.unkept.id[:8]} made this generation, but the service returned "
+                "no whole video for it (only the formats its export asked for), so there is "
+                "no clip to re-cut"
+            )
         if self.why == "none":
             return "no kept clip answers this generation"
         return ""
 
 
 def _paid_clip(job: Job) -> bool:
-    """The service made (and charged) this job's video."""
-    return job.remote_status == "succeeded" and bool(job.remote_id)
+    """The service made (and charged) this job's video: its task succeeded, or failed at
+    a later stage leaving the charged video in its outputs (2.1, 3: usable outputs may
+    remain), kept as the generation's clip."""
+    if not job.remote_id:
+        return False
+    return job.remote_status == "succeeded" or (
+        job.remote_status == "failed" and bool(job.clip_asset)
+    )
 
 
 def generation_answer(store: Store, clips: ClipStore | None, generation: str | None) -> Answer:
@@ -69,6 +82,7 @@ def generation_answer(store: Store, clips: ClipStore | None, generation: str | N
     if not generation or clips is None:
         return Answer("none")
     evicted: Job | None = None
+    unkept: Job | None = None
     for job in reversed(store.jobs_with(GENERATION, generation)):
         if job.kind != JobKind.ANIMATION:
             continue
@@ -80,10 +94,14 @@ def generation_answer(store: Store, clips: ClipStore | None, generation: str | N
             return Answer("kept", source=job)
         if evicted is None and clips.was_evicted(job.id):
             evicted = job
+        elif unkept is None and job.remote_status == "succeeded" and not job.clip_asset:
+            unkept = job
     shared = clips.shared_clip(generation)
     if shared is not None:
         return Answer("team", shared=shared)
-    return Answer("evicted", evicted=evicted) if evicted else Answer("none")
+    if evicted is not None:
+        return Answer("evicted", evicted=evicted)
+    return Answer("no_video", unkept=unkept) if unkept else Answer("none")
 
 
 def adopt(store: Store, clips: ClipStore, request: JobRequest, shared: SharedClip) -> Job:

@@ -32,6 +32,8 @@ from companion.media import (
     probe,
     synthesize,
 )
+from companion.sandbox import task_outputs
+from companion.sandbox.face import DEFAULT, Face
 from companion.sandbox.models import size_of
 from companion.sandbox.posting import Posting
 from companion.sandbox.pricing import DEFAULT_VIDEO_SECONDS
@@ -81,15 +83,16 @@ class Runner:
         task_seconds: float,
         pool: Executor,
         save: Callable[[], None],
-        credits_posted_after: float = 0.0,
+        face: Face = DEFAULT,
     ) -> None:
+        self.face = face  # how the outputs answer the spec's open details
         self.state = state
         self.storage = storage
         self.limits_of = limits_of
         self.task_seconds = task_seconds
         self.pool = pool
         self.save = save
-        self.posting = Posting(state, credits_posted_after, save)
+        self.posting = Posting(state, face.credits_posted_after, save)
         self._running: dict[str, asyncio.Task[None]] = {}
 
     # -- scheduling ---------------------------------------------------------------------
@@ -197,6 +200,8 @@ class Runner:
             log.exception("task %s failed", task.id)
             self._fail(task, StageFailure("INTERNAL_ERROR", f"the task failed: {exc}", True))
         finally:
+            if task.terminal:
+                task_outputs.add_extra(self.face, task, self.state, self._extra_asset)
             self._running.pop(task.id, None)
             self.save()
             self.kick(task.account_id)
@@ -239,14 +244,18 @@ class Runner:
         return result
 
     def _keep_outputs(self, task: TaskRecord, stage: str, assets: list[AssetRecord]) -> None:
+        if stage == "video_generation":
+            assets = [task_outputs.generated(self.face, task, a) for a in assets]
         for asset in assets:
             self.state.assets[asset.id] = asset
-        if stage == "animation_export" and any(a.format == "clip_video" for a in assets):
-            # The export's clip of the selection replaces the generated clip.
-            task.output_ids = [
-                i for i in task.output_ids if self.state.assets[i].format != "clip_video"
-            ]
+        if stage == "animation_export":
+            task_outputs.after_export(self.face, task, self.state, assets)
         task.output_ids += [a.id for a in assets]
+
+    def _extra_asset(self, task: TaskRecord, fmt: str, mime: str) -> AssetRecord:
+        path = self.storage.new_path(".webp")
+        task_outputs.thumbnail(str(path))
+        return self._new_asset(task, fmt, path, mime)
 
     # -- stage work (worker threads) -------------------------------------------------------
 

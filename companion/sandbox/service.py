@@ -99,7 +99,7 @@ class SandboxService:
             config.task_seconds,
             self.pool,
             self.save,
-            self.face.credits_posted_after,
+            face=self.face,
         )
         self.window = SlidingWindow(config.rate_window)
         self.journal: Journal | None = Journal() if config.journal else None

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from companion.api.schema import ErrorCode
 from companion.api.schema.base import first_error
+from companion.sandbox import task_outputs
 from companion.sandbox.errors import ApiError, invalid, not_found
 from companion.sandbox.service import ACCOUNT, KEY, SandboxService
 from companion.sandbox.state import Account, ApiKey, AssetRecord, FileRecord, TaskRecord, iso
@@ -103,7 +104,10 @@ class Views:
             "error": task.error,
             "metadata": task.metadata,
             "normalized_input": task.normalized_input,
-            "outputs": [self.asset_json(self.state.assets[i]) for i in task.output_ids],
+            "outputs": [
+                self.asset_json(self.state.assets[i])
+                for i in task_outputs.shown_order(self.s.face, task.output_ids)
+            ],
         }
 
     def task_response(self, task: TaskRecord, status: int = 200) -> web.Response:

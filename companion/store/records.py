@@ -47,10 +47,18 @@ class Job:
     resolved: dict[str, Any] | None = None  # the create body, resolved at quote time
     sent: bool = False  # a create may have gone out: look for it before any resend
     remote_status: str | None = None  # the task's final status
-    unknown_outputs: list[str] | None = None  # formats returned that are not known here
+    # Outputs of formats not known here, kept aside (companion.jobs.aside: one object
+    # each; a job stored before then holds plain strings).
+    unknown_outputs: list[Any] | None = None
     resource: str | None = None  # the engine's playable resource, once installed
     clip_asset: str | None = None  # the task's generated video, kept for free re-cuts
     provenance: dict[str, Any] | None = None  # the record its installed files carry
+
+    @property
+    def kept_aside(self) -> list[dict[str, Any]]:
+        """Its outputs kept aside: asset, format and media type (quoted), byte_size, path
+        (None: still at the service) and note (why not downloaded)."""
+        return [e for e in self.unknown_outputs or [] if isinstance(e, dict)]
 
     @property
     def clip_source(self) -> str:
