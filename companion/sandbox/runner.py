@@ -32,6 +32,7 @@ from companion.media import (
     probe,
     synthesize,
 )
+from companion.sandbox.face import DEFAULT, Face
 from companion.sandbox.models import size_of
 from companion.sandbox.pricing import DEFAULT_VIDEO_SECONDS
 from companion.sandbox.state import AssetRecord, State, TaskRecord, iso, now, stable_id
@@ -80,8 +81,10 @@ class Runner:
         task_seconds: float,
         pool: Executor,
         save: Callable[[], None],
+        face: Face = DEFAULT,
     ) -> None:
         self.state = state
+        self.face = face  # how the open details of tasks' outputs are answered
         self.storage = storage
         self.limits_of = limits_of
         self.task_seconds = task_seconds
@@ -248,11 +251,16 @@ class Runner:
     def _keep_outputs(self, task: TaskRecord, stage: str, assets: list[AssetRecord]) -> None:
         for asset in assets:
             self.state.assets[asset.id] = asset
-        if stage == "animation_export" and any(a.format == "clip_video" for a in assets):
-            # The export's clip of the selection replaces the generated clip.
-            task.output_ids = [
-                i for i in task.output_ids if self.state.assets[i].format != "clip_video"
-            ]
+        generated = task.inputs.get("generated_asset")
+        if stage == "animation_export" and task.object == "animation" and generated:
+            asked = any(a.format == ExportFormat.CLIP_VIDEO for a in assets)
+            # Asked for, `clip_video` is the export of the selection at the output size
+            # (spec 2.9), as every export format is: it replaces the generated video (on
+            # both faces: the sandbox has always answered so). Unasked, the generated
+            # video stays among the outputs only on a face that returns it (2.8: it is
+            # an export format like the others).
+            if asked or not self.face.unasked_video:
+                task.output_ids = [i for i in task.output_ids if i != generated]
         task.output_ids += [a.id for a in assets]
 
     # -- stage work (worker threads) -------------------------------------------------------
@@ -316,7 +324,12 @@ class Runner:
         info = probe(path)
         media = info.as_media()
         asset = self._new_asset(
-            task, "clip_video", path, "video/mp4", media, list(key) if key else None
+            task,
+            self.face.generated_video_format,  # "values seen": a client knows it by its media
+            path,
+            "video/mp4",
+            media,
+            list(key) if key else None,
         )
         task.inputs["generated_asset"] = asset.id
         return StageResult([asset])

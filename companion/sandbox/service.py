@@ -92,7 +92,13 @@ class SandboxService:
         self.storage = Storage(data_dir, self.state, self.faults, config.url_seconds)
         self.pool = ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="sandbox")
         self.runner = Runner(
-            self.state, self.storage, self.limits_of, config.task_seconds, self.pool, self.save
+            self.state,
+            self.storage,
+            self.limits_of,
+            config.task_seconds,
+            self.pool,
+            self.save,
+            face=self.face,
         )
         self.window = SlidingWindow(config.rate_window)
         self.journal: Journal | None = Journal() if config.journal else None
