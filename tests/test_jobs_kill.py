@@ -152,7 +152,12 @@ def test_kill_at_every_step_and_recover(sandbox_process: str, tmp_path: Path, ex
         bool(part.get("in_place") and part.get("trim")) == (export == "here") for part in local
     )
     api = Api(sandbox_process, key=KEY)
-    remote = api.get("/animations?limit=100").json["data"]
+    # Made here, a job buys the video alone (a video generation); else a one-click.
+    bought, other = ("video-generations", "animations")
+    if export == "service":
+        bought, other = other, bought
+    remote = api.get(f"/{bought}?limit=100").json["data"]
+    assert api.get(f"/{other}?limit=100").json["data"] == []
     by_job: dict[str, list[dict]] = {}
     for task in remote:
         by_job.setdefault(task["metadata"]["companion_job"], []).append(task)

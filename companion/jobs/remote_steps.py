@@ -26,11 +26,12 @@ from companion.api.errors import (
 from companion.api.keys import new_idempotency_key
 from companion.api.schema import AnimationCreate, Task
 from companion.install import output_names, shown
+from companion.jobs.bought import bought, generated_video, generation_body
 from companion.jobs.crash import crash_point
 from companion.jobs.errors import JobFailed
 from companion.jobs.lifecycle import State
 from companion.jobs.progress_writes import ProgressWrites
-from companion.jobs.request import JobRequest
+from companion.jobs.request import VIDEO_GENERATION, JobRequest
 from companion.jobs.request_body import BodySteps
 from companion.jobs.wanted import wanted
 from companion.store import Job, Store, day_start, month_start
@@ -66,7 +67,7 @@ class RemoteSteps(BodySteps):
         except ValidationError as exc:
             raise JobFailed(f"the request is not valid: {exc.errors()[0]['msg']}") from exc
         try:
-            quote = await self.client.quote_animation(body)
+            quote = await self.price(body, JobRequest.of(job.request).buys)
         except ApiStatusError as exc:
             if exc.status in (400, 402, 404, 413, 415, 422):
                 raise JobFailed(f"the service refused the request: {exc}") from exc
@@ -89,7 +90,9 @@ class RemoteSteps(BodySteps):
             log.info("job %s waits for approval: %d credits is over %s", job.id, quote, refused)
             return await self._amove(job, State.AWAITING_APPROVAL)
         body = AnimationCreate.model_validate(job.resolved)
-        payload = body.model_dump_json().encode()
+        # What is bought is sent: the video alone when its outputs are made here.
+        sent = generation_body(body) if bought(job) == VIDEO_GENERATION else body
+        payload = sent.model_dump_json().encode()
         # Key and bytes are on disk before anything is sent.
         job = await self._amove(
             job, State.CREATING, idempotency_key=new_idempotency_key("job"), body=payload
@@ -128,7 +131,12 @@ class RemoteSteps(BodySteps):
             if not job.sent:
                 job = await asyncio.to_thread(self.store.update_job, job.id, sent=True)
             try:
-                original = await self.client.create_animation(body, idempotency_key=key)
+                create = (
+                    self.client.create_video_generation
+                    if bought(job) == VIDEO_GENERATION
+                    else self.client.create_animation
+                )
+                original = await create(body, idempotency_key=key)
             except (TransportError, DeadlineExceededError) as exc:
                 # Uncertain: the task may exist. The next pass looks for it, then resends.
                 log.info(
@@ -156,7 +164,7 @@ class RemoteSteps(BodySteps):
     async def _find_original(self, job: Job) -> Task | None:
         """The task this job already created, found by the marker in its metadata."""
         seen = 0
-        async for task in self.client.iter_tasks("animation", page_size=50):
+        async for task in self.client.iter_tasks(bought(job), page_size=50):
             if task.metadata.get("companion_job") == job.id:
                 return task
             seen += 1
@@ -167,7 +175,7 @@ class RemoteSteps(BodySteps):
     async def _wait(self, job: Job) -> Job:
         assert job.remote_id
         await self.account.acquire_slot(job.id, job.priority, present=True)
-        task = await self.client.get_animation(job.remote_id)
+        task = await self.client.get_task(bought(job), job.remote_id)
         crash_point("mid_poll")
 
         writes = ProgressWrites(self.store, job.id)
@@ -186,11 +194,13 @@ class RemoteSteps(BodySteps):
         finally:
             await writes.finish()  # before anyone may close the store
         asked, succeeded = JobRequest.of(job.request), task.status == "succeeded"
+        generation = bought(job) == VIDEO_GENERATION
         # Finished here: its outputs are exported from the kept clip (see OutputSteps),
-        # the service's own stay at the service.
+        # the service's own stay at the service; a video generation's one output is
+        # that clip.
         outputs = (
             []
-            if asked.finished_here and succeeded
+            if generation or (asked.finished_here and succeeded)
             else wanted(task.outputs, asked.install_formats, succeeded)
         )
         names = output_names([a.format for a in outputs], job.name)
@@ -211,7 +221,11 @@ class RemoteSteps(BodySteps):
         await self.account.settle(job.id, credits.charged, credits.refunded, credits.released)
         await self.account.release_slot(job.id)
         error = f"{task.error.code}: {task.error.message}" if task.error else None
-        clip = next((a for a in task.outputs if a.format == CLIP_FORMAT), None)
+        clip = (
+            generated_video(task.outputs)  # by what it is, whatever its format's name
+            if generation
+            else next((a for a in task.outputs if a.format == CLIP_FORMAT), None)
+        )
         return await self._amove(
             job,
             State.DOWNLOADING,
