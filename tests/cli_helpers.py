@@ -37,6 +37,9 @@ def companion(
 
 
 def tasks(api: Api) -> list[dict[str, Any]]:
-    """Every remote task of the account, as the service lists them."""
-    data: list[dict[str, Any]] = api.get("/animations?limit=100").json["data"]
+    """Every paid task of the account, as the service lists them: one-clicks, then video
+    generations (what a job whose outputs are made here buys)."""
+    data: list[dict[str, Any]] = []
+    for kind in ("animations", "video-generations"):
+        data += api.get(f"/{kind}?limit=100").json["data"]
     return data

@@ -1,5 +1,5 @@
 """What the tests of money against a daemon share: the creates the sandbox was sent (each
-one is a paid animation), and a project registered with one picture and the body that
+one a paid task), and a project registered with one picture and the body that
 animates it."""
 
 from __future__ import annotations
@@ -12,11 +12,14 @@ from tests.daemon_helpers import DaemonThread
 from tests.drop_helpers import DEFAULTS, png_bytes
 from tests.test_daemon import call
 
+PAID_CREATES = ("/v1/animations", "/v1/video-generations")
+
 
 def creates(sandbox: SandboxThread) -> list[str]:
-    """Every POST /animations the sandbox was sent (its journal must be on)."""
+    """Every paid create the sandbox was sent, POST /animations or /video-generations (its
+    journal must be on)."""
     entries = sandbox.call(lambda: list(sandbox.service.journal.entries))
-    return [e.path for e in entries if e.method == "POST" and e.path.endswith("/animations")]
+    return [e.path for e in entries if e.method == "POST" and e.path in PAID_CREATES]
 
 
 def registered_body(

@@ -12,6 +12,7 @@ from typing import Any
 
 from companion.api.client import Client
 from companion.api.transport import RetryPolicy
+from companion.jobs.bought import bought
 from companion.jobs.engine import Budget, Engine
 from companion.media.demo_art import draw_character
 from companion.sandbox import SandboxThread
@@ -178,7 +179,8 @@ def test_the_original_is_found_whatever_the_order_and_the_page_size(
     assert job.state == "done", job.error
 
     async def find(engine: Engine) -> Any:
-        return await engine._find_original(store.job(job.id))
+        made = store.job(job.id)
+        return await engine._find_original(made, bought(made))
 
     found = run(sandbox, store, find)
     assert found is not None and str(found.id) == job.remote_id

@@ -79,11 +79,11 @@ def sandbox_process(make_sandbox, face: str):  # type: ignore[no-untyped-def]
     return sandbox.base_url
 
 
-def own_tasks(api: Api, ids: set[str]) -> list[dict]:
+def own_tasks(api: Api, ids: set[str], kind: str = "animations") -> list[dict]:
     """The tasks of these jobs, read on every page (in whatever order, at whatever size)."""
     found, cursor = [], None
     while True:
-        page = api.get("/animations?limit=100" + (f"&cursor={cursor}" if cursor else "")).json
+        page = api.get(f"/{kind}?limit=100" + (f"&cursor={cursor}" if cursor else "")).json
         found += [t for t in page["data"] if t["metadata"].get("companion_job") in ids]
         cursor = page["next_cursor"]
         if cursor is None:
@@ -159,7 +159,13 @@ def test_kill_at_every_step_and_recover(sandbox_process: str, tmp_path: Path, ex
         bool(part.get("in_place") and part.get("trim")) == (export == "here") for part in local
     )
     api = Api(sandbox_process, key=KEY)
-    remote = own_tasks(api, {j.id for j in jobs})
+    # Made here, a job buys the video alone (a video generation); else a one-click.
+    bought, other = ("video-generations", "animations")
+    if export == "service":
+        bought, other = other, bought
+    ids = {j.id for j in jobs}
+    remote = own_tasks(api, ids, bought)
+    assert own_tasks(api, ids, other) == []
     by_job: dict[str, list[dict]] = {}
     for task in remote:
         by_job.setdefault(task["metadata"]["companion_job"], []).append(task)

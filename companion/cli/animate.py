@@ -36,6 +36,7 @@ from companion.jobs import (
     suggestion,
     to_reinstall,
     unfinished,
+    what_is_bought,
 )
 from companion.settings.config import Settings
 from companion.settings.endpoint import Endpoint
@@ -303,7 +304,8 @@ def progress(task: Task, shown: Reporter) -> None:
 
 def _tell(job: Job, endpoint: Endpoint, shown: Reporter, store: Store) -> None:
     if job.state == State.QUOTED:
-        shown.note(f"quote: {job.quote} credits on {endpoint.label}")
+        bought = what_is_bought(JobRequest.of(job.request).buys, job.quote or 0)
+        shown.note(f"quote: {bought} on {endpoint.label}")
     elif not no_news(job, store):
         shown.note(f"job {job.id[:8]} {job.state}")
 

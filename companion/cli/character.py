@@ -41,6 +41,7 @@ from companion.jobs import (
     move_jobs,
     quote_set,
     submit_set,
+    what_is_bought,
 )
 from companion.settings.config import Settings
 from companion.settings.endpoint import Endpoint
@@ -195,7 +196,7 @@ def _say_quote(plan: CharacterPlan, quote: SetQuote, label: str) -> None:
         elif priced.answer.free:
             why = f"re-cut of job {str(priced.answer.source_id)[:8]}'s kept clip"
         else:
-            why = "a new generation"
+            why = what_is_bought(priced.job.request.buys, priced.credits)
         loop = "loops" if priced.job.move.loop else "plays once"
         say(f"  {priced.job.move.name:<12} {priced.spends:>6} credits  ({why}; {loop})")
     say(

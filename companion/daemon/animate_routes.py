@@ -116,6 +116,7 @@ class AnimateRoutes:
         spends = credits if earlier is None else 0
         return QuoteOut(
             credits=credits,
+            buys=job_request.buys,
             spends=spends,
             earlier=earlier,
             recut=_recut_out(marked, found),

@@ -54,6 +54,11 @@ class EarlierOut(Reply):
 
 class QuoteOut(Reply):
     credits: int = Field(description='the price: what it costs made anew ("again": true)')
+    buys: Literal["video_generation", "animation"] = Field(
+        default="animation",
+        description="what the price buys: video_generation, the video alone, its files "
+        "exported here from it; animation, a one-click whose export the service makes",
+    )
     spends: int = Field(description="what animate with this body spends now: credits, or 0")
     earlier: EarlierOut | None = Field(
         default=None,

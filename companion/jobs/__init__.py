@@ -12,6 +12,7 @@ from companion import front_door
 from companion.jobs.errors import JobFailed, JobsError
 
 if TYPE_CHECKING:
+    from companion.jobs.bought import what_is_bought
     from companion.jobs.character import (
         LOOPING,
         BadMove,
@@ -116,6 +117,7 @@ _LAZY = {
     "paid_not_installed": ("resume", "paid_not_installed"),
     "open_account": ("team", "open_account"),
     "rewire": ("wiring", "rewire"),
+    "what_is_bought": ("bought", "what_is_bought"),
     "recut_local": ("defaults", "recut_local"),
     "finishing": ("defaults", "finishing"),
     "recut_export": ("defaults", "recut_export"),
@@ -191,4 +193,5 @@ __all__ = [
     "unfinished",
     "unmade_length",
     "waits_for_generation",
+    "what_is_bought",
 ]

@@ -30,6 +30,7 @@ from typing import Any
 from companion.api.client import Client
 from companion.api.errors import RateLimitError
 from companion.api.schema import Task
+from companion.jobs.bought import bought
 from companion.jobs.errors import JobFailed as JobFailed
 from companion.jobs.lifecycle import FINAL, PAUSED, State, check
 from companion.jobs.outputs import OutputSteps
@@ -149,7 +150,8 @@ class Engine(RemoteSteps, OutputSteps):
             await self._forget(job_id)
             return self._move(job, State.CANCELLED, error="cancelled before it was sent")
         if job.state == State.RUNNING and job.remote_id:
-            await self.client.cancel_animation(job.remote_id)  # best effort; polling goes on
+            # best effort; polling goes on
+            await self.client.cancel_task(bought(job), job.remote_id)
         if job.state in (State.DOWNLOADING, State.INSTALLING):
             # The service has finished (and charged) the task: only the local install is
             # left, and it is given up. Files already installed stay where they are.

@@ -32,6 +32,7 @@ from companion.install import (
     sha256_of,
 )
 from companion.jobs import aside, recut
+from companion.jobs.bought import made_here
 from companion.jobs.crash import crash_point
 from companion.jobs.errors import JobFailed
 from companion.jobs.lifecycle import FINAL, State
@@ -96,8 +97,9 @@ class OutputSteps:
         )
 
     async def _download(self, job: Job) -> Job:
-        if JobRequest.of(job.request).finished_here and job.remote_status == "succeeded":
-            # In place, loop or trim asked: the kept clip is exported here, as a re-cut's.
+        if made_here(job) and job.remote_status == "succeeded":
+            # The video alone bought, or in place, loop or trim asked: the kept clip is
+            # exported here, as a re-cut's.
             await self._keep_clip(job)
             job = await self._set_aside(job)
             return await self._export_here(job, job.id, resolved=job.resolved or {})

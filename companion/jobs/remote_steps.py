@@ -29,6 +29,7 @@ from companion.api.errors import (
 from companion.api.keys import new_idempotency_key
 from companion.api.schema import AnimationCreate, Task
 from companion.jobs import aside
+from companion.jobs.bought import bought, generation_body
 from companion.jobs.crash import crash_point
 from companion.jobs.creating import IN_PROGRESS_BOUND, create_when_accepted, find_marked
 from companion.jobs.errors import JobFailed
@@ -42,7 +43,7 @@ from companion.jobs.remote_books import (
     follow_credits,
     settle_task,
 )
-from companion.jobs.request import JobRequest
+from companion.jobs.request import VIDEO_GENERATION, JobRequest
 from companion.jobs.request_body import BodySteps
 from companion.jobs.task_assets import asked_formats, paid, sort_outputs
 from companion.store import Job, Store, day_start, month_start
@@ -77,9 +78,10 @@ class RemoteSteps(BodySteps):
     _amove: Callable[..., Awaitable[Job]]
 
     async def _quote(self, job: Job) -> Job:
+        buys = JobRequest.of(job.request).buys
         try:
             body, quote = await self.with_files(
-                lambda: self._body(job), self.client.quote_animation
+                lambda: self._body(job), lambda made: self.price(made, buys)
             )
         except ValidationError as exc:
             raise JobFailed(f"the request is not valid: {exc.errors()[0]['msg']}") from exc
@@ -105,7 +107,9 @@ class RemoteSteps(BodySteps):
             log.info("job %s waits for approval: %d credits is over %s", job.id, quote, refused)
             return await self._amove(job, State.AWAITING_APPROVAL)
         body = AnimationCreate.model_validate(job.resolved)
-        payload = body.model_dump_json().encode()
+        # What is bought is sent: the video alone when its outputs are made here.
+        sent = generation_body(body) if bought(job) == VIDEO_GENERATION else body
+        payload = sent.model_dump_json().encode()
         # Key and bytes are on disk before anything is sent.
         job = await self._amove(
             job, State.CREATING, idempotency_key=new_idempotency_key("job"), body=payload
@@ -129,9 +133,10 @@ class RemoteSteps(BodySteps):
                 return True
         return False
 
-    async def _create(self, job: Job, kind: str = "animation") -> Job:
+    async def _create(self, job: Job) -> Job:
         key, body = job.idempotency_key, job.body
         assert key and body
+        kind = bought(job)  # what was bought: the video alone, or a one-click
         # Once a send may have happened, the original is looked for before any resend.
         original = await self._find_original(job, kind) if job.sent else None
         if original is None:
@@ -144,8 +149,13 @@ class RemoteSteps(BodySteps):
             if not job.sent:
                 job = await asyncio.to_thread(self.store.update_job, job.id, sent=True)
             try:
+                create = (
+                    self.client.create_video_generation
+                    if kind == VIDEO_GENERATION
+                    else self.client.create_animation
+                )
                 original = await create_when_accepted(
-                    lambda: self.client.create_animation(body, idempotency_key=key),
+                    lambda: create(body, idempotency_key=key),
                     bound=self.in_progress_bound,
                 )
             except (TransportError, DeadlineExceededError) as exc:
@@ -247,7 +257,7 @@ class RemoteSteps(BodySteps):
             "price_margin_percent (or the budget) in config.yaml and run it again"
         )
 
-    async def _find_original(self, job: Job, kind: str = "animation") -> Task | None:
+    async def _find_original(self, job: Job, kind: str) -> Task | None:
         """The task this job already created, found by the marker in its metadata on
         every page of the list (in whatever order, at whatever page size)."""
         return (await find_marked(self.client, kind, job.id)).task
@@ -255,7 +265,7 @@ class RemoteSteps(BodySteps):
     async def _wait(self, job: Job) -> Job:
         assert job.remote_id
         await self.account.acquire_slot(job.id, job.priority, present=True)
-        task = await self.client.get_animation(job.remote_id)
+        task = await self.client.get_task(bought(job), job.remote_id)
         crash_point("mid_poll")
 
         writes = ProgressWrites(self.store, job.id)
@@ -274,14 +284,16 @@ class RemoteSteps(BodySteps):
         finally:
             await writes.finish()  # before anyone may close the store
         asked, succeeded = JobRequest.of(job.request), task.status == "succeeded"
-        # Each output known by what it is (2.1: no order): the generated video by its
-        # media, the rest by format, and formats not known here kept aside.
+        # A video generation's one output is the video, exported here (see OutputSteps);
+        # a one-click's outputs are each known by what they are (2.1: no order): the
+        # generated video by its media, the rest by format, unknown formats kept aside.
+        generation = bought(job) == VIDEO_GENERATION
         found = sort_outputs(
             task.outputs,
-            asked=asked_formats(job.resolved),
+            asked=set() if generation else asked_formats(job.resolved),
             install_formats=asked.install_formats,
             succeeded=succeeded,
-            finished_here=asked.finished_here,
+            finished_here=asked.finished_here or generation,
             name=job.name,
         )
         await asyncio.to_thread(

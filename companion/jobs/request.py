@@ -28,6 +28,10 @@ from companion.jobs import defaults
 from companion.jobs.defaults import FINISHING
 from companion.store import Job, Store
 
+# The paid task kinds a job may buy (see companion.jobs.bought), as the service names them.
+VIDEO_GENERATION = "video_generation"
+ONE_CLICK = "animation"
+
 
 class JobKind(StrEnum):
     ANIMATION = "animation"  # paid: a still (and options) sent to the service
@@ -232,6 +236,12 @@ class JobRequest(BaseModel):
         local = self.local_export or {}
         here = any(local.get(k) for k in FINISHING) or bool(local.get("frame_size"))
         return self.kind == JobKind.ANIMATION and here
+
+    @property
+    def buys(self) -> str:
+        """The task this request buys: the video alone when its outputs are made here
+        (the service's export would be thrown away), a one-click otherwise."""
+        return VIDEO_GENERATION if self.finished_here else ONE_CLICK
 
     def descended(self, lineage: Mapping[str, str]) -> JobRequest:
         """This request marked as coming from another job (parent, variation_of)."""

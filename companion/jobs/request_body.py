@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from companion.api.errors import NotFoundError, UncertainRequestError
-from companion.api.schema import AnimationCreate, FileImageInput, ImageInput
+from companion.api.schema import AnimationCreate, FileImageInput, ImageInput, QuoteResponse
+from companion.jobs.bought import generation_quote
 from companion.jobs.errors import JobFailed
 from companion.jobs.inputs import ImageReadError, LocalImage
-from companion.jobs.request import JobRequest
+from companion.jobs.request import VIDEO_GENERATION, JobRequest
 from companion.store import Job
 from companion.store.account import SharedAccount
 
@@ -42,9 +43,12 @@ class BodySteps:
         return await self.body_for(job.request, name=job.name, job_id=job.id)
 
     async def quote(self, request: JobRequest | Mapping[str, Any], name: str) -> int:
-        """What a request would cost, without creating anything."""
+        """What a request would cost, without creating anything: the price of what it
+        buys (JobRequest.buys)."""
+        buys = JobRequest.of(request).buys
         _, quote = await self.with_files(
-            lambda: self.body_for(request, name=name, job_id=None), self.client.quote_animation
+            lambda: self.body_for(request, name=name, job_id=None),
+            lambda body: self.price(body, buys),
         )
         return quote.credits
 
@@ -75,6 +79,13 @@ class BodySteps:
         """The account at the service that owns this client's uploads."""
         account = self.client.account or await self.client.refresh_limits()
         return str(account.id)
+
+    async def price(self, body: AnimationCreate, buys: str) -> QuoteResponse:
+        """The service's quote of body as the task it buys: a video generation is priced
+        by its own quote (no export is bought), a one-click by the whole body."""
+        if buys == VIDEO_GENERATION:
+            return await self.client.quote_video_generation(generation_quote(body))
+        return await self.client.quote_animation(body)
 
     async def body_for(
         self, request: JobRequest | Mapping[str, Any], *, name: str, job_id: str | None

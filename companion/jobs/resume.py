@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from companion.install import sha256_of
+from companion.jobs.bought import made_here
 from companion.jobs.lifecycle import FINAL, State
 from companion.jobs.request import JobRequest
 from companion.store import Job, Store
@@ -54,7 +55,7 @@ def paid_not_installed(store: Store, job: Job) -> bool:
     if job.remote_status != "succeeded":
         return False
     assets = store.assets(job.id)
-    if JobRequest.of(job.request).finished_here:  # made here from its kept clip, again
+    if made_here(job):  # made here from its kept clip, again
         return not assets or any(not row.installed_path for row in assets)
     return bool(assets) and any(not row.installed_path for row in assets)
 

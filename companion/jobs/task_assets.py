@@ -75,10 +75,6 @@ def sort_outputs(
     name: str,
 ) -> Sorted:
     clip = generated_video(outputs, asked, succeeded)
-    if clip is None and finished_here and succeeded:
-        # A one-click bought only to carry its video here (until such jobs buy a video
-        # generation alone): its asked clip is the one video there is to export from.
-        clip = generated_video(outputs, set(), succeeded)
     rest = [a for a in outputs if a is not clip]
     aside = [a for a in rest if a.format not in FILE_SUFFIX]
     known = [a for a in rest if a.format in FILE_SUFFIX]

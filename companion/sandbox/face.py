@@ -33,7 +33,9 @@ class Face:
     unasked_video: bool = True
     # A one-click's `clip_video` asked for is the whole generated video; latitude: the
     # export of the selection at the output size (2.9: the selection is the interval
-    # chosen after generation), as every other export format is.
+    # chosen after generation), as every other export format is. The runner has always
+    # answered the latitude way when it is asked (the export's clip replaces the
+    # generated video), so both faces do: the default stays as the sandbox was.
     clip_is_generated_video: bool = True
     # The format a video generation's own video is returned as ("values seen":
     # clip_video); latitude: another name, so a client must know it by its media.

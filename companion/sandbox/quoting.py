@@ -64,10 +64,8 @@ def animation_price(body: AnimationCreate) -> Price:
 def export_price_of(views: Views, account: Account, body: AnimationExportCreate) -> Price:
     """An export's price; its source video must be one of the account's own."""
     source = views.owned_asset(account, str(body.source_video_asset_id), "source_video_asset_id")
-    if source.media is None or source.format != "clip_video":
-        raise invalid(
-            "the source must be a video asset (format clip_video)", "source_video_asset_id"
-        )
+    if source.media is None or not source.mime_type.startswith("video/"):
+        raise invalid("the source must be a video asset", "source_video_asset_id")
     check_alpha(body.export, source.key_color is not None)
     duration = float(source.media.get("duration_seconds") or 0)
     start = body.selection.start_seconds

@@ -318,7 +318,12 @@ class Runner:
         info = probe(path)
         media = info.as_media()
         asset = self._new_asset(
-            task, "clip_video", path, "video/mp4", media, list(key) if key else None
+            task,
+            self.face.generated_video_format,  # "values seen": a client knows it by its media
+            path,
+            "video/mp4",
+            media,
+            list(key) if key else None,
         )
         task.inputs["generated_asset"] = asset.id
         return StageResult([asset])
