@@ -111,11 +111,14 @@ class Creates:
             price = animation_price(body) if kind == "animation" else generation_price(body)
         rise = self.s.face.create_price_rise
         if rise:  # 4.4: creation recalculates the price; the charge follows the hold
-            more = max(1, math.ceil(price.total * rise))
+            # Up by at least one credit, or down by at least one (never to nothing).
+            change = max(1, math.ceil(price.total * abs(rise)))
+            if rise < 0:
+                change = -min(change, price.total - 1)
             if kind == "animation_export":
-                price.export += more
+                price.export += change
             else:
-                price.video += more
+                price.video += change
         limits = self.s.limits_of(account.id)
         if self.s.runner.queued_count(account.id) >= limits.queue:
             raise ApiError(

@@ -48,8 +48,11 @@ class Face:
     # Credits final at the first terminal read; latitude: `credits.status` stays `held`
     # (charged 0) for this many seconds after the end, then the charge is posted (2.3).
     credits_posted_after: float = 0.0
-    # The hold at create equals the quote; latitude: creation recalculates it upwards
-    # by this share (at least one credit), 4.4: "creation recalculates the price".
+    # The hold at create equals the quote; otherwise creation recalculates it by this
+    # share (at least one credit; 4.4: "creation recalculates the price"). Latitude:
+    # down, so what the user approved holds and the books must follow the created price
+    # rather than the quote; a rise (what a client must cancel at once unless a margin
+    # allows it) is the same member set above 0 (tests/test_books_service.py).
     create_price_rise: float = 0.0
 
     # -- creates and lists (spec 4.5, 4.7, 7) --------------------------------------------
@@ -102,7 +105,7 @@ LATITUDE = Face(
     outputs_in_order=False,
     extra_output_format="thumbnail_webp",
     credits_posted_after=2.0,
-    create_price_rise=0.25,
+    create_price_rise=-0.25,
     in_progress_seconds=9.0,
     lists_newest_first=False,
     other_tasks=130,
