@@ -88,7 +88,8 @@ class Creates:
         if kind == "animation_export":
             price = export_price_of(self.views, account, body)
         else:
-            price = animation_price(body) if kind == "animation" else generation_price(body)
+            priced = animation_price if kind == "animation" else generation_price
+            price = priced(body, self.s.face)
         limits = self.s.limits_of(account.id)
         if self.s.runner.queued_count(account.id) >= limits.queue:
             raise ApiError(
