@@ -143,7 +143,11 @@ FULL = ["--model", "sandbox-motion-1"]
             2,
             "would replace the input",
         ),
-        ([*ANIMATE, "--formats", "gif", "--resolution", "4k", "--out", "o"], 2, "--resolution 4k"),
+        (
+            [*ANIMATE, "--formats", "gif", "--resolution", "4k", *FULL, "--out", "o"],
+            2,
+            "--resolution 4k",
+        ),
         ([*ANIMATE, "--formats", "spritesheet", "--fps", "12", "--out", "o"], 2, "--fps:"),
         ([*ANIMATE, "--formats", "gif", "--model", "nosuch", "--out", "o"], 2, "--model nosuch"),
         ([*ANIMATE, "--formats", "gif", "--seconds", "20", *FULL, "--out", "o"], 2, "--seconds 20"),
