@@ -87,7 +87,6 @@ def test_bad_files_are_refused_and_good_ones_after_them_still_taken(
 ) -> None:
     running, inbox = watched
     (inbox / "bomb.png").write_bytes(header_bomb())
-    (inbox / "wide.png").write_bytes(header_bomb(5000, 16))
     (inbox / "hero.png").write_bytes(png_bytes(1))
     (inbox / "hero.yaml").mkdir()  # a folder where the sidecar should be
     os.mkfifo(inbox / "pipe.png")
@@ -101,10 +100,11 @@ def test_bad_files_are_refused_and_good_ones_after_them_still_taken(
     time.sleep(0.5)
     (inbox / "good.png").write_bytes(png_bytes(3))
     wait_until(lambda: (inbox / "done" / "good.png").exists(), running)
-    bad = ("bomb.png", "wide.png", "hero.png", "pipe.png", "link.png", "frames")
+    bad = ("bomb.png", "hero.png", "pipe.png", "link.png", "frames")
     wait_until(lambda: all((inbox / "failed" / n).exists() for n in bad), running)
-    assert "20000x20000" in reason(inbox, "bomb.png") and "4096" in reason(inbox, "bomb.png")
-    assert "5000x16" in reason(inbox, "wide.png")
+    # Refused for memory, not as the service's bound (not shown: a 5000x16 picture is the
+    # service's to judge).
+    assert "20000x20000" in reason(inbox, "bomb.png") and "memory" in reason(inbox, "bomb.png")
     assert "hero.yaml is a folder" in reason(inbox, "hero.png")
     assert "not a regular file" in reason(inbox, "pipe.png")
     assert "symbolic link" in reason(inbox, "link.png")

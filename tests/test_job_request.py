@@ -16,6 +16,7 @@ import pytest
 
 from companion.api.client import Client
 from companion.api.keys import new_idempotency_key
+from companion.api.schema import ModelsResponse
 from companion.cli.animate import _request, plan_from_args
 from companion.cli.main import build_parser
 from companion.daemon.watch import ProjectWatcher
@@ -27,7 +28,7 @@ from companion.store.db import MIGRATIONS
 from tests.cli_helpers import companion
 from tests.conftest import TEST_KEY
 from tests.daemon_helpers import DaemonThread
-from tests.http_helpers import request
+from tests.http_helpers import Api, request
 
 PROVENANCE = {"origin", "fingerprint", "drop_source", "drop_hash", "drop_note"}
 SIDECAR = """
@@ -115,7 +116,14 @@ def test_every_way_in_builds_the_same_request(make_sandbox, tmp_path: Path) -> N
 
     # a watched inbox: the drop with its sidecar
     (inbox / "hero.yaml").write_text(SIDECAR)
-    watcher = ProjectWatcher({"root": str(project)}, lambda *a: None, lambda d: [])  # type: ignore[arg-type,return-value]
+    # with the model listing the daemon keeps for its drops (which listed model keys)
+    listed = ModelsResponse.model_validate(Api(sandbox.base_url, key=TEST_KEY).get("/models").json)
+    watcher = ProjectWatcher(
+        {"root": str(project)},
+        lambda *a: None,  # type: ignore[arg-type,return-value]
+        lambda d: [],
+        models=lambda: listed,
+    )
     inbox_drop = watcher._prepare(image).request.stored()
 
     def intent(stored: dict[str, Any]) -> dict[str, Any]:

@@ -62,7 +62,6 @@ class Plan:
     as_json: bool = False
     timeout: float | None = None
     again: bool = False  # a new job even when this one is done and its outputs in place
-    too_long: float | None = None  # --seconds past the spec's bound: refused, naming lengths
     finishing: dict[str, bool | None] = field(default_factory=dict)  # in place, loop, trim
     frames: tuple[int | None, int | None] | None = None  # sides under the service's 64 px
 
@@ -84,7 +83,7 @@ def read_image(path: Path, flag: str) -> LocalImage:
 
 def plan_from_args(args: argparse.Namespace) -> Plan:
     """Every check that needs no service, in the order a user fixes them."""
-    given = checks.one_click_args(args, lengths_later=True)
+    given = checks.one_click_args(args)
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout {args.timeout:g}: give seconds above 0")
     return Plan(
@@ -100,17 +99,26 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         as_json=args.json,
         timeout=args.timeout,
         again=args.again,
-        too_long=given.too_long,
         finishing=checks.finishing_said(args),
         frames=checks.small_sides(args),
     )
 
 
 def listing(image: Path, video: VideoOptions, export: ExportOptions) -> ModelsResponse | None:
-    """The live listing when a named model decides a default (does it make keyed videos
-    for this transparent picture?); None when nothing hangs on it."""
-    said = video.transparency is not None or "transparent" in export.model_fields_set
-    if video.model is None or said or not has_alpha(image):
+    """The live listing when it decides a default: does the model named make keyed
+    videos for this transparent picture, or, with none named, which listed model does
+    (for a keyed video asked for, or a transparent picture)? None when nothing hangs on
+    it."""
+    asked = video.transparency
+    said = asked is not None or "transparent" in export.model_fields_set
+    keyed = (asked is not None and asked.mode == "alpha_key") or (
+        asked is None and export.transparent.enabled
+    )
+    if video.model is not None:
+        needed = not said and has_alpha(image)
+    else:
+        needed = keyed if said else has_alpha(image)
+    if not needed:
         return None
 
     async def listing(client: Client, endpoint: Endpoint, settings: Settings) -> ModelsResponse:
@@ -138,22 +146,8 @@ def _request(plan: Plan, hashes: list[str], where: Placement | None) -> JobReque
     return asked.with_fingerprint(hashes, plan.name, str(plan.out))
 
 
-def refuse_length(seconds: float, video: VideoOptions) -> None:
-    """A length past the spec's bound, refused with the lengths the live model offers
-    (the model listing is free; nothing is quoted)."""
-
-    async def lengths(client: Client, endpoint: Endpoint, settings: Settings) -> None:
-        models = await live_models(client, settings.home / "cache", endpoint.label)
-        raise checks.too_long(seconds, video, models)
-
-    with_service(lengths)
-
-
 def run_plan(plan: Plan) -> int:
     """Check the files, then hand the job to the engine (or resume the earlier one)."""
-    if plan.too_long is not None:
-        refuse_length(plan.too_long, plan.video)
-        raise AssertionError("a length past the bound is always refused")
     images = [read_image(plan.image, "image")]
     if plan.last_frame:
         images.append(read_image(plan.last_frame, "--last-frame"))

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from companion.api.schema import VideoOptions
 from companion.cli import checks, into_project
-from companion.cli.animate import listing, progress, read_image, refuse_length
+from companion.cli.animate import listing, progress, read_image
 from companion.cli.errors import AwaitingApproval, UsageError, say
 from companion.cli.job_report import outcome, summary
 from companion.cli.progress import reporter
@@ -106,12 +106,10 @@ def plan_from_args(args: argparse.Namespace) -> CharacterPlan:
         said = "" if exc.index is None else f" {moves[exc.index].name}"
         raise UsageError(f"{flag}{said}: {exc}") from exc
     prompts = {f"--move {m.name}": m.prompt for m in moves}
-    given = checks.one_click_args(args, lengths_later=True, prompts=prompts)
+    given = checks.one_click_args(args, prompts=prompts)
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout {args.timeout:g}: give seconds above 0")
     out = checks.output_folder(args.out)
-    if given.too_long is not None:
-        refuse_length(given.too_long, given.video)
     image = read_image(given.image, "image")
     where = into_project.placement(current_settings().database, out)
     jobs = move_jobs(

@@ -21,9 +21,7 @@ from companion.api.schema.export import LOCAL_MIN_SIDE, MAX_OUTPUT_SIDE, MIN_OUT
 from companion.cli.errors import UsageError
 from companion.cli.format_checks import formats_from
 from companion.cli.format_checks import request_has_alpha as request_has_alpha
-from companion.cli.model_checks import MAX_SECONDS as MAX_SECONDS
 from companion.cli.model_checks import against_models as against_models
-from companion.cli.model_checks import too_long as too_long
 from companion.cli.options import DEFAULT_KEY_COLOUR
 from companion.cli.path_checks import base_name as base_name
 from companion.cli.path_checks import existing_outputs as existing_outputs
@@ -219,25 +217,20 @@ class OneClickArgs:
     image: Path
     last_frame: Path | None
     references: list[Path]
-    too_long: float | None = None  # --seconds past the spec's bound, left to the models
 
 
 def one_click_args(
     args: argparse.Namespace,
     *,
-    lengths_later: bool = False,
     prompts: dict[str, str] | None = None,
 ) -> OneClickArgs:
     """Every check of a one-click animation that needs no service, in the order a user
-    fixes them; `animate`, `jobs add` and `character` share them. With lengths_later, a
-    --seconds past the spec's bound is returned as too_long, for the caller to refuse
-    naming the lengths the live model offers (and video then has no length: it must not
-    be sent). prompts: the flag of each prompt to check (default: --prompt's)."""
+    fixes them; `animate`, `jobs add` and `character` share them. prompts: the flag of
+    each prompt to check (default: --prompt's)."""
     frame_count_only(args)
     options, selection = export_options(args, decided_later=True)
-    too_long = args.seconds if lengths_later and (args.seconds or 0) > MAX_SECONDS else None
     asked = {"--prompt": args.prompt} if prompts is None else prompts
-    video = video_options(args, None if too_long is not None else args.seconds, asked)
+    video = video_options(args, args.seconds, asked)
     for flag, prompt in asked.items():
         one_click(options, video, prompt, flag)
     image = input_file(args.image, "image")
@@ -246,7 +239,7 @@ def one_click_args(
     refs = [input_file(p, "--ref") for p in getattr(args, "ref", [])]
     if args.seconds is not None and (args.start is not None or args.duration is not None):
         selection_fits(args, args.seconds, "the video (--seconds)")
-    return OneClickArgs(options, selection, video, image, last, refs, too_long)
+    return OneClickArgs(options, selection, video, image, last, refs)
 
 
 def spacing(args: argparse.Namespace) -> Spacing:
@@ -306,14 +299,14 @@ def video_options(
     seconds: float | None = None,
     prompts: dict[str, str] | None = None,
 ) -> VideoOptions:
-    """The generation flags, checked with the spec's bounds (the live models come later);
+    """The generation flags, checked with the spec's bounds (the live models come later;
+    a length has no bound in the spec: the model's listed lengths, or the service, say);
     seconds is --seconds, or None where the length is left out; prompts: each prompt
     to check by its flag (default: --prompt's)."""
-    if seconds is not None and not 0 < seconds <= MAX_SECONDS:
+    if seconds is not None and not seconds > 0:
         raise UsageError(
-            f"--seconds {seconds:g}: a video is longer than 0 and at most "
-            f"{MAX_SECONDS} s, and the model decides which lengths it offers "
-            "(see: companion models)"
+            f"--seconds {seconds:g}: a video is longer than 0 s, and the model decides "
+            "which lengths it offers (see: companion models)"
         )
     for flag, prompt in ({"--prompt": args.prompt} if prompts is None else prompts).items():
         if not prompt.strip():

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from companion.cli import checks, into_project
+from companion.cli.animate import listing
 from companion.cli.errors import CliError, InputFailure, say
 from companion.cli.jobs_books import find
 from companion.cli.progress import no_news
@@ -70,6 +71,7 @@ def cmd_add(args: argparse.Namespace) -> int:
         last_frame=last,
         references=refs,
         placement=where,
+        models=listing(image, video, options),  # which listed model keys, as animate has it
         finishing=checks.finishing_said(args),
         frames=checks.small_sides(args),
     )

@@ -1,5 +1,10 @@
 """The generation flags against what the live models offer, checked before any quote,
-each refusal naming the flag and the choices the model has."""
+each refusal naming the flag and the choices the model has.
+
+Only what the listing says is held against: a capability it does not give (its fields
+are not shown, spec 2.13) is the service's to judge at quote, and with no model named
+none is checked unless the listing says which is the default (the first listed is not
+taken to be it)."""
 
 from __future__ import annotations
 
@@ -7,24 +12,9 @@ from companion.api.schema import ModelsResponse, VideoOptions
 from companion.cli.errors import UsageError
 from companion.jobs import chosen_model, unmade_length
 
-MAX_SECONDS = 30  # the spec's bound on a generated video
-
 
 def _listed(values: list[float] | list[str]) -> str:
     return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values)
-
-
-def too_long(seconds: float, video: VideoOptions, models: ModelsResponse) -> UsageError:
-    """--seconds past the spec's bound, said with the lengths the chosen model offers."""
-    model = chosen_model(models, video.model)
-    if model is None or not model.durations_seconds:
-        return UsageError(
-            f"--seconds {seconds:g}: a video is at most {MAX_SECONDS} s (see: companion models)"
-        )
-    return UsageError(
-        f"--seconds {seconds:g}: model {model.id} makes videos of "
-        f"{_listed(model.durations_seconds)} s; choose one of those"
-    )
 
 
 def against_models(
@@ -38,13 +28,16 @@ def against_models(
     """The generation flags against what the live models offer (before any quote)."""
     if not models.data:
         return
-    by_id = {m.id: m for m in models.data}
-    if video.model is not None and video.model not in by_id:
+    if video.model is not None and models.named(video.model) is None:
+        if models.shape != "known":
+            return  # a listing read as best we could may have missed it: the service says
         raise UsageError(
-            f"--model {video.model}: no such model; choose from {', '.join(by_id)} "
-            "(see: companion models)"
+            f"--model {video.model}: no such model; choose from "
+            f"{', '.join(m.id for m in models.data)} (see: companion models)"
         )
-    model = by_id[video.model] if video.model else models.data[0]
+    model = chosen_model(models, video.model)
+    if model is None:
+        return  # the service's default model, unnamed and unknown here: it decides
     named = f"model {model.id}"
     seconds = video.duration_seconds
     if seconds is not None and unmade_length(models, video.model, seconds):

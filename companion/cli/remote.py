@@ -62,8 +62,21 @@ def cmd_account(args: argparse.Namespace) -> int:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
+    """The listing as read (our vocabulary: what could not be read is left out, and the
+    service decides it at quote); --raw: as the service sent it."""
+
     async def job(client: Client, endpoint: Endpoint, settings: Settings) -> int:
-        _print_model(await client.list_models())
+        models = await client.list_models()
+        if args.raw:
+            print(json.dumps(models.raw, indent=2))
+            return 0
+        _print_model(models)
+        if models.shape != "known":
+            say(
+                f"companion: the service lists its models in a shape this companion does not "
+                f"know; shown is what it could read ({len(models.data)} models), and what it "
+                "could not the service decides at quote (see: companion models --raw)"
+            )
         return 0
 
     return with_service(job)
@@ -77,6 +90,7 @@ def cmd_quote(args: argparse.Namespace) -> int:
                 "reference_image_count": args.refs,
                 "video": {
                     "duration_seconds": args.seconds,
+                    "model": args.model,
                     "resolution": args.resolution,
                     "transparency": {"mode": "alpha_key"} if args.transparent else None,
                 },

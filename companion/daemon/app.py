@@ -5,6 +5,7 @@ watched project inboxes, and the application that serves the routes of each grou
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 from pathlib import Path
@@ -34,6 +35,8 @@ from companion.jobs import (
     Engine,
     JobRequest,
     State,
+    cached_models,
+    live_models,
     names_in,
     settle,
     waits_for_generation,
@@ -104,6 +107,10 @@ class Daemon:
         old = self.watchers.pop(project["root"], None)
         if old is not None:
             await old.stop()
+        # The listing kept for the drops (read on worker threads, from the cache only):
+        # which listed model keys is decided for them as for every other way in.
+        with contextlib.suppress(CompanionApiError):
+            await live_models(self.engine.client, self.home / "cache", self.service_label)
         watcher = ProjectWatcher(
             project,
             self._submit_drop,
@@ -111,6 +118,7 @@ class Daemon:
             queue=self._queue_new,
             used_names=self._names_in,
             stable_seconds=self.stable_seconds,
+            models=lambda: cached_models(self.home / "cache", self.service_label),
         )
         self.watchers[project["root"]] = watcher
         await watcher.start(self.store.jobs())

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from glob import escape as glob_escape
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 import yaml
 from pydantic import ConfigDict, Field, ValidationError, field_validator
 
-from companion.api.schema import ExportOptions, Selection, VideoOptions
+from companion.api.schema import ExportOptions, ModelsResponse, Selection, VideoOptions
 from companion.api.schema.base import first_error
 from companion.api.schema.requests import one_click_export
 from companion.daemon.drop_paths import exists, original, sidecar_beside
@@ -65,8 +66,17 @@ class Prepared:
 
 class DropReader:
     def __init__(
-        self, root: Path, inbox: Path, target: Path, engine: str, defaults: dict[str, Any]
+        self,
+        root: Path,
+        inbox: Path,
+        target: Path,
+        engine: str,
+        defaults: dict[str, Any],
+        models: Callable[[], ModelsResponse | None] = lambda: None,
     ) -> None:
+        # The kept model listing, when there is one: which listed model keys (as the
+        # command line and the API decide it, so every way in builds the same request).
+        self.models = models
         self.root = root
         self.inbox = inbox
         self.target = target
@@ -115,6 +125,7 @@ class DropReader:
             placement=Placement(self.engine, self.root, self.target),
             finishing=settings.asked(),
             frames=settings.small(),
+            models=self.models(),
         )
         request = request.model_copy(update={"generation": request.generation_of(hashes)})
         # The drop's content and settings, hashed as earlier releases did, so a drop made

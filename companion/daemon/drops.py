@@ -5,9 +5,10 @@ runs on worker threads. Only regular files are ever opened: a FIFO, a device, a 
 a folder where a file is expected, or a symbolic link (it may point anywhere on the disk)
 is refused by its type before anything reads it; files are opened with O_NONBLOCK and
 O_NOFOLLOW and checked again with fstat. An image is refused by the size its header
-declares (the service's limits: 4096 pixels a side, 4096x4096 in all) before a byte of
-it is decoded. A file that does not decode yet may still be being written: that is
-`Incomplete`, which the watcher retries before it declares failure."""
+declares (more pixels than is safe to decode: companion.jobs.inputs.MAX_PIXELS) before a
+byte of it is decoded; the service's own bound, not shown in the spec, is its to say. A
+file that does not decode yet may still be being written: that is `Incomplete`, which
+the watcher retries before it declares failure."""
 
 from __future__ import annotations
 
@@ -83,9 +84,9 @@ def read_regular(path: Path, limit: int, label: str | None = None) -> bytes:
 
 
 def check_image(data: bytes, label: str) -> None:
-    """Refuse what is not a PNG, JPEG or WebP within the service's size limits, judging
-    the size by the header first; then decode it whole (decode_whole, as the command line
-    and the API check theirs)."""
+    """Refuse what is not a PNG, JPEG or WebP, or declares more pixels than is safe to
+    decode, judging the size by the header first; then decode it whole (decode_whole, as
+    the command line and the API check theirs)."""
     mime = sniff_image_type(data)
     if mime is None:
         if not data:

@@ -30,8 +30,9 @@ def _bounds(model: type[BaseModel], field: str) -> dict[str, float]:
 
 def request_limits() -> dict[str, Any]:
     """size: both output sides; frame_count: a one-click export's frames; fps: the
-    export rate; seconds: the video's duration (its min is exclusive: above it); padding:
-    a re-cut's transparent pixels between sheet frames."""
+    export rate; seconds: the video's duration (its min is exclusive: above it; no max,
+    the spec shows none: the chosen model's listed lengths say); padding: a re-cut's
+    transparent pixels between sheet frames."""
     width = _bounds(ExportOptions, "output_width")
     height = _bounds(ExportOptions, "output_height")
     return {

@@ -1,5 +1,7 @@
 """A video length the chosen model does not make, refused before a job is accepted: the
-service would refuse it at the job's own quote, after the daemon had answered 202."""
+service would refuse it at the job's own quote, after the daemon had answered 202. Only
+what the listing says is held against (a model named, or the one it marks as its
+default); the rest is the service's to say at quote."""
 
 from __future__ import annotations
 
@@ -48,9 +50,8 @@ async def length_refusal(
 async def listing_for(
     engine: Engine, cache: Path, service: str, video: VideoOptions, online: bool
 ) -> ModelsResponse | None:
-    """The live listing when a model is named (does it make keyed videos?); None for the
-    service's default model, or when the listing cannot be had now (a named model is
-    then not taken to key)."""
-    if video.model is None:
-        return None
+    """The live listing for the picture's defaults: does the model named make keyed
+    videos, or, with none named, which listed model does (defaults.keyed_on)? None when
+    it cannot be had now: a named model is then not taken to key, and with none named
+    the request goes as given and the service decides at quote."""
     return await _listing(engine, cache, service, online)

@@ -290,13 +290,12 @@ class IntRange(Reply):
     max: int
 
 
-class NumberRange(Reply):
-    min: float
-    max: float
-
-
 class Ceiling(Reply):
     max: float
+
+
+class Floor(Reply):
+    min: float
 
 
 class RequestLimits(Reply):
@@ -309,9 +308,9 @@ class RequestLimits(Reply):
         description="frames per second; a plugin asking for fps x seconds "
         "frames gets at most frame_count.max of them"
     )
-    seconds: NumberRange = Field(
-        description="video duration; it must be above min, and the "
-        "model in use may allow less than max"
+    seconds: Floor = Field(
+        description="video duration; it must be above min; no max (the spec shows none): "
+        "the lengths the model in use lists, or the service at quote, say"
     )
     padding: IntRange = Field(description="a re-cut's transparent pixels between sheet frames")
 

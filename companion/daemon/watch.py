@@ -48,6 +48,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserver
 
+from companion.api.schema import ModelsResponse
 from companion.daemon.drop_endings import Endings
 from companion.daemon.drop_paths import has_picture, original
 from companion.daemon.drop_prepare import DropReader, Prepared
@@ -110,6 +111,7 @@ class ProjectWatcher:
         used_names: Callable[[str], set[str]] = lambda target: set(),
         stable_seconds: float = 0.5,
         polling: bool = False,
+        models: Callable[[], ModelsResponse | None] = lambda: None,
     ) -> None:
         self.root = Path(project["root"])
         self.inbox = self.root / project.get("inbox", "inbox")
@@ -123,7 +125,9 @@ class ProjectWatcher:
         self.stable_seconds = stable_seconds
         self.polling = polling or bool(project.get("poll"))
         self.processing = self.inbox / ".processing"
-        self._reader = DropReader(self.root, self.inbox, self.target, self.engine, self.defaults)
+        self._reader = DropReader(
+            self.root, self.inbox, self.target, self.engine, self.defaults, models
+        )
         self._out = Endings(self.inbox)
         self._settling = Settling(stable_seconds)
         self._adopted: list[Path] = []  # in .processing without a job: made into jobs first

@@ -6,7 +6,10 @@ re-cut keeps its source's): the picture and the project's engine decide it.
   pack), a Unity project what makes sprites and a clip (the sheet, its JSON and the
   Unity pack), so nothing is paid for that the project cannot use.
 - A picture with transparent pixels keeps them: the service is asked for a keyed
-  background where the model offers one, and the export is asked to key it out. A keyed
+  background where the model offers one, and the export is asked to key it out. With no
+  model named, the model the service uses then is not assumed to key: a listed model
+  that does is named (so the request says what is paid for); when none does, or the
+  listing cannot say, the request goes as given and the service decides at quote. A keyed
   video asked for (the dock's Transparent box, `--transparent`) is always keyed by the
   export too: never a coloured box. A key colour left open is one far from the
   picture's own hues. Opaque is only ever asked for (`--opaque`, an unticked box):
@@ -42,13 +45,12 @@ from companion.api.schema import (
     VideoOptions,
 )
 from companion.api.schema.export import LOCAL_MIN_SIDE, MAX_OUTPUT_SIDE, MIN_OUTPUT_SIDE
-from companion.jobs.models_cache import chosen_model
+from companion.jobs.models_cache import ALPHA_KEY, chosen_model, keying_model
 
 ENGINE_FORMATS: dict[str, list[ExportFormat]] = {
     "godot": [ExportFormat.SPRITESHEET, ExportFormat.SPRITESHEET_JSON, ExportFormat.GODOT_PACK],
     "unity": [ExportFormat.SPRITESHEET, ExportFormat.SPRITESHEET_JSON, ExportFormat.UNITY_PACK],
 }
-ALPHA_KEY = "alpha_key"
 SIDES = ("output_width", "output_height")
 ENGINE_PACKS = frozenset({ExportFormat.GODOT_PACK.value, ExportFormat.UNITY_PACK.value})
 FINISHING = ("in_place", "loop", "trim")  # the local finishing a request may ask for
@@ -119,14 +121,27 @@ def has_alpha(image: Path) -> bool:
 
 
 def offers_alpha(video: VideoOptions, models: ModelsResponse | None) -> bool:
-    """Does the model the job runs on make keyed videos? Without the live listing, only
-    the service's default model is taken to (a model chosen by name may not)."""
+    """May the job be asked for a keyed video without being asked? A model named keys
+    when the listing says so. With none named, the service's own choice is asked to
+    (it decides at quote) unless the listing says no model keys: then it cannot."""
+    if video.model is not None:
+        model = chosen_model(models, video.model) if models is not None else None
+        return model is not None and ALPHA_KEY in model.transparency_modes
     if models is None or not models.data:
-        return video.model is None
-    model = chosen_model(models, video.model)
-    if model is None or not model.transparency_modes:
-        return video.model is None
-    return ALPHA_KEY in model.transparency_modes
+        return True
+    said = [m for m in models.data if m.transparency_modes]
+    return len(said) < len(models.data) or any(ALPHA_KEY in m.transparency_modes for m in said)
+
+
+def keyed_on(video: VideoOptions, models: ModelsResponse | None) -> VideoOptions:
+    """video, asking for a keyed video, with a model named that makes one when none was
+    named and the listing has one (see keying_model); else as it was."""
+    if video.model is not None or models is None:
+        return video
+    model = keying_model(models, video)
+    if model is None or model is models.default_model:
+        return video
+    return video.model_copy(update={"model": model.id})
 
 
 def frame_size(
@@ -173,7 +188,7 @@ def _transparency(
         return export, video
     if asked.key_color is None and facts.key is not None:  # left to the companion
         asked = GenerationTransparency(mode=ALPHA_KEY, key_selection="manual", key_color=facts.key)
-    video = video.model_copy(update={"transparency": asked})
+    video = keyed_on(video.model_copy(update={"transparency": asked}), models)
     if not export_said:  # a keyed video is keyed out by the export, never left coloured
         export = export.model_copy(update={"transparent": ExportTransparency(enabled=True)})
     return export, video

@@ -2,8 +2,10 @@
 can travel to the service (inline as Base64, or uploaded for a reusable file_id).
 
 Callers decide which way; this module only does the reading and encoding they share,
-and the check that a picture decodes whole within the service's limits (the command
-line's and the daemon's, before anything is spent)."""
+and the check that a picture decodes whole (the command line's and the daemon's, before
+anything is spent). The service's own bound on decoded sizes is "not shown" (spec 8): it
+is left to the service, whose 422 the user sees, nothing spent. Only a picture past any
+plausible service limit is refused here, for memory, not as the service's rule."""
 
 from __future__ import annotations
 
@@ -24,8 +26,11 @@ from companion.jobs.errors import JobsError
 if TYPE_CHECKING:  # a type only: reading a picture needs no HTTP client
     from companion.api.client import Client
 
-MAX_SIDE = 4096  # the service's decoded-size limits (the sandbox enforces the same)
-MAX_PIXELS = MAX_SIDE * MAX_SIDE
+# A decompression-bomb guard, not a service limit: a header may declare any size, and
+# decoding it (then RGBA for the defaults) would take 4 bytes a pixel. 2**27 pixels
+# (11585 x 11585, half a GiB as RGBA) is twice a 8192 x 8192 picture, past what a
+# service plausibly takes, and below Pillow's own refusal (2 x Image.MAX_IMAGE_PIXELS).
+MAX_PIXELS = 2**27
 _OPENERS: dict[str, Callable[[IO[bytes]], ImageFile.ImageFile]] = {
     "image/png": PngImagePlugin.PngImageFile,
     "image/jpeg": JpegImagePlugin.JpegImageFile,
@@ -43,9 +48,10 @@ class ImageDamaged(ImageReadError):
 
 
 def decode_whole(data: bytes, mime: str, label: str) -> None:
-    """Refuse a picture the service would: by the size its header declares (before a
-    pixel is decoded, so a header bomb costs nothing), then by decoding it whole (once),
-    so a truncated or damaged file is refused here, naming label, not by the service."""
+    """Refuse a picture that cannot be sent: one whose header declares more pixels than
+    is safe to decode (MAX_PIXELS; judged before a pixel is decoded, so a header bomb
+    costs nothing), then one that does not decode whole (once), so a truncated or damaged
+    file is refused here, naming label, not by the service."""
     damaged = (
         f"{label}: cannot be decoded as an image (damaged, cut short, or still being "
         "written); save it again as PNG, JPEG or WebP"
@@ -56,10 +62,10 @@ def decode_whole(data: bytes, mime: str, label: str) -> None:
         raise ImageDamaged(damaged) from exc
     with image:
         width, height = image.size
-        if width > MAX_SIDE or height > MAX_SIDE or width * height > MAX_PIXELS:
+        if width * height > MAX_PIXELS:
             raise ImageReadError(
-                f"{label}: declares {width}x{height} pixels; the service takes at most "
-                f"{MAX_SIDE} a side and {MAX_PIXELS} in all: scale it down"
+                f"{label}: declares {width}x{height} pixels, more than the "
+                f"{MAX_PIXELS} this companion decodes (memory): scale it down"
             )
         if width < 1 or height < 1:
             raise ImageReadError(f"{label}: declares {width}x{height} pixels; it has no picture")

@@ -8,12 +8,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from companion.api.schema import ModelInfo, ModelsResponse
+from companion.api.schema import ModelInfo, ModelsResponse, VideoOptions
 
 if TYPE_CHECKING:  # a type only: reading the kept listing needs no HTTP client
     from companion.api.client import Client
 
 TTL_SECONDS = 300.0
+ALPHA_KEY = "alpha_key"  # the transparency mode that makes a keyed video (spec 2.10)
 
 
 def cached_models(cache_dir: Path, service: str) -> ModelsResponse | None:
@@ -47,9 +48,34 @@ async def live_models(client: Client, cache_dir: Path, service: str) -> ModelsRe
 
 
 def chosen_model(models: ModelsResponse, name: str | None) -> ModelInfo | None:
-    """The model a job runs on: the one named, else the listing's first (the default)."""
-    by_id = {m.id: m for m in models.data}
-    return by_id.get(name or "") or (models.data[0] if models.data else None)
+    """The model a job runs on, as far as the listing says: the one named, or with none
+    named the one the listing marks as its default; None when it cannot say (the spec
+    gives no order to the listing: its first is not taken to be the default)."""
+    return models.named(name) if name is not None else models.default_model
+
+
+def keying_model(models: ModelsResponse, video: VideoOptions) -> ModelInfo | None:
+    """A listed model that makes keyed videos (`alpha_key`), for a picture that wants
+    keying with no model named: the listing's default when it says it keys, else the
+    first that keys and makes what else was asked (its length, resolution, ratio, style,
+    as far as it lists them); None when none does or the listing cannot say."""
+    default = models.default_model
+    if default is not None and ALPHA_KEY in default.transparency_modes:
+        return default
+    for model in models.data:
+        if ALPHA_KEY in model.transparency_modes and _makes(model, video):
+            return model
+    return None
+
+
+def _makes(model: ModelInfo, video: VideoOptions) -> bool:
+    asked: list[tuple[object, list[float] | list[str]]] = [
+        (video.duration_seconds, model.durations_seconds),
+        (video.resolution, model.resolutions),
+        (video.ratio, model.ratios),
+        (video.style_preset, model.style_presets),
+    ]
+    return all(value is None or not listed or value in listed for value, listed in asked)
 
 
 def unmade_length(models: ModelsResponse, name: str | None, seconds: float) -> ModelInfo | None:

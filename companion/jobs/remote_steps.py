@@ -87,7 +87,10 @@ class RemoteSteps(BodySteps):
             raise JobFailed(f"the request is not valid: {exc.errors()[0]['msg']}") from exc
         except ApiStatusError as exc:
             if exc.status in (400, 402, 404, 413, 415, 422):
-                raise JobFailed(f"the service refused the request: {exc}") from exc
+                # Refused at quote: nothing is held or charged yet, and the user is told so.
+                raise JobFailed(
+                    f"the service refused the request: {exc}; nothing was spent"
+                ) from exc
             raise
         await self.account.record(job.id, "quote", quote.credits)
         return await self._amove(

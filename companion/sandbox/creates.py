@@ -108,7 +108,8 @@ class Creates:
         if kind == "animation_export":
             price = export_price_of(self.views, account, body)
         else:
-            price = animation_price(body) if kind == "animation" else generation_price(body)
+            priced = animation_price if kind == "animation" else generation_price
+            price = priced(body, self.s.face)
         rise = self.s.face.create_price_rise
         if rise:  # 4.4: creation recalculates the price; the charge follows the hold
             # Up by at least one credit, or down by at least one (never to nothing).

@@ -29,7 +29,7 @@ from companion.sandbox.cursors import make_cursor, read_cursor
 from companion.sandbox.errors import invalid, not_found
 from companion.sandbox.images import check_image
 from companion.sandbox.intake import Images, multipart_file
-from companion.sandbox.models import MODELS, check_video
+from companion.sandbox.models import check_video, listing
 from companion.sandbox.pricing import video_price
 from companion.sandbox.quoting import animation_price, export_price_of, quote_json
 from companion.sandbox.service import Handler, SandboxService
@@ -102,7 +102,7 @@ class Handlers:
         return web.json_response({"object": "credit_balance", "available": account.available})
 
     async def list_models(self, request: web.Request) -> web.Response:
-        return web.json_response({"object": "list", "data": MODELS})
+        return web.json_response(listing(self.s.face))
 
     # -- upload --------------------------------------------------------------------------
 
@@ -116,7 +116,7 @@ class Handlers:
             raise invalid(f"the multipart body is malformed: {exc}", "file") from exc
         if data is None:
             raise invalid("the multipart body has no 'file' field", "file")
-        checked = check_image(data, "file")
+        checked = check_image(data, "file", max_side=self.s.face.max_image_side)
         record = self.images.store(account, checked, uploaded=True)
         self.s.save()
         return web.json_response(file_json(record), status=201)
@@ -131,6 +131,7 @@ class Handlers:
             negative_prompt="",
             has_last_frame=body.has_last_frame,
             reference_images=body.reference_image_count,
+            face=self.s.face,
         )
         return quote_json(video_price(body.video, body.has_last_frame, body.reference_image_count))
 
@@ -138,7 +139,7 @@ class Handlers:
         account, _ = who(request)
         body = await read_body(request, AnimationQuote)
         await self.images.take(account, body.input, persist=False)
-        return quote_json(animation_price(body))
+        return quote_json(animation_price(body, self.s.face))
 
     async def quote_animation_export(self, request: web.Request) -> web.Response:
         account, _ = who(request)

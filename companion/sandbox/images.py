@@ -1,7 +1,8 @@
 """Image intake: the spec's size limits, media types and a real decode.
 
-The maximum decoded size, "not shown" in the spec, is the sandbox's choice: 4096 pixels
-a side and 16.8 megapixels in all (422 IMAGE_DIMENSIONS_TOO_LARGE beyond)."""
+The maximum decoded size, "not shown" in the spec, is the face's choice
+(Face.max_image_side): by default 4096 pixels a side and 16.8 megapixels in all, on the
+latitude face 8192 (422 IMAGE_DIMENSIONS_TOO_LARGE beyond)."""
 
 from __future__ import annotations
 
@@ -21,8 +22,7 @@ from companion.sandbox.errors import ApiError
 MAX_UPLOAD_BYTES = 20_000_000
 MAX_INLINE_BYTES = 10 * 2**20
 MAX_INLINE_TOTAL = 20 * 2**20
-MAX_SIDE = 4096
-MAX_PIXELS = 4096 * 4096
+MAX_SIDE = 4096  # the default face's (Face.max_image_side)
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,10 @@ class CheckedImage:
     sha256: str  # hashed once here: the create's normalised input and its file both use it
 
 
-def check_image(data: bytes, param: str, declared: str | None = None) -> CheckedImage:
+def check_image(
+    data: bytes, param: str, declared: str | None = None, max_side: int = MAX_SIDE
+) -> CheckedImage:
+    max_pixels = max_side * max_side
     mime = sniff_image_type(data)
     if mime is None:
         raise ApiError(
@@ -51,13 +54,13 @@ def check_image(data: bytes, param: str, declared: str | None = None) -> Checked
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as image:
                 width, height = image.size
-                if width > MAX_SIDE or height > MAX_SIDE or width * height > MAX_PIXELS:
+                if width > max_side or height > max_side or width * height > max_pixels:
                     raise ApiError(
                         ErrorCode.IMAGE_DIMENSIONS_TOO_LARGE,
-                        f"the image is {width}x{height}; at most {MAX_SIDE} pixels a side "
-                        f"and {MAX_PIXELS} pixels in all",
+                        f"the image is {width}x{height}; at most {max_side} pixels a side "
+                        f"and {max_pixels} pixels in all",
                         param=param,
-                        details={"max_side": MAX_SIDE, "max_pixels": MAX_PIXELS},
+                        details={"max_side": max_side, "max_pixels": max_pixels},
                     )
                 image.load()  # a real decode: truncated or corrupt data fails here
     except ApiError:

@@ -125,10 +125,12 @@ class Images:
                         "bytes in one request",
                         param=f"{param}.data",
                     )
-                checked = check_image(data, f"{param}.data", image.media_type)
+                checked = check_image(
+                    data, f"{param}.data", image.media_type, self.s.face.max_image_side
+                )
                 form = {"type": "base64", "media_type": image.media_type}
             else:
-                checked = await fetch_image(image.url, f"{param}.url")
+                checked = await fetch_image(image.url, f"{param}.url", self.s.face.max_image_side)
                 form = {"type": "url", "url": image.url}
             form["sha256"] = checked.sha256
             normalized[slot] = form

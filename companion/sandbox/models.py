@@ -1,4 +1,8 @@
-"""The sandbox's model listing, and the checks of VideoOptions against it."""
+"""The sandbox's model listing, and the checks of VideoOptions against it.
+
+The table below is the sandbox's own vocabulary (its checks always read it); the face
+decides how it is listed (2.13: the listing's fields are not shown), which model is the
+one used when none is named (the first listed), and how long a video may be."""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ from typing import Any
 
 from companion.api.schema import VideoOptions
 from companion.sandbox.errors import invalid
+from companion.sandbox.face import DEFAULT, Face
 
 DEFAULT_MODEL = "sandbox-motion-1"
 RESOLUTIONS = {"360p": 360, "480p": 480, "720p": 720, "1080p": 1080}
@@ -39,6 +44,49 @@ MODELS: list[dict[str, Any]] = [
     },
 ]
 MODELS_BY_ID = {m["id"]: m for m in MODELS}
+# Lengths past the table's own, made by the full model up to the face's longest video.
+LONGER_SECONDS = (15, 20, 30, 40, 50, 60, 90, 120)
+
+
+def table(face: Face = DEFAULT) -> list[dict[str, Any]]:
+    """The models as this face has them, the one used when none is named first: on a face
+    whose default model does not key (default_model_keys False), the lite model."""
+    models = [dict(m) for m in MODELS]
+    full = models[0]
+    full["durations_seconds"] = [
+        *full["durations_seconds"],
+        *(s for s in LONGER_SECONDS if s <= face.max_video_seconds),
+    ]
+    return models if face.default_model_keys else models[::-1]
+
+
+def listing(face: Face = DEFAULT) -> dict[str, Any]:
+    """GET /models as this face answers it: the table as it is ("default"), or in
+    another vocabulary ("other"), models and their capabilities nested by name."""
+    models = table(face)
+    if face.models_shape == "default":
+        return {"object": "list", "data": models}
+    return {
+        "object": "list",
+        "models": [
+            {
+                "model": m["id"],
+                "title": m["name"],
+                "capabilities": {
+                    "durations": m["durations_seconds"],
+                    "resolutions": {"values": m["resolutions"]},
+                    "aspect_ratios": m["ratios"],
+                    "transparency": {"modes": m["transparency_modes"]},
+                    "last_frame": m["supports_last_frame"],
+                    "reference_images": {"max": m["max_reference_images"]},
+                    "prompt": {"required": m["requires_prompt"]},
+                    "negative_prompt": m["supports_negative_prompt"],
+                    "styles": m["style_presets"],
+                },
+            }
+            for m in models
+        ],
+    }
 
 
 def size_of(resolution: str | None, ratio: str | None) -> tuple[int, int]:
@@ -59,8 +107,10 @@ def check_video(
     has_last_frame: bool,
     reference_images: int,
     prefix: str = "video",
+    face: Face = DEFAULT,
 ) -> None:
-    model = MODELS_BY_ID.get(video.model or DEFAULT_MODEL)
+    models = table(face)
+    model = next((m for m in models if m["id"] == video.model), None) if video.model else models[0]
     if model is None:
         raise invalid(f"unknown model {video.model!r}; see GET /models", f"{prefix}.model")
     if has_last_frame and not model["supports_last_frame"]:

@@ -15,6 +15,7 @@ from companion.api.schema import (
     VideoGenerationCreate,
 )
 from companion.sandbox.errors import invalid
+from companion.sandbox.face import Face
 from companion.sandbox.models import check_video
 from companion.sandbox.pricing import Price, export_price, frames_of, video_price
 from companion.sandbox.state import Account
@@ -27,13 +28,14 @@ def quote_json(price: Price) -> web.Response:
     )
 
 
-def generation_price(body: VideoGenerationCreate) -> Price:
+def generation_price(body: VideoGenerationCreate, face: Face) -> Price:
     check_video(
         body.video,
         prompt=body.prompt,
         negative_prompt=body.negative_prompt,
         has_last_frame=body.input.last_frame is not None,
         reference_images=len(body.input.reference_images),
+        face=face,
     )
     return video_price(
         body.video, body.input.last_frame is not None, len(body.input.reference_images)
@@ -52,8 +54,8 @@ def check_alpha(export: Any, alpha_key: bool) -> None:
         )
 
 
-def animation_price(body: AnimationCreate) -> Price:
-    price = generation_price(body)
+def animation_price(body: AnimationCreate, face: Face) -> Price:
+    price = generation_price(body, face)
     transparency = body.video.transparency
     check_alpha(body.export, transparency is not None and transparency.mode == "alpha_key")
     seconds = body.video.duration_seconds or 3.0

@@ -14,12 +14,12 @@ from yarl import URL
 from companion.api.schema import ErrorCode
 from companion.api.schema.images import check_image_url_shape, is_blocked_address
 from companion.sandbox.errors import ApiError, invalid
-from companion.sandbox.images import MAX_UPLOAD_BYTES, CheckedImage, check_image
+from companion.sandbox.images import MAX_SIDE, MAX_UPLOAD_BYTES, CheckedImage, check_image
 
 URL_FETCH_TIMEOUT = 10.0
 
 
-async def fetch_image(url: str, param: str) -> CheckedImage:
+async def fetch_image(url: str, param: str, max_side: int = MAX_SIDE) -> CheckedImage:
     """Fetch a URL input as the service does: public addresses only, redirects checked,
     no cookies, bounded size."""
     current = url
@@ -56,7 +56,7 @@ async def fetch_image(url: str, param: str) -> CheckedImage:
                 raise ApiError(
                     ErrorCode.PAYLOAD_TOO_LARGE, "the image at the URL is too large", param=param
                 )
-            return check_image(data, param)
+            return check_image(data, param, max_side=max_side)
     raise invalid("the URL redirects too many times", param)
 
 

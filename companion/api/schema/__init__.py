@@ -22,6 +22,7 @@ from companion.api.schema.images import (
     ImageInput,
     UrlImageInput,
 )
+from companion.api.schema.model_listing import ModelInfo, ModelsResponse
 from companion.api.schema.requests import (
     AnimationCreate,
     AnimationExportCreate,
@@ -44,8 +45,6 @@ from companion.api.schema.responses import (
     CreditUsage,
     FileResponse,
     MediaResponse,
-    ModelInfo,
-    ModelsResponse,
     PreviewCell,
     PreviewRect,
     QuoteResponse,

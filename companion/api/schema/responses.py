@@ -161,28 +161,6 @@ class CreditsBalanceResponse(ResponseModel):
     available: int
 
 
-class ModelInfo(ResponseModel):
-    """One model's capabilities. The listing's fields are "not shown" in the spec: these
-    are ours, and every member is optional so other shapes still parse."""
-
-    id: str
-    name: str | None = None
-    supports_last_frame: bool | None = None
-    max_reference_images: int | None = None
-    requires_prompt: bool | None = None
-    supports_negative_prompt: bool | None = None
-    durations_seconds: list[float] = Field(default_factory=list)
-    resolutions: list[str] = Field(default_factory=list)
-    ratios: list[str] = Field(default_factory=list)
-    transparency_modes: list[str] = Field(default_factory=list)
-    style_presets: list[str] = Field(default_factory=list)
-
-
-class ModelsResponse(ResponseModel):
-    object: str = "list"
-    data: list[ModelInfo] = Field(default_factory=list)
-
-
 class PreviewRect(ResponseModel):
     x: int
     y: int

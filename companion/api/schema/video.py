@@ -1,7 +1,8 @@
 """VideoOptions and GenerationTransparency (spec 2.10).
 
 Member types are "not shown" in the spec; these are our choices, kept loose in the few
-places where the live model listing decides what is valid."""
+places where the live model listing decides what is valid. No bound of the spec's is put
+on a length: the lengths a model makes come from the listing, or the service says."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ class GenerationTransparency(RequestModel):
 
 
 class VideoOptions(RequestModel):
-    duration_seconds: float | None = Field(default=None, gt=0, le=30)
+    duration_seconds: float | None = Field(default=None, gt=0)
     input_canvas: str | None = None
     model: str | None = None
     ratio: str | None = None

@@ -24,11 +24,17 @@ def add_service_commands(commands: Any) -> None:
         "companion.cli.remote:cmd_account",
         help="account, tier, key identity and limits",
     )
-    command(commands, "models", "companion.cli.remote:cmd_models", help="live model capabilities")
+    models = command(
+        commands, "models", "companion.cli.remote:cmd_models", help="live model capabilities"
+    )
+    models.add_argument(
+        "--raw", action="store_true", help="print the listing exactly as the service sent it"
+    )
     quote = command(
         commands, "quote", "companion.cli.remote:cmd_quote", help="price of a video generation"
     )
     quote.add_argument("--seconds", type=finite, metavar="S", help="video length (default 3)")
+    quote.add_argument("--model", help="a model of `companion models` (default: the service's)")
     quote.add_argument(
         "--resolution", help="360p, 480p, 720p or 1080p, as the model offers (default: its own)"
     )

@@ -59,8 +59,10 @@ func apply(limits: Dictionary, model_durations: Dictionary, model_lengths: Array
 	var bounds: Dictionary = limits.get("seconds", {})
 	# The minimum duration is exclusive: the shortest offered is one step above it.
 	var shortest: Variant = bounds.get("min")
+	# No longest length from the daemon (the spec shows none): the box opens wide and
+	# the chosen model's listed durations narrow it.
 	_limit(seconds, null if shortest == null else float(shortest) + seconds.step,
-		bounds.get("max"))
+		bounds.get("max", 3600.0))
 	max_frames = int(limits.get("frame_count", {}).get("max", 0))
 	_seconds_range = Vector2(seconds.min_value, seconds.max_value)
 	narrow(model_durations, model_lengths)
