@@ -39,7 +39,6 @@ def companion(
 def tasks(api: Api) -> list[dict[str, Any]]:
     """Every paid task of the account, as the service lists them: one-clicks, then video
     generations (what a job whose outputs are made here buys)."""
-    data: list[dict[str, Any]] = []
-    for kind in ("animations", "video-generations"):
-        data += api.get(f"/{kind}?limit=100").json["data"]
-    return data
+    from tests.sandbox_helpers import listed
+
+    return [*listed(api, "animations"), *listed(api, "video-generations")]

@@ -65,3 +65,26 @@ def generate_video(api: Api, alpha: bool = False) -> dict[str, Any]:
     task = wait_task(api, "video_generation", reply.json["id"])
     assert task["status"] == "succeeded", task
     return task
+
+
+def listed(api: Api, kind: str) -> list[dict[str, Any]]:
+    """Every task of a list (`animations`, `video-generations`, `animation-exports`) read
+    on every page, in whatever order and page size the face gives (spec 2.2, 4.7), less the
+    tasks of other clients of the account the latitude face starts with (their metadata
+    names their `client`)."""
+    found: list[dict[str, Any]] = []
+    cursor: str | None = None
+    while True:
+        page = api.get(f"/{kind}?limit=100" + (f"&cursor={cursor}" if cursor else "")).json
+        found += [t for t in page["data"] if "client" not in (t.get("metadata") or {})]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            return found
+
+
+def made_outputs(task: dict[str, Any]) -> list[dict[str, Any]]:
+    """A task's outputs less the one the latitude face adds, of a format no client knows
+    (spec 2.4)."""
+    from companion.sandbox.face import LATITUDE
+
+    return [o for o in task["outputs"] if o["format"] != LATITUDE.extra_output_format]

@@ -16,6 +16,7 @@ from companion.media.demo_art import draw_character
 from companion.sandbox import SandboxThread
 from tests.cli_helpers import companion, environment
 from tests.http_helpers import Api
+from tests.sandbox_helpers import listed
 
 SMALL = ["--frame-count", "4", "--width", "64", "--height", "64"]
 SHORT = ["--seconds", "1", "--resolution", "360p"]
@@ -32,7 +33,7 @@ def _run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _calls(sandbox: SandboxThread) -> int:
-    return len(Api(sandbox.base_url).get("/animations?limit=100").json["data"])
+    return len(listed(Api(sandbox.base_url), "animations"))
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from PIL import Image
 from tests.conftest import TEST_KEY, both_faces
 from tests.daemon_helpers import DaemonThread
 from tests.http_helpers import Api
+from tests.sandbox_helpers import listed as listed_tasks
 from tests.test_daemon import call
 from tests.test_daemon_generations import godot_project, wait_final
 
@@ -48,10 +49,10 @@ def test_the_daemon_quotes_and_keys_with_no_model_named(
         assert made.status == 202, made.body
         done = wait_final(daemon, made.json["id"])
         assert done["state"] == "done", done
-        tasks = api.get("/animations?limit=100").json["data"]
+        tasks = listed_tasks(api, "animations")
         videos = [t["normalized_input"]["video"] for t in tasks]
         if not videos:  # a video generation bought instead of a one-click task
-            tasks = api.get("/video-generations?limit=100").json["data"]
+            tasks = listed_tasks(api, "video-generations")
             videos = [t["normalized_input"]["video"] for t in tasks]
         assert [(v["model"], v["transparency"]["mode"]) for v in videos] == [
             ("sandbox-motion-1", "alpha_key")

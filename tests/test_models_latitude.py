@@ -22,6 +22,7 @@ from companion.store import Store
 from tests.cli_helpers import companion
 from tests.conftest import TEST_KEY, both_faces
 from tests.http_helpers import Api
+from tests.sandbox_helpers import listed
 
 QUICK = ["--prompt", "idle", "--frame-count", "4", "--seconds", "1", "--resolution", "360p"]
 SHEET = ["--formats", "spritesheet,spritesheet_json"]
@@ -43,9 +44,7 @@ def remote_videos(api: Api) -> list[dict[str, Any]]:
     """The video options of every task the service was sent."""
     found = []
     for path in ("/animations", "/video-generations"):
-        reply = api.get(f"{path}?limit=100")
-        if reply.status == 200:
-            found += [t["normalized_input"].get("video") or {} for t in reply.json["data"]]
+        found += [t["normalized_input"].get("video") or {} for t in listed(api, path[1:])]
     return found
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.conftest import both_faces
 from tests.http_helpers import Api
-from tests.sandbox_helpers import animation_body, generate_video, wait_task
+from tests.sandbox_helpers import animation_body, generate_video, made_outputs, wait_task
 
 
 @both_faces
@@ -16,7 +16,7 @@ def test_one_click_returns_the_unasked_video_only_on_the_default_face(
     body = animation_body(formats=["spritesheet", "spritesheet_json"])
     task = wait_task(api, "animation", api.create("/animations", body).json["id"])
     assert task["status"] == "succeeded"
-    formats = sorted(o["format"] for o in task["outputs"])
+    formats = sorted(o["format"] for o in made_outputs(task))
     unasked = ["clip_video"] if face == "default" else []
     assert formats == sorted([*unasked, "spritesheet", "spritesheet_json"])
 
@@ -27,7 +27,7 @@ def test_an_asked_clip_is_the_export_of_the_selection(make_sandbox, face: str) -
     body = animation_body(formats=["clip_video"], output_width=96, output_height=96)
     body["selection"] = {"mode": "range", "start_seconds": 0.5, "duration_seconds": 0.25}
     task = wait_task(api, "animation", api.create("/animations", body).json["id"])
-    [clip] = task["outputs"]
+    [clip] = made_outputs(task)
     assert clip["format"] == "clip_video"
     media = clip["media"]
     assert (media["width"], media["height"]) == (96, 96)
@@ -39,7 +39,7 @@ def test_a_generation_names_its_video_by_the_face_and_exports_from_it(
     make_sandbox, face: str
 ) -> None:
     api = Api(make_sandbox(credits=100).base_url)
-    [video] = generate_video(api)["outputs"]
+    [video] = made_outputs(generate_video(api))
     assert video["format"] == ("clip_video" if face == "default" else "source_video")
     assert video["mime_type"] == "video/mp4" and video["media"]["width"] == 360
     body = {
@@ -50,4 +50,4 @@ def test_a_generation_names_its_video_by_the_face_and_exports_from_it(
     assert created.status == 202, created.body
     task = wait_task(api, "animation_export", created.json["id"])
     assert task["status"] == "succeeded"
-    assert [o["format"] for o in task["outputs"]] == ["gif"]
+    assert [o["format"] for o in made_outputs(task)] == ["gif"]
