@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.api.content_encoding import Decoder, EncodingError
+from companion.api.content_encoding import Decoder
+from companion.api.errors import ContentEncodingError
 from companion.media.formats import gzip_pieces
 from companion.media.formats.gzip_pieces import gzip_bytes
 
@@ -70,9 +71,9 @@ def test_a_cut_or_damaged_encoding_is_refused() -> None:
     body = gzip.compress(b"sprite " * 10_000)
     cut = Decoder("gzip")
     list(cut.feed(body[: len(body) // 2]))
-    with pytest.raises(EncodingError):
+    with pytest.raises(ContentEncodingError):
         cut.finish()
-    with pytest.raises(EncodingError):
+    with pytest.raises(ContentEncodingError):
         list(Decoder("gzip").feed(b"\x1f\x8b\x08\x00" + bytes(40)))
-    with pytest.raises(EncodingError):
+    with pytest.raises(ContentEncodingError):
         Decoder("br")

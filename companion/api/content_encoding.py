@@ -11,14 +11,12 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterator
 
+from companion.api.errors import ContentEncodingError
+
 GZIP = 16 + zlib.MAX_WBITS
 ZLIB = zlib.MAX_WBITS
 RAW = -zlib.MAX_WBITS
 PIECE = 1 << 20
-
-
-class EncodingError(ValueError):
-    """The encoded bytes are damaged or cut short, or the encoding is one we cannot undo."""
 
 
 def is_identity(encoding: str | None) -> bool:
@@ -39,7 +37,9 @@ class Decoder:
         elif name == "deflate":
             self._wbits = ZLIB  # zlib-wrapped, as HTTP says; raw deflate also seen (below)
         else:
-            raise EncodingError(f"the response is {name}-encoded, which cannot be decoded here")
+            raise ContentEncodingError(
+                f"the response is {name}-encoded, which cannot be decoded here"
+            )
         self.encoding = name or "identity"
         self._piece = piece
         self._head = b""  # deflate: bytes held until its first two tell zlib from raw
@@ -67,7 +67,7 @@ class Decoder:
             try:
                 out = self._inflate.decompress(data, self._piece)
             except zlib.error as exc:
-                raise EncodingError(f"the {self.encoding} stream is damaged: {exc}") from exc
+                raise ContentEncodingError(f"the {self.encoding} stream is damaged: {exc}") from exc
             if out:
                 yield out
             if self._inflate.eof:
@@ -76,7 +76,9 @@ class Decoder:
                     return
                 # Another gzip member follows (concatenated members are one stream).
                 if self._wbits != GZIP:
-                    raise EncodingError(f"bytes follow the end of the {self.encoding} stream")
+                    raise ContentEncodingError(
+                        f"bytes follow the end of the {self.encoding} stream"
+                    )
                 self._inflate = zlib.decompressobj(GZIP)
                 continue
             data = self._inflate.unconsumed_tail
@@ -88,7 +90,7 @@ class Decoder:
         if self._wbits is None:
             return
         if self._inflate is None or not self._inflate.eof:
-            raise EncodingError(f"the {self.encoding} stream ended before its end")
+            raise ContentEncodingError(f"the {self.encoding} stream ended before its end")
 
 
 def _zlib_header(head: bytes) -> bool:

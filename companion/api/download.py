@@ -26,8 +26,8 @@ from pathlib import Path
 import aiohttp
 from yarl import URL
 
-from companion.api.content_encoding import Decoder, EncodingError, is_identity
-from companion.api.errors import DownloadError
+from companion.api.content_encoding import Decoder, is_identity
+from companion.api.errors import ContentEncodingError, DownloadError
 from companion.api.schema import Asset
 from companion.api.transport import parse_retry_after
 
@@ -137,7 +137,12 @@ class Downloader:
                     asset.id,
                 )
                 partial.unlink(missing_ok=True)
-            except (aiohttp.ClientError, TimeoutError, ConnectionError, EncodingError) as exc:
+            except (
+                aiohttp.ClientError,
+                TimeoutError,
+                ConnectionError,
+                ContentEncodingError,
+            ) as exc:
                 failures += 1
                 log.info(
                     "download of asset %s interrupted (%s) at %d bytes; resuming",

@@ -6,6 +6,7 @@
     ├── DeadlineExceededError         the call's overall deadline passed while retrying
     │   └── WaitTimeoutError          waiting for a task ended locally; the task goes on
     ├── DownloadError                 a download stayed short or wrong after its retries
+    │   └── ContentEncodingError      a compressed answer damaged, cut short or undecodable
     └── ApiStatusError                an HTTP error with the spec's envelope
         ├── BadRequestError                 400 INVALID_REQUEST, INVALID_BASE64, INVALID_IMAGE
         ├── AuthenticationError             401 INVALID_API_KEY
@@ -65,6 +66,10 @@ class WaitTimeoutError(DeadlineExceededError):
 
 class DownloadError(CompanionApiError):
     """A download could not be completed with the right size."""
+
+
+class ContentEncodingError(DownloadError):
+    """A compressed answer is damaged or cut short, or compressed in a way not undone here."""
 
 
 class ApiStatusError(CompanionApiError):
