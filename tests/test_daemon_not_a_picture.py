@@ -54,10 +54,12 @@ def test_not_a_picture_is_a_400_naming_the_field(
 
 def test_a_length_the_model_does_not_make_is_a_400(daemon: DaemonThread, project: Path) -> None:
     """The listing names the lengths a model makes; 7 s, between 6 and 8, is refused
-    at the quote, naming the field, and nothing is spent."""
+    at the quote for the model named, naming the field, and nothing is spent (with no
+    model named the service's default is not assumed: the service decides, spec 2.10)."""
     base = {"project_root": str(project), "prompt": "walk", "image_path": "art/hero.png"}
+    named = {"model": "sandbox-motion-1"}
     for route in ("/api/v1/quote", "/api/v1/animate"):
-        reply = call(daemon, "POST", route, {**base, "video": {"duration_seconds": 7}})
+        reply = call(daemon, "POST", route, {**base, "video": {**named, "duration_seconds": 7}})
         assert reply.status == 400 and "duration_seconds" in reply.error["message"], reply.json
     assert call(daemon, "GET", "/api/v1/jobs").json["data"] == []
     quote = call(daemon, "POST", "/api/v1/quote", {**base, "video": {"duration_seconds": 8}})

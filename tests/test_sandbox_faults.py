@@ -117,7 +117,10 @@ def test_latitude_creates_lists_and_credits(make_sandbox) -> None:
     and the charge posted a while after the end."""
     from companion.sandbox.face import LATITUDE, with_changes
 
-    face = with_changes(LATITUDE, in_progress_seconds=1.0, credits_posted_after=1.0)
+    # A rise at create (latitude's own answer is a fall: see companion.sandbox.face).
+    face = with_changes(
+        LATITUDE, in_progress_seconds=1.0, credits_posted_after=1.0, create_price_rise=0.25
+    )
     api = Api(make_sandbox(faults="dropped-create:1", face=face).base_url)
     key = "latitude-create-0001"
     assert isinstance(attempt(lambda: api.create("/video-generations", generation_body(), key)),

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.api.schema import VideoOptions
+from companion.api.schema import ModelsResponse, VideoOptions
 from companion.cli import checks, into_project
 from companion.cli.animate import listing, progress, read_image
 from companion.cli.errors import AwaitingApproval, UsageError, say
@@ -112,21 +112,30 @@ def plan_from_args(args: argparse.Namespace) -> CharacterPlan:
     out = checks.output_folder(args.out)
     image = read_image(given.image, "image")
     where = into_project.placement(current_settings().database, out)
-    jobs = move_jobs(
-        character=name,
-        moves=moves,
-        image=given.image,
-        video=given.video,
-        export=given.options,
-        selection=given.selection,
-        placement=where,
-        origin="cli",
-        models=listing(given.image, given.video, given.options),
-        finishing=checks.finishing_said(args),
-        frames=checks.small_sides(args),
-    )
-    checks.request_has_alpha(jobs[0].request, given.image)
+
+    def build(models: ModelsResponse | None) -> list[MoveJob]:
+        return move_jobs(
+            character=name,
+            moves=moves,
+            image=given.image,
+            video=given.video,
+            export=given.options,
+            selection=given.selection,
+            placement=where,
+            origin="cli",
+            models=models,
+            finishing=checks.finishing_said(args),
+            frames=checks.small_sides(args),
+        )
+
+    # The files and formats are checked first: they need no service. Only then is the
+    # listing read (which listed model keys), and the moves built with it.
+    jobs = build(None)
     _check_files(name, out, where, jobs, given.image, image.sha256)
+    models = listing(given.image, given.video, given.options)
+    if models is not None:
+        jobs = build(models)
+    checks.request_has_alpha(jobs[0].request, given.image)
     return CharacterPlan(
         name=name,
         out=out,

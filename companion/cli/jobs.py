@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from companion.cli import checks, into_project
@@ -22,9 +24,11 @@ from companion.store.clips import ClipStore
 
 if TYPE_CHECKING:
     from companion.api.client import Client
+    from companion.api.schema import ExportOptions, ModelsResponse, VideoOptions
     from companion.jobs import Engine
 
 T = TypeVar("T")
+log = logging.getLogger("companion.cli")
 
 
 def _with_engine(action: Callable[[Engine], Awaitable[T]]) -> T:
@@ -71,7 +75,7 @@ def cmd_add(args: argparse.Namespace) -> int:
         last_frame=last,
         references=refs,
         placement=where,
-        models=listing(image, video, options),  # which listed model keys, as animate has it
+        models=_listing_if_reached(image, video, options),
         finishing=checks.finishing_said(args),
         frames=checks.small_sides(args),
     )
@@ -152,3 +156,18 @@ def _cancelled(before: Job, after: Job) -> Job:
             "collects whatever it made"
         )
     return after
+
+
+def _listing_if_reached(
+    image: Path, video: VideoOptions, export: ExportOptions
+) -> ModelsResponse | None:
+    """Which listed model keys, as animate has it; but a job is queued without the
+    service (it may be away, or not set up yet), so where the listing cannot be had the
+    request names no model and the service decides when the job runs."""
+    from companion import CompanionError
+
+    try:
+        return listing(image, video, export)
+    except (CompanionError, OSError) as exc:
+        log.info("jobs add: the model listing could not be read (%s); queued without it", exc)
+        return None
