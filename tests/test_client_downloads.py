@@ -125,6 +125,7 @@ def test_a_job_lands_its_outputs_byte_exact(make_sandbox, tmp_path: Path, face: 
             "output_width": 64,
             "output_height": 64,
         },
+        "service_export": True,  # the service's own export downloaded, not the video alone
     }
     store = Store(tmp_path / "companion.db")
 

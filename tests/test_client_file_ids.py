@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PIL import Image
 
 from companion.api.client import Client
@@ -62,12 +63,25 @@ def test_two_accounts_do_not_share_file_ids(make_sandbox, tmp_path: Path) -> Non
     assert len(uploads(sandbox)) == 2  # one per account, then reused
 
 
-def test_a_forgotten_file_id_is_uploaded_again_once(make_sandbox, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("service_export", "refused_at"),
+    [(False, "/v1/video-generations"), (True, "/v1/animations/quote")],
+    ids=["video-alone-at-create", "one-click-at-quote"],
+)
+def test_a_forgotten_file_id_is_uploaded_again_once(
+    make_sandbox, tmp_path: Path, service_export: bool, refused_at: str
+) -> None:
+    """The service forgets the file between quote and create: a one-click's quote names
+    it and is answered 404, a video generation's quote does not and its create is; either
+    way the picture goes up again once and one task is made."""
     retention = 1.0
     sandbox = make_sandbox(
         face=with_changes(DEFAULT, file_retention_seconds=retention), journal=True
     )
-    request = request_for(large_picture(tmp_path / "hero.png"))
+    request = {
+        **request_for(large_picture(tmp_path / "hero.png")),
+        "service_export": service_export,
+    }
     store = Store(tmp_path / "companion.db")
 
     async def go() -> Any:
@@ -80,10 +94,12 @@ def test_a_forgotten_file_id_is_uploaded_again_once(make_sandbox, tmp_path: Path
 
     try:
         job = asyncio.run(go())
+        ledger = {e["entry"]: e["credits"] for e in store.ledger(job.id)}
     finally:
         store.close()
     assert job.state == "done", job.error
     entries = sandbox.service.journal.entries
-    gone = [e for e in entries if e.path == "/v1/animations/quote" and e.status == 404]
-    assert len(gone) == 1 and len(uploads(sandbox)) == 2
-    assert len([e for e in entries if e.path == "/v1/animations" and e.status == 202]) == 1
+    gone = [e for e in entries if e.status == 404]
+    assert [e.path for e in gone] == [refused_at] and len(uploads(sandbox)) == 2
+    made = [e for e in entries if e.method == "POST" and e.status == 202]
+    assert len(made) == 1 and ledger["charge"] > 0

@@ -118,8 +118,8 @@ def test_animate_goes_through_the_proxy_and_the_key_never_reaches_its_log(
     assert result.returncode == 0, result.stderr
     lines = proxy.requests()
     base = sandbox.base_url
-    assert any(line.startswith(f"POST {base}/animations ") for line in lines), lines
-    assert any(line.startswith(f"GET {base}/animations/") for line in lines), lines  # polls
+    assert any(line.startswith(f"POST {base}/video-generations ") for line in lines), lines
+    assert any(line.startswith(f"GET {base}/video-generations/") for line in lines), lines
     # The download origin (another port) is reached through the proxy as well.
     storage = [line for line in lines if "/v1/" not in line]
     assert storage, lines

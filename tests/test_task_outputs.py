@@ -99,6 +99,7 @@ def test_an_asked_clip_is_the_selection_never_kept_as_the_generation(
     image = _picture(tmp_path)
     ask = ["--formats", "clip_video,spritesheet", "--frame-count", "4", "--width", "96"]
     ask += ["--height", "96", "--start", "0.5", "--duration", "0.5", "--json"]
+    ask += ["--service-export"]  # the one-click path: the service's own export installed
     first = _summary(_animate(sandbox, home, image, out, *ask))
     assert first["spent_now"] > 0
     clip = probe(out / "hero.mp4")
@@ -112,14 +113,25 @@ def test_an_asked_clip_is_the_selection_never_kept_as_the_generation(
     assert _summary(again)["spent_now"] > 0 and len(creates(sandbox)) == 2
 
 
-def test_the_unasked_generated_video_is_kept_by_its_media(make_sandbox, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    # A service that also returns the generated video, under a format of its own.
-    sandbox = make_sandbox(face=with_changes(LATITUDE, unasked_video=True), journal=True)
+@pytest.mark.parametrize(
+    ("unasked_video", "bought"),
+    [(True, ["--service-export"]), (False, [])],
+    ids=["one-click-returning-its-video", "video-alone"],
+)
+def test_the_generated_video_is_kept_by_its_media(  # type: ignore[no-untyped-def]
+    make_sandbox, tmp_path: Path, unasked_video: bool, bought: list[str]
+) -> None:
+    """A one-click on a service that also returns its generated video (under a format of
+    its own), or the video alone bought (the default): either way the whole generated
+    video is kept, and a later selection of it is free."""
+    face = with_changes(LATITUDE, unasked_video=unasked_video)
+    sandbox = make_sandbox(face=face, journal=True)
     home, out = tmp_path / "home", tmp_path / "out"
     image = _picture(tmp_path)
     ask = ["--formats", "clip_video,spritesheet", "--frame-count", "4", "--width", "96"]
-    ask += ["--height", "96", "--start", "0.5", "--duration", "0.5", "--json"]
+    ask += ["--height", "96", "--start", "0.5", "--duration", "0.5", "--json", *bought]
     first = _summary(_animate(sandbox, home, image, out, *ask))
+    assert probe(out / "hero.mp4").duration == pytest.approx(0.5, abs=0.1)  # cut once
     [kept] = list((home / "clips").glob("*.mp4"))
     whole = probe(kept)
     assert whole.duration == pytest.approx(1.0, abs=0.1) and whole.width > 96
@@ -140,6 +152,7 @@ def test_a_failed_export_keeps_its_charged_video_and_the_same_command_is_free(
     image = _picture(tmp_path)
     ask = ["--formats", "spritesheet,spritesheet_json", "--frame-count", "4"]
     ask += ["--width", "64", "--height", "64", "--prompt", "walk sandbox:export-fail"]
+    ask += ["--service-export"]  # the service's export stage is the one that fails
     start = _balance(sandbox)
     failed = _animate(sandbox, home, image, out, *ask)
     assert failed.returncode == 1

@@ -77,7 +77,9 @@ def creates(sandbox: SandboxThread) -> int:
     return sum(
         1
         for e in journal.entries
-        if e.method == "POST" and e.path == "/v1/animations" and e.status == 202
+        if e.method == "POST"
+        and e.path in ("/v1/animations", "/v1/video-generations")
+        and e.status == 202
     )
 
 

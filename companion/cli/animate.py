@@ -64,6 +64,7 @@ class Plan:
     again: bool = False  # a new job even when this one is done and its outputs in place
     finishing: dict[str, bool | None] = field(default_factory=dict)  # in place, loop, trim
     frames: tuple[int | None, int | None] | None = None  # sides under the service's 64 px
+    service_export: bool = False  # the service's own export bought and installed
 
     @property
     def formats(self) -> list[str]:
@@ -101,6 +102,7 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         again=args.again,
         finishing=checks.finishing_said(args),
         frames=checks.small_sides(args),
+        service_export=args.service_export,
     )
 
 
@@ -141,6 +143,7 @@ def _request(plan: Plan, hashes: list[str], where: Placement | None) -> JobReque
         models=listing(plan.image, plan.video, plan.export),
         finishing=plan.finishing,
         frames=plan.frames,
+        service_export=plan.service_export,
     )
     checks.request_has_alpha(asked, plan.image)
     return asked.with_fingerprint(hashes, plan.name, str(plan.out))

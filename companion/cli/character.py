@@ -126,6 +126,7 @@ def plan_from_args(args: argparse.Namespace) -> CharacterPlan:
             models=models,
             finishing=checks.finishing_said(args),
             frames=checks.small_sides(args),
+            service_export=args.service_export,
         )
 
     # The files and formats are checked first: they need no service. Only then is the

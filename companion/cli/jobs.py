@@ -78,6 +78,7 @@ def cmd_add(args: argparse.Namespace) -> int:
         models=_listing_if_reached(image, video, options),
         finishing=checks.finishing_said(args),
         frames=checks.small_sides(args),
+        service_export=args.service_export,
     )
     checks.request_has_alpha(request, image)
     hashes = [sha256_of(p) for p in (image, *([last] if last else []), *refs)]

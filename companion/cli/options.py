@@ -163,6 +163,13 @@ def add_export_options(
         )
     if local:
         _add_sheet_layout_options(parser)
+    else:
+        parser.add_argument(
+            "--service-export",
+            action="store_true",
+            help="buy the service's own export of these formats and install it (a "
+            "one-click animation), rather than the video alone exported here (default)",
+        )
     _add_finishing_options(parser, seam_search)
     parser.add_argument(
         "--name",

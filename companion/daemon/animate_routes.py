@@ -296,6 +296,7 @@ class AnimateRoutes:
             character=character,
             finishing=body.asked(),
             frames=body.small(),
+            service_export=bool(body.service_export),
         )
         return request, name, target, image_sha256
 

@@ -31,7 +31,7 @@ from companion.daemon.drops import (
     read_regular,
     sidecar_text,
 )
-from companion.daemon.finishing import Finishing
+from companion.daemon.finishing import PaidFinishing
 from companion.daemon.schema import OutputName
 from companion.install import Placement
 from companion.jobs import JobRequest
@@ -40,7 +40,7 @@ from companion.media import clean_name
 FOLDER_SETTINGS = "animation.yaml"
 
 
-class DropSettings(Finishing):
+class DropSettings(PaidFinishing):
     """What a sidecar (or the project's drop defaults) may say: the body's fields, with
     in_place, loop and trim as the daemon's animate takes them; anything else is an
     error reported next to the file."""
@@ -126,6 +126,7 @@ class DropReader:
             finishing=settings.asked(),
             frames=settings.small(),
             models=self.models(),
+            service_export=bool(settings.service_export),
         )
         request = request.model_copy(update={"generation": request.generation_of(hashes)})
         # The drop's content and settings, hashed as earlier releases did, so a drop made
@@ -138,6 +139,7 @@ class DropReader:
             # Named only when asked, so a drop of before it still hashes as it did.
             **({"finishing": settings.asked()} if settings.asked() else {}),
             **({"frames": settings.small()} if settings.small() else {}),
+            **({"service_export": True} if settings.service_export else {}),
         }
         digest.update(json.dumps(described, sort_keys=True).encode())
         return Prepared(source, request, name, digest.hexdigest())

@@ -80,6 +80,18 @@ class Finishing(BaseModel):
         return {k: bool(v) for k, v in said.items() if v is not None}
 
 
+class PaidFinishing(Finishing):
+    """The fields of a paid request's body: the finishing, and what the service sells."""
+
+    service_export: bool | None = Field(
+        default=None,
+        description="buy the service's own export of the formats and install it (a "
+        "one-click animation); left out or false: the video alone is bought and exported "
+        "here, which keeps the generated video for free re-cuts whatever the service "
+        "returns (local finishing and frames under 64 px are made here either way)",
+    )
+
+
 class LoopOut(BaseModel):
     model_config = ConfigDict(extra="allow")
 

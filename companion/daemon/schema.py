@@ -17,7 +17,7 @@ from companion.api.schema import ExportOptions, Selection, VideoOptions
 from companion.api.schema.images import MAX_REFERENCE_IMAGES
 from companion.api.schema.requests import MAX_NEGATIVE_PROMPT, one_click_export
 from companion.daemon.fields import Folder
-from companion.daemon.finishing import Finishing, LoopOut
+from companion.daemon.finishing import Finishing, LoopOut, PaidFinishing
 from companion.media import MAX_SPACING, clean_name, is_clean_name
 
 
@@ -79,7 +79,7 @@ class ProjectOut(Reply):
     inbox: str | None = None
 
 
-class AnimateIn(Finishing, Request):
+class AnimateIn(PaidFinishing, Request):
     project_root: str = Field(min_length=1, max_length=4096)
     image_path: str | None = Field(
         default=None, max_length=4096, description="an image inside the project"

@@ -1,9 +1,9 @@
-"""What a paid job buys at the service: a video generation when its local part is made
-here (the kept clip exported here: local finishing, frames smaller than the service
-makes), a one-click animation when the service's own export is installed. Paying for an
-export that is thrown away would spend credits for nothing, and a service need not
-return the generated video of a one-click unasked (spec 2.8), so a job made here buys
-the video alone.
+"""What a paid job buys at the service: a video generation, its outputs exported here
+from the kept clip, unless the service's own export is asked for (a one-click animation,
+installed as the service made it). Paying for an export that is thrown away would spend
+credits for nothing, and a service need not return the generated video of a one-click
+unasked (spec 2.8), so a job made here buys the video alone and keeps it, whatever the
+service returns.
 
 The kind is read from the store alone: the create body on disk says what was sent (a
 one-click's carries an export), so a job created before a change of rule resumes as it

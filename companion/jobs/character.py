@@ -170,6 +170,7 @@ def move_jobs(
     models: ModelsResponse | None = None,
     finishing: Mapping[str, bool | None] | None = None,
     frames: tuple[int | None, int | None] | None = None,
+    service_export: bool = False,
 ) -> list[MoveJob]:
     """One request per move, each by the one constructor, with the set's seed (when
     given) in every move's video options: the moves of one character stay alike. The
@@ -192,6 +193,7 @@ def move_jobs(
             character=part,
             finishing=looped(finishing, move),
             frames=frames,
+            service_export=service_export,
         )
         made.append(MoveJob(move, job_name(character, move.name), request))
     return made

@@ -75,6 +75,7 @@ class Engine(RemoteSteps, OutputSteps):
         self.on_progress = on_progress
         self.account: SharedAccount = account or LocalAccount(store, service)
         self._uploaded: dict[str, str] = {}
+        self._files_renewed: set[str] = set()
         self._loop: asyncio.AbstractEventLoop | None = None  # where installs report back
 
     # -- submission and control -------------------------------------------------------

@@ -40,6 +40,7 @@ from companion.jobs.page_names import placed_names
 from companion.jobs.provenance import kept_record, service_name
 from companion.jobs.request import JobRequest
 from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
+from companion.jobs.unwritten import unexportable, unwritable
 from companion.jobs.wiring import into_character
 from companion.media import MediaError
 from companion.store import Job, Store
@@ -70,31 +71,7 @@ class OutputSteps:
             raise JobFailed(self._unwritable(job, target, exc)) from exc
 
     def _unwritable(self, job: Job, target: Path, exc: OSError) -> str:
-        """Why the outputs of a finished task cannot go into its target, and where they
-        are instead: still at the service, paid for, one download each."""
-        reason = exc.strerror or str(exc)
-        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(target) else ""
-        assets = ", ".join(f"{row.id} ({row.format})" for row in self.store.assets(job.id))
-        return (
-            f"cannot write the outputs into {target}: {reason}{where}. The video was made "
-            "and paid for, and its outputs stay at the service: fix the folder, then run "
-            f"the same command again or companion jobs retry {job.id[:8]} to install them "
-            "without paying again (or download each with companion assets download "
-            "ASSET_ID --out FILE)" + (f"; assets: {assets}" if assets else "")
-        )
-
-    def _unexportable(self, job: Job, exc: OSError) -> str:
-        """Why a kept video cannot be exported into its target here, and that trying
-        again is free."""
-        reason = exc.strerror or str(exc)
-        inside = exc.filename and str(exc.filename).startswith(str(job.target_dir))
-        where = f" ({exc.filename})" if exc.filename and not inside else ""
-        return (
-            f"cannot write the outputs into {job.target_dir}: {reason}{where}. The video is "
-            "paid for and kept here: fix the folder (free some space, make it writable), "
-            f"then run the same command again or companion jobs retry {job.id[:8]} to "
-            "export it again without paying"
-        )
+        return unwritable(job, self.store.assets(job.id), target, exc)
 
     async def _download(self, job: Job) -> Job:
         if made_here(job) and job.remote_status == "succeeded":
@@ -102,7 +79,17 @@ class OutputSteps:
             # exported here, as a re-cut's.
             await self._keep_clip(job)
             job = await self._set_aside(job)
-            return await self._export_here(job, job.id, resolved=job.resolved or {})
+            if self.clips is not None and self.clips.kept(job.id):
+                return await self._export_here(job, job.id, resolved=job.resolved or {})
+            # No clip kept here (no clip store, or keeping it failed): the paid video is
+            # fetched into the staging folder, exported, and let go.
+            video = await self._fetch_video(job)
+            try:
+                return await self._export_here(
+                    job, job.id, resolved=job.resolved or {}, video=video
+                )
+            finally:
+                video.unlink(missing_ok=True)
         try:
             await self._download_outputs(job)
         except JobFailed:
@@ -154,15 +141,40 @@ class OutputSteps:
             job, parent, resolved=resolved, quote=0, remote_status="succeeded"
         )
 
-    async def _export_here(
-        self, job: Job, clip_of: str, *, resolved: dict[str, Any], **fields: Any
-    ) -> Job:
-        """clip_of's kept video exported here with job's request, staged like downloads
-        and on to the install; resolved gains the loop chosen."""
+    async def _fetch_video(self, job: Job) -> Path:
+        """The job's generated video downloaded into its staging folder."""
+        if not isinstance(job.clip_asset, str):
+            raise JobFailed(
+                "the service returned no generated video for this paid task (none of its "
+                "outputs is a video); nothing can be exported from it here"
+            )
+        staging = self._staging(job)
+        asset: Asset = await self.client.get_asset(job.clip_asset)
         try:
-            if self.clips is None:
+            return await self.client.download_asset(asset, staging / f".{job.id}.video")
+        except ConnectionError:
+            raise
+        except OSError as exc:
+            raise JobFailed(self._unwritable(job, Path(str(job.target_dir)), exc)) from exc
+
+    async def _export_here(
+        self,
+        job: Job,
+        clip_of: str,
+        *,
+        resolved: dict[str, Any],
+        video: Path | None = None,
+        **fields: Any,
+    ) -> Job:
+        """clip_of's kept video (or the video given) exported here with job's request,
+        staged like downloads and on to the install; resolved gains the loop chosen."""
+        try:
+            if video is not None:
+                clip = video
+            elif self.clips is None:
                 raise ClipGone("this companion keeps no videos (no clip store)")
-            clip = self.clips.require(clip_of)
+            else:
+                clip = self.clips.require(clip_of)
         except ClipGone as exc:
             raise JobFailed(str(exc)) from exc
         staging = self._staging(job)
@@ -173,7 +185,7 @@ class OutputSteps:
         except MediaError as exc:
             raise JobFailed(f"the local export failed: {exc}") from exc
         except OSError as exc:  # a full disk, a folder taken away or made read-only
-            raise JobFailed(self._unexportable(job, exc)) from exc
+            raise JobFailed(unexportable(job, exc)) from exc
         await asyncio.to_thread(
             self.store.add_assets, job.id, [(r[0], r[1], r[2], r[3]) for r in rows]
         )

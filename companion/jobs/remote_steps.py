@@ -22,6 +22,7 @@ from companion.api.client import Client
 from companion.api.errors import (
     ApiStatusError,
     DeadlineExceededError,
+    NotFoundError,
     RateLimitError,
     TransportError,
     WaitTimeoutError,
@@ -75,6 +76,7 @@ class RemoteSteps(BodySteps):
     in_progress_bound: float = IN_PROGRESS_BOUND
     credit_follow_seconds: float = FOLLOW_SECONDS
     on_progress: Callable[[Job, Task], None] | None
+    _files_renewed: set[str]  # jobs whose create body was made again for a gone file
     _amove: Callable[..., Awaitable[Job]]
 
     async def _quote(self, job: Job) -> Job:
@@ -173,6 +175,16 @@ class RemoteSteps(BodySteps):
             except RateLimitError:
                 await self.client.refresh_limits()
                 return job
+            except NotFoundError as exc:
+                # A file the body names is gone (retention is not shown, spec 8): no task
+                # was made, so its images go up again and a new body is sent, once.
+                renewed = job.id not in self._files_renewed and await self.forget_files(
+                    AnimationCreate.model_validate(job.resolved)
+                )
+                if not renewed:
+                    raise JobFailed(f"the service refused the create: {exc}") from exc
+                self._files_renewed.add(job.id)
+                return await self._renew_files(job)
             except ApiStatusError as exc:
                 if exc.status in (400, 402, 403, 404, 409, 413, 415, 422):
                     raise JobFailed(f"the service refused the create: {exc}") from exc
@@ -185,6 +197,20 @@ class RemoteSteps(BodySteps):
         await self._price_as_created(job, original)
         await self._hold(job.id, created_price(original.credits))
         return await self._amove(job, State.RUNNING, remote_id=str(original.id))
+
+    async def _renew_files(self, job: Job) -> Job:
+        """job's create body made again with its images uploaded anew, under a new key
+        (the old one made nothing), on disk before it is sent."""
+        body = await self._body(job)
+        sent = generation_body(body) if bought(job) == VIDEO_GENERATION else body
+        return await asyncio.to_thread(
+            self.store.update_job,
+            job.id,
+            resolved=body.model_dump(mode="json"),
+            body=sent.model_dump_json().encode(),
+            idempotency_key=new_idempotency_key("job"),
+            sent=False,
+        )
 
     async def _hold(self, job_id: str, credits: int) -> None:
         """The job's hold in the books made what the service holds for it (entered once,

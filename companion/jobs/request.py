@@ -104,6 +104,9 @@ class JobRequest(BaseModel):
     local_export: dict[str, Any] | None = None
     # A move of a character: its install adds the move to the character's resource.
     character: CharacterPart | None = None
+    # The service's own export bought (a one-click) and installed, not the video alone
+    # exported here; None (as False): the video alone.
+    service_export: bool | None = None
 
     @classmethod
     def animation(
@@ -123,6 +126,7 @@ class JobRequest(BaseModel):
         character: CharacterPart | None = None,
         finishing: Mapping[str, bool | None] | None = None,
         frames: tuple[int | None, int | None] | None = None,
+        service_export: bool = False,
     ) -> JobRequest:
         """The one way a still-to-animation job is described, whoever asks for it. What
         the settings leave open is filled for the picture (transparency, frame size) and,
@@ -133,7 +137,9 @@ class JobRequest(BaseModel):
         it is made on, and the service's own export is left unused. frames: sides below
         the service's 64 px (16 to 63) said; those frames, or a small picture's own, are
         asked of the service at its size and scaled down here (defaults.small_frames).
-        character: the move of a character's set this job makes."""
+        character: the move of a character's set this job makes. service_export: buy
+        and install the service's own export (a one-click) rather than the video alone
+        exported here; local finishing or small frames are made here all the same."""
         small = defaults.small_frames(image, export, frames)
         if small is not None:
             export = export.model_copy(update=defaults.service_size(small))
@@ -163,9 +169,9 @@ class JobRequest(BaseModel):
             negative_prompt=negative_prompt or None,
             video=video.model_dump(mode="json", exclude_none=True),
             character=character,
-            local_export=defaults.recut_local(video.model_dump(mode="json"), export, asked)
-            if asked
-            else None,
+            # Exported here from the video: keyed on the colour it is made on.
+            local_export=defaults.recut_local(video.model_dump(mode="json"), export, asked),
+            service_export=service_export or None,
         )
 
     @classmethod
@@ -239,9 +245,13 @@ class JobRequest(BaseModel):
 
     @property
     def buys(self) -> str:
-        """The task this request buys: the video alone when its outputs are made here
-        (the service's export would be thrown away), a one-click otherwise."""
-        return VIDEO_GENERATION if self.finished_here else ONE_CLICK
+        """The task this request buys: the video alone, exported here (the clip kept is
+        then the generated video itself, whatever formats a service returns unasked),
+        unless the service's own export is asked for and nothing of it would be thrown
+        away (no local finishing, no small frames)."""
+        if self.kind == JobKind.ANIMATION and self.service_export and not self.finished_here:
+            return ONE_CLICK
+        return VIDEO_GENERATION if self.kind == JobKind.ANIMATION else ONE_CLICK
 
     def descended(self, lineage: Mapping[str, str]) -> JobRequest:
         """This request marked as coming from another job (parent, variation_of)."""
@@ -296,6 +306,7 @@ class JobRequest(BaseModel):
                 "install_formats",
                 "character",  # a move's loop told otherwise: installed again, not paid
                 "local_export",
+                "service_export",
             )
         }
         if self.character is not None:

@@ -59,21 +59,30 @@ class BodySteps:
     ) -> tuple[AnimationCreate, Answer]:
         """The body made and sent; answered 404 while it names uploaded files, those file
         ids are forgotten, the body made again (uploading them anew) and sent once more.
-        Only for what is safe to send twice (a quote): a 404 means nothing was made."""
+        For a quote, safe to send twice: a 404 means nothing was made (a create does the
+        same with a new key, see RemoteSteps._renew_files)."""
         body = await make()
         try:
             return body, await send(body)
         except NotFoundError:
-            files = _file_ids(body)
-            if not files:
+            if not await self.forget_files(body):
                 raise
-            owner = await self._owner()
-            for sha256, file_id in self._uploaded.items():
-                if file_id in files:
-                    log.info("file %s is gone at the service; uploading its image again", file_id)
-                    await self.account.forget_upload(owner, sha256, file_id)
         body = await make()
         return body, await send(body)
+
+    async def forget_files(self, body: AnimationCreate) -> bool:
+        """The uploaded file ids body names forgotten (the service answered 404 for one),
+        so the next body made uploads their images anew; False when it names none."""
+        files = _file_ids(body)
+        if not files:
+            return False
+        owner = await self._owner()
+        for sha256, file_id in list(self._uploaded.items()):
+            if file_id in files:
+                log.info("file %s is gone at the service; uploading its image again", file_id)
+                await self.account.forget_upload(owner, sha256, file_id)
+                del self._uploaded[sha256]
+        return True
 
     async def _owner(self) -> str:
         """The account at the service that owns this client's uploads."""
