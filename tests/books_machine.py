@@ -415,7 +415,8 @@ class BooksMachine(RuleBasedStateMachine):
         if not tres.is_file():
             return  # not made (a fault, a budget): nothing to edit
         speed = f'"speed": {self.steps}.5'
-        tres.write_text(re.sub(r'"speed": [0-9.]+', speed, tres.read_text()))
+        # The animation's own speed line, not the companion's record of what it made.
+        tres.write_text(re.sub(r'^"speed": [0-9.]+', speed, tres.read_text(), flags=re.M))
         self._press(body, ("godot", picture, prompt))
         assert speed in tres.read_text(), "the user's edit of the SpriteFrames was lost"
 

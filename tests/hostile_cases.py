@@ -297,8 +297,9 @@ def offer(
             "output_formats": case.formats,
         },
         "again": again,  # the same request made again, paid again
-        # The service's export, downloaded: an engine pack is otherwise made here whole
-        # from the kept clip, and the crafted assets never reached.
+        # The service's export, downloaded: otherwise the video alone is bought and every
+        # format made here from it, and the crafted assets never reached.
+        "service_export": True,
         "in_place": False,
         "trim": False,
     }

@@ -55,7 +55,7 @@ def test_a_failed_export_still_installs_the_paid_video(make_sandbox, tmp_path: P
     failed = companion(
         sandbox.base_url, tmp_path / "home", "animate", str(tmp_path / "hero.png"),
         "--prompt", "idle sandbox:export-fail", "--formats", "gif", *SMALL, *SHORT,
-        "--out", str(out),
+        "--out", str(out), "--service-export",  # the service's export stage fails
     )  # fmt: skip
     assert failed.returncode == 1 and "EXPORT_FAILED" in failed.stderr.splitlines()[-1]
     assert "Traceback" not in failed.stderr

@@ -66,7 +66,8 @@ def test_a_terminal_gets_a_progress_bar_for_generation_and_downloads(
     )
     assert code == 0, stderr
     assert "━" in stderr and "%" in stderr  # rich's bar with its percent
-    assert "generating (" in stderr and "downloading hero.gif" in stderr
+    # The video alone is bought: its download is shown, then the files are made here.
+    assert "generating (" in stderr and "downloading hero (the video)" in stderr
     assert " of " in stderr and "kB" in stderr  # bytes of a download
     assert "━" not in stdout
     # `assets download` draws one for its file too.

@@ -33,7 +33,8 @@ def _run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _calls(sandbox: SandboxThread) -> int:
-    return len(listed(Api(sandbox.base_url), "animations"))
+    api = Api(sandbox.base_url)
+    return len(listed(api, "animations")) + len(listed(api, "video-generations"))
 
 
 @pytest.mark.parametrize(

@@ -29,14 +29,18 @@ def states(base_url: str, home: Path) -> dict[str, str]:
     return {listed[i]: listed[i + 1] for i in range(0, len(listed), 4)}
 
 
+@pytest.mark.parametrize("bought", ["video", "service-export"])
 def test_an_unwritable_target_fails_its_job_and_the_others_run(
-    make_sandbox, tmp_path: Path
+    make_sandbox, tmp_path: Path, bought: str
 ) -> None:  # type: ignore[no-untyped-def]
+    """The video alone bought: it is kept here and exported again free once the folder
+    is fixed. The service's export bought: its outputs stay at the service, named."""
     sandbox = make_sandbox(journal=True)
     base = sandbox.base_url
     home = tmp_path / "home"
     draw_character(64).save(tmp_path / "hero.png")
     add = ["jobs", "add", str(tmp_path / "hero.png"), "--prompt", "idle", *SMALL]
+    add += ["--service-export"] if bought == "service-export" else []
     lost = companion(base, home, *add, "--target", str(tmp_path / "project" / "anim"))
     kept = companion(base, home, *add, "--target", str(tmp_path / "ok"))
     assert lost.returncode == 0 and kept.returncode == 0, lost.stderr + kept.stderr
@@ -50,8 +54,11 @@ def test_an_unwritable_target_fails_its_job_and_the_others_run(
     assert again.returncode == 0 and again.stdout == "" and "Traceback" not in again.stderr
     shown = json.loads(companion(base, home, "jobs", "show", lost.stdout.strip()[:8]).stdout)
     assert f"cannot write the outputs into {tmp_path / 'project' / 'anim'}" in shown["error"]
-    assert "companion assets download" in shown["error"]
-    assert shown["outputs"][0]["asset"] in shown["error"]
+    if bought == "service-export":
+        assert "companion assets download" in shown["error"]
+        assert shown["outputs"][0]["asset"] in shown["error"]
+    else:
+        assert "paid for and kept here" in shown["error"], shown["error"]
     assert f"companion jobs retry {lost.stdout.strip()[:8]}" in shown["error"]
     assert (tmp_path / "ok" / "hero.gif").is_file()
 
@@ -74,7 +81,7 @@ def test_a_job_caught_downloading_can_be_cancelled(make_sandbox, tmp_path: Path)
     target = tmp_path / "out"
     added = companion(
         base, home, "jobs", "add", str(tmp_path / "hero.png"), "--prompt", "idle", *SMALL,
-        "--target", str(target),
+        "--target", str(target), "--service-export",  # the service's outputs downloaded
     )  # fmt: skip
     job = added.stdout.strip()
     killed = companion(base, home, "jobs", "run", crash="mid_download")
@@ -109,7 +116,7 @@ def test_the_same_command_again_installs_a_paid_job_whose_outputs_did_not_go_in(
     draw_character(64).save(tmp_path / "hero.png")
     out = tmp_path / "out"
     animate = ["animate", str(tmp_path / "hero.png"), "--prompt", "idle", *SMALL]
-    animate += ["--out", str(out)]
+    animate += ["--out", str(out), "--service-export"]  # the service's outputs downloaded
     killed = companion(base, home, *animate, crash="mid_download")
     assert killed.returncode < 0
     [job] = states(base, home)

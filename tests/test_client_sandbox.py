@@ -124,6 +124,8 @@ def test_animate_under_every_fault_profile(
                 "transparent": True,
             }
         ).model_dump(mode="json"),
+        # The service's export: five downloads (and the video) under every fault.
+        "service_export": True,
     }
     store = Store(tmp_path / "companion.db")
 

@@ -112,7 +112,8 @@ def _animate(tmp_path: Path, base_url: str, *args: str) -> subprocess.CompletedP
         "COMPANION_API_KEY": TEST_KEY,
     }
     return subprocess.run(
-        [sys.executable, "-m", "companion", "animate", *args],
+        # The service's own export: the crafted outputs are what is downloaded.
+        [sys.executable, "-m", "companion", "animate", "--service-export", *args],
         capture_output=True,
         text=True,
         timeout=120,

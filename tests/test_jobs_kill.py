@@ -94,9 +94,10 @@ def own_tasks(api: Api, ids: set[str], kind: str = "animations") -> list[dict]:
 @both_faces
 @pytest.mark.parametrize("export", ["service", "here"])
 def test_kill_at_every_step_and_recover(sandbox_process: str, tmp_path: Path, export: str) -> None:
-    """export "service": the service's outputs are downloaded; "here": the engine packs
-    are game-ready (in place, trimmed), so the paid clip is exported here and nothing
-    but the clip is downloaded (no mid_download point of its own)."""
+    """export "service": the service's own export is bought and its outputs downloaded;
+    "here": the video alone is bought and exported here (engine packs game-ready, in
+    place and trimmed), nothing but the video downloaded (no mid_download point of its
+    own)."""
     points = POINTS if export == "service" else [p for p in POINTS if p != "mid_download"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}
     env.update(
@@ -117,7 +118,7 @@ def test_kill_at_every_step_and_recover(sandbox_process: str, tmp_path: Path, ex
             *("jobs", "add", str(image), "--prompt", "idle breathing", "--formats", FORMATS),
             *("--frame-count", "4", "--width", "64", "--height", "64", "--seconds", "1"),
             # The service's export, downloaded (an engine pack is otherwise made here).
-            *(("--no-in-place", "--no-trim") if export == "service" else ()),
+            *(("--service-export", "--no-in-place", "--no-trim") if export == "service" else ()),
             *("--resolution", "360p", "--target", str(project / f"anim{i}"), "--name", f"hero{i}"),
         )
         assert made.returncode == 0, made.stderr

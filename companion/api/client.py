@@ -328,5 +328,5 @@ class Client:
     async def preview_asset(self, asset_id: str, body: PreviewRequest) -> VideoPreviewResponse:
         return await self._post(f"/assets/{asset_id}/preview", VideoPreviewResponse, body)
 
-    async def download_asset(self, asset: Asset, dest: Path) -> Path:
-        return await self.downloader.download(asset, dest)
+    async def download_asset(self, asset: Asset, dest: Path, label: str | None = None) -> Path:
+        return await self.downloader.download(asset, dest, label)

@@ -78,6 +78,7 @@ class Downloader:
         self._proxy = proxy
         # Told (file name, bytes so far, bytes in all) as bytes arrive: a progress bar.
         self.on_bytes: Callable[[str, int, int], None] | None = None
+        self._told: dict[Path, str] = {}  # what on_bytes names a download by (its file)
         self._timeout = aiohttp.ClientTimeout(sock_connect=connect_timeout, sock_read=read_timeout)
         self._session: aiohttp.ClientSession | None = None
 
@@ -96,8 +97,16 @@ class Downloader:
         if self._session is not None:
             await self._session.close()
 
-    async def download(self, asset: Asset, dest: Path) -> Path:
+    async def download(self, asset: Asset, dest: Path, label: str | None = None) -> Path:
+        """asset into dest, told to on_bytes as label (default: dest's name)."""
         partial = dest.with_name(dest.name + ".part")
+        self._told[partial] = label or dest.name
+        try:
+            return await self._download(asset, dest, partial)
+        finally:
+            self._told.pop(partial, None)
+
+    async def _download(self, asset: Asset, dest: Path, partial: Path) -> Path:
         dest.parent.mkdir(parents=True, exist_ok=True)
         partial.unlink(missing_ok=True)
         current = asset
@@ -214,7 +223,7 @@ class Downloader:
             raise _Restart()  # a range of the encoded bytes: useless to the decoded ones
         decoder = Decoder(encoding)
         resumed = response.status == 206 and have > 0
-        name = partial.name.removesuffix(".part")
+        name = self._told.get(partial) or partial.name.removesuffix(".part")
         try:
             with partial.open("ab" if resumed else "wb") as sink:
                 async for chunk in response.content.iter_chunked(CHUNK):

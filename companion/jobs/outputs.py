@@ -5,6 +5,7 @@ each step resumable from the store alone. Part of the Engine (see engine.py)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import shutil
 from collections.abc import Awaitable, Callable
@@ -68,6 +69,8 @@ class OutputSteps:
         except StagingRefused as exc:
             raise JobFailed(str(exc)) from exc
         except OSError as exc:
+            if made_here(job):  # its video is kept here: exported again, free
+                raise JobFailed(unexportable(job, exc)) from exc
             raise JobFailed(self._unwritable(job, target, exc)) from exc
 
     def _unwritable(self, job: Job, target: Path, exc: OSError) -> str:
@@ -108,7 +111,12 @@ class OutputSteps:
         if not items or all(i.get("path") for i in items):
             return job
         done = await aside.download(self.store, self.client, job.id, items)
-        return await asyncio.to_thread(self.store.update_job, job.id, unknown_outputs=done)
+        # Only while the job is still where it was: a cancel meanwhile ends this step.
+        return await asyncio.to_thread(
+            functools.partial(
+                self.store.update_job, job.id, expect_state=job.state, unknown_outputs=done
+            )
+        )
 
     async def _download_outputs(self, job: Job) -> None:
         assert job.target_dir
@@ -151,7 +159,9 @@ class OutputSteps:
         staging = self._staging(job)
         asset: Asset = await self.client.get_asset(job.clip_asset)
         try:
-            return await self.client.download_asset(asset, staging / f".{job.id}.video")
+            return await self.client.download_asset(
+                asset, staging / f".{job.id}.video", f"{job.name} (the video)"
+            )
         except ConnectionError:
             raise
         except OSError as exc:
@@ -214,7 +224,9 @@ class OutputSteps:
             else:
                 clips.folder.mkdir(parents=True, exist_ok=True)
                 asset: Asset = await self.client.get_asset(asset_id)
-                path = await self.client.download_asset(asset, clips.folder / f"{job.id}.download")
+                path = await self.client.download_asset(
+                    asset, clips.folder / f"{job.id}.download", f"{job.name} (the video)"
+                )
                 await asyncio.to_thread(clips.keep, job.id, path, move=True)
             about = {
                 "name": job.name,
