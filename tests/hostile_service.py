@@ -38,6 +38,7 @@ class HostileService:
         self._runner: web.AppRunner | None = None
         self._session: aiohttp.ClientSession | None = None
         self.port = 0
+        self.face = "default"  # the face of the sandbox behind it (tests say which)
 
     @property
     def base_url(self) -> str:

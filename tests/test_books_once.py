@@ -19,12 +19,14 @@ from companion.media.demo_art import draw_character
 from companion.sandbox import SandboxThread
 from companion.store import Store
 from tests.cli_helpers import tasks
-from tests.conftest import TEST_KEY
+from tests.conftest import TEST_KEY, both_faces
 from tests.daemon_helpers import DaemonThread
 from tests.drop_helpers import DEFAULTS, png_bytes
 from tests.http_helpers import Api
 from tests.test_daemon import call
 from tests.test_jobs_engine import request_for
+
+pytestmark = both_faces  # a money test: on both faces of the sandbox
 
 
 def _final(daemon: DaemonThread, job_id: str) -> dict[str, Any]:
@@ -106,7 +108,7 @@ def test_a_month_budget_holds_a_job_for_approval_holding_nothing(
         job = asyncio.run(go(False))
         assert job.state == "awaiting_approval" and job.quote
         assert store.credit_moves(job.id) == {"spent": 0, "held": 0, "released": 0, "refunded": 0}
-        assert sandbox.call(lambda: len(sandbox.service.state.tasks)) == 0
+        assert tasks(Api(sandbox.base_url)) == []  # nothing created
         assert asyncio.run(go(True)).state == "done"
     finally:
         store.close()

@@ -15,10 +15,10 @@ import pytest
 from companion.media.demo_art import draw_character
 from companion.store import Store
 from tests.cli_helpers import companion, environment, tasks
-from tests.conftest import TEST_KEY
+from tests.conftest import TEST_KEY, both_faces
 from tests.http_helpers import Api
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, both_faces]  # a money test: on both faces
 
 SMALL = ["--formats", "gif", "--frame-count", "4", "--width", "64", "--height", "64"]
 SMALL += ["--seconds", "1", "--resolution", "360p"]

@@ -15,11 +15,11 @@ import pytest
 
 from companion.media.demo_art import draw_character
 from tests.cli_helpers import companion
-from tests.conftest import TEST_KEY
+from tests.conftest import TEST_KEY, both_faces
 from tests.http_helpers import Api
 from tests.paid_helpers import creates
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, both_faces]  # a money test: on both faces
 
 ASK = ["--prompt", "walk", "--seconds", "1", "--resolution", "360p"]
 ASK += ["--formats", "spritesheet,spritesheet_json,godot_pack", "--frame-count", "8"]

@@ -15,7 +15,7 @@ from typing import Any
 
 from companion.sandbox import SandboxThread
 from companion.store.clips import ClipStore
-from tests.conftest import TEST_KEY
+from tests.conftest import TEST_KEY, both_faces
 from tests.daemon_helpers import DaemonThread
 from tests.http_helpers import Api
 from tests.paid_helpers import creates
@@ -23,6 +23,8 @@ from tests.test_daemon import call
 from tests.test_daemon_generations import body, godot_project, wait_final
 
 GODOT = ("spritesheet", "spritesheet_json", "godot_pack")
+
+pytestmark = both_faces  # a money test: on both faces of the sandbox
 
 
 def _frames(body_: dict[str, Any], count: int, *formats: str) -> dict[str, Any]:

@@ -13,13 +13,15 @@ import pytest
 from companion.sandbox import SandboxThread
 from companion.store import Store
 from tests.cli_helpers import companion
-from tests.conftest import TEST_KEY
+from tests.conftest import TEST_KEY, both_faces
 from tests.drop_helpers import DEFAULTS, png_bytes
 from tests.http_helpers import Api
 from tests.paid_helpers import creates
 from tests.test_daemon import call
 from tests.test_daemon_drops import start_daemon, wait_until
 from tests.test_daemon_generations import wait_final
+
+pytestmark = both_faces  # a money test: on both faces of the sandbox
 
 
 def test_a_drop_of_a_paid_generation_is_a_free_recut(

@@ -10,11 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from companion.sandbox import SandboxThread
-from tests.conftest import TEST_KEY
+from tests.conftest import TEST_KEY, both_faces
 from tests.daemon_helpers import DaemonThread
 from tests.paid_helpers import creates, registered_body
 from tests.test_daemon import call
 from tests.test_daemon_generations import wait_final
+
+pytestmark = both_faces  # a money test: on both faces of the sandbox
 
 
 def test_the_quote_of_what_was_made_spends_nothing(

@@ -13,9 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.api.client import Client
-from companion.api.schema import (
-    Asset,
-)
+from companion.api.schema import Asset
 from companion.install import (
     ApplyFailed,
     InstallError,

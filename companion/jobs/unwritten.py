@@ -35,5 +35,5 @@ def unexportable(job: Job, exc: OSError) -> str:
         f"cannot write the outputs into {job.target_dir}: {reason}{where}. The video is "
         "paid for and kept here: fix the folder (free some space, make it writable), "
         f"then run the same command again or companion jobs retry {job.id[:8]} to "
-        "export it again without paying"
+        "make its files here again, without paying again"
     )
