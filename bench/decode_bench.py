@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from export_bench import DURATION, FRAMES, make_source  # noqa: E402
 
-from companion.media.decode import iter_source_frames  # noqa: E402
-from companion.media.sampling import plan_samples  # noqa: E402
+from companion.media.source.decode import iter_source_frames  # noqa: E402
+from companion.media.source.sampling import plan_samples  # noqa: E402
 
 
 def decode(source: Path, instants: tuple[float, ...] | None) -> tuple[int, float, float]:

@@ -153,7 +153,7 @@ SCAN = (
     + """
 import json, sys, time
 from pathlib import Path
-from companion.media.loop_scan import LoopScan
+from companion.media.motion.loop_scan import LoopScan
 start, cpu = time.perf_counter(), time.process_time()
 scan = LoopScan(Path(sys.argv[1]), 0.0, float(sys.argv[2]))
 print(json.dumps({"seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu,

@@ -4,7 +4,7 @@ part's fingerprint, whether a paid generation of it answered when it was asked (
 kept, or one under way), and whether the ask was an explicit new take. Its invariant:
 every paid generation is a remote part no kept clip answered when asked, or a new take;
 so paid generations == distinct remote parts asked for + new takes + the ones asked again
-after their clip was evicted. Written apart from companion.jobs.reuse, so the machine
+after their clip was evicted. Written apart from companion.jobs.remote.reuse, so the machine
 does not check the code with itself."""
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.install.policy import BINARIES, SCRIPTS, SETTINGS_SUFFIXES
+from companion.install.safety.policy import BINARIES, SCRIPTS, SETTINGS_SUFFIXES
 from companion.media.demo_art import draw_character
 from tests import hostile_archives as crafted
 from tests.hostile_service import Craft, HostileService

@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from companion.api.schema import ExportOptions, VideoOptions
-from companion.jobs.defaults import for_picture
+from companion.jobs.ask.defaults import for_picture
 from companion.media.demo_art import draw_character
 from companion.sandbox import SandboxThread
 from tests.test_daemon import call

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from companion.install.names import free_name, numbered
+from companion.install.safety.names import free_name, numbered
 from companion.media import MAX_NAME_BYTES, is_clean_name
 from companion.media.demo_art import draw_character
 from companion.sandbox import SandboxThread

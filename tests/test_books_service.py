@@ -12,8 +12,8 @@ from typing import Any
 
 from companion.api.client import Client
 from companion.api.transport import RetryPolicy
-from companion.jobs.bought import bought
 from companion.jobs.engine import Budget, Engine
+from companion.jobs.remote.bought import bought
 from companion.media.demo_art import draw_character
 from companion.sandbox import SandboxThread
 from companion.sandbox.face import LATITUDE, with_changes

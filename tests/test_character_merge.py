@@ -10,8 +10,8 @@ import re
 from pathlib import Path
 
 from companion.install import Owner
-from companion.install.character import EMPTY, add_move, move_animation
-from companion.install.sprite_merge import merge
+from companion.install.godot.character import EMPTY, add_move, move_animation
+from companion.install.godot.sprite_merge import merge
 
 
 def _move_frames(sheet: str, speed: float = 4.0) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from companion.media.chroma import _CB, _CR, CELL_BITS, ChromaKeyer, _cells, _mix
+from companion.media.keying.chroma import _CB, _CR, CELL_BITS, ChromaKeyer, _cells, _mix
 
 
 @pytest.mark.parametrize("key", [(0, 255, 0), (0, 0, 255), (255, 0, 255), (30, 200, 60)])

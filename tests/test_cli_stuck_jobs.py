@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.jobs.staging import STAGING
+from companion.jobs.landing.staging import STAGING
 from companion.media.demo_art import draw_character
 from companion.sandbox import SandboxThread
 from tests.cli_helpers import companion

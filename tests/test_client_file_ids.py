@@ -15,8 +15,8 @@ import pytest
 from PIL import Image
 
 from companion.api.client import Client
+from companion.jobs.ask.create_body import INLINE_LIMIT
 from companion.jobs.engine import Engine
-from companion.jobs.request_body import INLINE_LIMIT
 from companion.sandbox.face import DEFAULT, with_changes
 from companion.store import Store
 

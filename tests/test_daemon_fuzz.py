@@ -11,7 +11,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import content_type_conformance, status_code_conformance
 
-from companion.daemon.openapi import daemon_openapi
+from companion.daemon.schema.openapi import daemon_openapi
 from companion.sandbox import SandboxConfig, SandboxThread
 from tests.conftest import ROOMY, TEST_KEY
 from tests.daemon_helpers import DaemonThread

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from companion.api.schema import ExportOptions
-from companion.daemon.schema import RecutIn
+from companion.daemon.schema.requests import RecutIn
 from companion.media.demo_art import draw_character
 from tests.daemon_helpers import DaemonThread
 from tests.test_daemon import call

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-import companion.daemon.watch as watch_module
-from companion.daemon.settle import ATTEMPTS, Settling
-from companion.daemon.watch import ProjectWatcher
+import companion.daemon.inbox.watch as watch_module
+from companion.daemon.inbox.settle import ATTEMPTS, Settling
+from companion.daemon.inbox.watch import ProjectWatcher
 from companion.store import Job
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.media.decode import iter_source_frames
+from companion.media.source.decode import iter_source_frames
 from tests.media_helpers import write_moving_bar
 
 FPS = 24

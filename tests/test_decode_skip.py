@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.media.decode import SamplePicker, iter_source_frames
+from companion.media.source.decode import SamplePicker, iter_source_frames
 from tests.media_helpers import write_index_video, write_moving_bar
 
 FPS = 24

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.media.decode import iter_source_frames
+from companion.media.source.decode import iter_source_frames
 from tests.media_helpers import write_index_video
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc for thread names")

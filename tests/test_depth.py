@@ -7,7 +7,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from companion.media.depth import depth
+from companion.media.motion.depth import depth
 
 
 def slow_depth(inside: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:

@@ -206,7 +206,7 @@ def test_a_loops_frames_are_the_exact_frames_of_its_span(tmp_path: Path) -> None
 
 
 def test_the_daemon_preview_puts_trimmed_frames_back(settling_clip: Path, tmp_path: Path) -> None:
-    from companion.daemon.gif_preview import Caps, _from_sheet
+    from companion.daemon.routes.gif_preview import Caps, _from_sheet
 
     spec = ExportSpec(("spritesheet", "spritesheet_json", "frames_zip"), frame_count=6,
                       width=SIDE, height=SIDE, name="p", trim=True)  # fmt: skip

@@ -11,8 +11,8 @@ from pathlib import Path
 from PIL import Image
 
 from companion.api.schema import ExportOptions, Selection
-from companion.install.set_aside import ASIDE
-from companion.install.sprite_merge import carries_edits, merge
+from companion.install.godot.sprite_merge import carries_edits, merge
+from companion.install.safety.set_aside import ASIDE
 from companion.media import export_video, far_key_colour
 from companion.media.demo_art import draw_character
 from companion.media.formats.sheet import Spacing

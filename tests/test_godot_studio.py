@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from companion.install.set_aside import ASIDE
+from companion.install.safety.set_aside import ASIDE
 from companion.media import far_key_colour
 from tests.cli_helpers import tasks
 from tests.conftest import TEST_KEY

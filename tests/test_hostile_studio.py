@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from companion.daemon.studio_guard import SHEETS_KEPT
+from companion.daemon.generation_checks import SHEETS_KEPT
 from companion.sandbox import SandboxConfig, SandboxThread
 from tests.conftest import ROOMY, TEST_KEY
 from tests.daemon_helpers import DaemonThread

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.install.archive import ArchiveError, Limits, extract
+from companion.install.safety.archive import ArchiveError, Limits, extract
 from companion.media import ExportSpec, export_video
 from tests import hostile_archives as crafted
 

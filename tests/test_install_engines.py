@@ -16,11 +16,11 @@ import yaml
 from PIL import Image
 
 from companion.install import plan as install_plan
-from companion.install.godot import rewrite
-from companion.install.ownership import Owner
+from companion.install.godot.files import rewrite
 from companion.install.plan import Placement
+from companion.install.safety.ownership import Owner
 from companion.install.tree import InstallError, Staged, Tree, load_manifest
-from companion.install.unity import metas_first
+from companion.install.unity.files import metas_first
 from companion.jobs.engine import STAGING, Engine
 from companion.media import FILE_SUFFIX, ExportResult, ExportSpec, export_video
 from companion.store import Store

@@ -7,9 +7,9 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from companion.install.names import UnsafeName, inside, output_names
-from companion.install.ownership import Owner
-from companion.install.policy import refusal
+from companion.install.safety.names import UnsafeName, inside, output_names
+from companion.install.safety.ownership import Owner
+from companion.install.safety.policy import refusal
 from companion.install.tree import InstallError, Tree
 from companion.store import Store
 

@@ -17,11 +17,11 @@ import pytest
 from companion.api.client import Client
 from companion.api.keys import new_idempotency_key
 from companion.api.schema import ModelsResponse
-from companion.cli.animate import _request, plan_from_args
+from companion.cli.commands.animate import _request, plan_from_args
 from companion.cli.main import build_parser
-from companion.daemon.watch import ProjectWatcher
+from companion.daemon.inbox.watch import ProjectWatcher
+from companion.jobs.ask.request import JobRequest
 from companion.jobs.engine import Engine
-from companion.jobs.request import JobRequest
 from companion.media.demo_art import draw_character
 from companion.store import Store
 from companion.store.db import MIGRATIONS

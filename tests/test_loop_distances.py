@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion.media.loop import THUMB, distances, seam_of
+from companion.media.motion.loop import THUMB, distances, seam_of
 
 
 def test_distances_are_the_rms_of_the_differences() -> None:

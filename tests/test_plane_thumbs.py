@@ -8,8 +8,8 @@ import av
 import numpy as np
 import pytest
 
-from companion.media.loop import THUMB, thumbnail
-from companion.media.plane_thumbs import plane_thumbnail
+from companion.media.motion.loop import THUMB, thumbnail
+from companion.media.source.plane_thumbs import plane_thumbnail
 
 
 def patches(side: int, alpha: bool) -> np.ndarray:

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from companion import __version__
-from companion.daemon import status_routes
+from companion.daemon.routes import status as status_routes
 from companion.install.editor_plugins import install
 from companion.sandbox import SandboxThread
 from tests.conftest import TEST_KEY

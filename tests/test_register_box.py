@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from companion.media.register import Core, find_core, warp
+from companion.media.motion.register import Core, find_core, warp
 
 
 def _frame(side: int, seed: int) -> np.ndarray:

@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 from companion.media import MediaError, plan_samples
-from companion.media.decode import SamplePicker, SourceFrame
 from companion.media.formats.common import rounded_steps
 from companion.media.formats.sheet import MAX_SHEET_SIDE, plan_pages
+from companion.media.source.decode import SamplePicker, SourceFrame
 
 
 def test_frame_count_is_uniform_over_the_selection() -> None:

@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from companion.sandbox import Limits
-from companion.sandbox.images import MAX_INLINE_BYTES, MAX_UPLOAD_BYTES
+from companion.sandbox.inputs.images import MAX_INLINE_BYTES, MAX_UPLOAD_BYTES
 from tests.http_helpers import Api, png_bytes
 from tests.sandbox_helpers import animation_body, generation_body
 

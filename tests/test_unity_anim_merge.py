@@ -13,7 +13,7 @@ import pytest
 import yaml
 from unityparser import UnityDocument
 
-from companion.install.anim_merge import NotMergeable, merge_clip, merge_texture_meta
+from companion.install.unity.anim_merge import NotMergeable, merge_clip, merge_texture_meta
 from companion.media import ExportResult, ExportSpec, export_video
 from tests.daemon_helpers import DaemonThread
 from tests.engine_checks import check_sprite_clip

@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 from tree_sitter import Node
 
-from companion.daemon.batch_routes import BatchIn
-from companion.daemon.character_schema import CharacterIn
-from companion.daemon.schema import AnimateIn, RecutIn
+from companion.daemon.routes.batch import BatchIn
+from companion.daemon.schema.character import CharacterIn
+from companion.daemon.schema.requests import AnimateIn, RecutIn
 from companion.sandbox.models import check_video
 from tests.test_unity_api import CS_FILES, DATABASE, MISSING_FROM_DATABASE, nodes, parse, text
 

@@ -13,7 +13,7 @@ import pytest
 from unityparser import UnityDocument
 
 from companion.install import ControllerMove, InstallError, install_controller, merge_controller
-from companion.install.controller_install import controller_meta
+from companion.install.unity.controller_install import controller_meta
 from tests.test_unity_api import DATABASE
 
 MOVES = [

@@ -17,7 +17,7 @@ __all__ = ["books", "disagreement", "follow_books"]
 
 async def follow_books(client: Client, endpoint: Endpoint, settings: Settings) -> None:
     """Credits the service posted after a job moved on, entered before the books are
-    read (companion.jobs.remote_books). A team's are entered by its members' engines."""
+    read (companion.jobs.remote.books). A team's are entered by its members' engines."""
     if not settings.database.exists() or settings.team_database is not None:
         return
     from companion.jobs import follow_pending

@@ -16,7 +16,8 @@ from collections.abc import Callable, Sequence
 
 from companion import CompanionError, __version__
 from companion.cli.errors import EXIT_CLOSED_PIPE, EXIT_INTERRUPTED, as_cli_error, fail, say
-from companion.cli.parsers import local, making, service
+from companion.cli.parsers import local, making
+from companion.cli.parsers import remote as service
 from companion.cli.parsers.base import PARSED, OneLineParser
 
 # Handlers are named, not imported: `companion --help` loads no command's code.

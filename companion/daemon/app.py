@@ -15,21 +15,21 @@ from aiohttp import web
 
 from companion.api.errors import CompanionApiError
 from companion.daemon import generations, registry
-from companion.daemon.animate_routes import AnimateRoutes
-from companion.daemon.batch_routes import BatchRoutes
-from companion.daemon.character_routes import CharacterRoutes
-from companion.daemon.events import Broker
-from companion.daemon.generation_routes import GenerationRoutes
-from companion.daemon.host import Prepared
-from companion.daemon.job_routes import JobRoutes
-from companion.daemon.middleware import Model, errors, parse
-from companion.daemon.page import CODES, TOKEN, LinkCodes, page, status_link
-from companion.daemon.project_routes import ProjectRoutes
+from companion.daemon.http.events import Broker
+from companion.daemon.http.host import Prepared
+from companion.daemon.http.middleware import Model, errors, parse
+from companion.daemon.http.security import MAX_BODY, guard
+from companion.daemon.inbox.watch import ProjectWatcher
 from companion.daemon.reach import Reach, unreachable
-from companion.daemon.schema import AnimateIn, AsideOut, JobOut
-from companion.daemon.security import MAX_BODY, guard
-from companion.daemon.status_routes import StatusRoutes
-from companion.daemon.watch import ProjectWatcher
+from companion.daemon.routes.animate import AnimateRoutes
+from companion.daemon.routes.batch import BatchRoutes
+from companion.daemon.routes.character import CharacterRoutes
+from companion.daemon.routes.generation import GenerationRoutes
+from companion.daemon.routes.jobs import JobRoutes
+from companion.daemon.routes.projects import ProjectRoutes
+from companion.daemon.routes.status import StatusRoutes
+from companion.daemon.routes.status_page import CODES, TOKEN, LinkCodes, page, status_link
+from companion.daemon.schema.requests import AnimateIn, AsideOut, JobOut
 from companion.jobs import (
     FINAL,
     Engine,

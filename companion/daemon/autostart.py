@@ -8,7 +8,7 @@ The key is never written into a file here: the daemon reads it from config.yaml 
 0600) like every other command.
 
 This module only renders, places and checks files; asking the service manager to load
-them is the command's business (companion/cli/service.py)."""
+them is the command's business (companion/cli/commands/login_service.py)."""
 
 from __future__ import annotations
 

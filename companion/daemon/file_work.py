@@ -13,7 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from companion.daemon.middleware import Bad
+from companion.daemon.http.middleware import Bad
 
 T = TypeVar("T")
 THREADS = 3

@@ -75,7 +75,7 @@ class Finishing(BaseModel):
 
     def asked(self) -> dict[str, bool]:
         """The finishing said (on or off); left out, the request decides it (an engine
-        pack is trimmed and, transparent, held in place: see companion.jobs.defaults)."""
+        pack is trimmed and, transparent, held in place: see companion.jobs.ask.defaults)."""
         said = {k: getattr(self, k) for k in ("in_place", "loop", "trim")}
         return {k: bool(v) for k, v in said.items() if v is not None}
 

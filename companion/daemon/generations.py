@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from companion.daemon.gif_preview import has_preview_source
-from companion.daemon.schema import ClipOut, GenerationList, GenerationOut, OutputOut
+from companion.daemon.routes.gif_preview import has_preview_source
+from companion.daemon.schema.requests import ClipOut, GenerationList, GenerationOut, OutputOut
 from companion.jobs import FINAL, State, paid_not_installed
 from companion.media import MediaError, probe
 from companion.store import Job, Store

@@ -15,9 +15,9 @@ from companion.api.errors import CompanionApiError
 from companion.api.schema.images import sniff_image_type
 from companion.api.transport import RetryPolicy
 from companion.daemon import registry
-from companion.daemon.drops import MAX_IMAGE_BYTES
 from companion.daemon.errors import DaemonError
-from companion.daemon.schema import AnimateIn, BudgetOut
+from companion.daemon.inbox.drops import MAX_IMAGE_BYTES
+from companion.daemon.schema.requests import AnimateIn, BudgetOut
 from companion.install import read_plain, settable_aside, sha256_of
 from companion.jobs import Engine, ImageReadError, decode_whole
 from companion.store import day_start

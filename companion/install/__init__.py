@@ -13,12 +13,6 @@ from companion import front_door
 from companion.install.errors import InstallFamilyError
 
 if TYPE_CHECKING:
-    from companion.install.anim_merge import merge_changed as merge_changed_clips
-    from companion.install.character import add_move as add_character_move
-    from companion.install.character import files as character_files
-    from companion.install.character import holds as character_holds
-    from companion.install.character import refusal as character_refusal
-    from companion.install.controller_install import install_controller
     from companion.install.downloads import LostError
     from companion.install.downloads import place as place_download
     from companion.install.editor_plugins import Change, PluginError
@@ -26,44 +20,50 @@ if TYPE_CHECKING:
     from companion.install.editor_plugins import install as install_plugin
     from companion.install.editor_plugins import status as plugin_status
     from companion.install.editor_plugins import uninstall as uninstall_plugin
-    from companion.install.foresee import conflicts, folder_refusal, foreseen
-    from companion.install.foresee import planned as planned_writes
+    from companion.install.forecast import conflicts, folder_refusal, foreseen
+    from companion.install.forecast import planned as planned_writes
+    from companion.install.godot.character import add_move as add_character_move
+    from companion.install.godot.character import files as character_files
+    from companion.install.godot.character import holds as character_holds
+    from companion.install.godot.character import refusal as character_refusal
+    from companion.install.godot.sprite_merge import merge_changed as merge_changed_sprites
     from companion.install.into_engine import ApplyFailed
     from companion.install.into_engine import install as install_into_engine
-    from companion.install.names import (
+    from companion.install.plan import Placement, default_target
+    from companion.install.plan import build as build_tree
+    from companion.install.plugin_pack import godot_zip, unity_tarball
+    from companion.install.project import missing_marker, placement_for
+    from companion.install.provenance import Provenance
+    from companion.install.replaced_set import drop_leftovers
+    from companion.install.safety.names import (
         UnsafeName,
         free_name,
         output_file_name,
         output_names,
         shown,
     )
-    from companion.install.names import inside as inside_project
-    from companion.install.one_set import drop_leftovers
-    from companion.install.ownership import Owner
-    from companion.install.plain import NotPlainFile, read_plain, read_plain_text
-    from companion.install.plan import Placement, default_target
-    from companion.install.plan import build as build_tree
-    from companion.install.plugin_pack import godot_zip, unity_tarball
-    from companion.install.project import missing_marker, placement_for
-    from companion.install.provenance import Provenance
-    from companion.install.scan import MetaLimits, ScanError, scan_zip
-    from companion.install.set_aside import set_aside as set_aside_files
-    from companion.install.set_aside import settable_aside
+    from companion.install.safety.names import inside as inside_project
+    from companion.install.safety.ownership import Owner
+    from companion.install.safety.plain_files import NotPlainFile, read_plain, read_plain_text
+    from companion.install.safety.scan import MetaLimits, ScanError, scan_zip
+    from companion.install.safety.set_aside import set_aside as set_aside_files
+    from companion.install.safety.set_aside import settable_aside
     from companion.install.sheet_pages import pages as pages_of
     from companion.install.sheet_source import SheetSourceError
-    from companion.install.sprite_merge import merge_changed as merge_changed_sprites
     from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
-    from companion.install.unity import check_target as check_unity_target
-    from companion.install.unity_character import add_unity_move, set_clip_loop
-    from companion.install.unity_controller import ControllerMove, merge_controller
+    from companion.install.unity.anim_merge import merge_changed as merge_changed_clips
+    from companion.install.unity.character import add_unity_move, set_clip_loop
+    from companion.install.unity.controller import ControllerMove, merge_controller
+    from companion.install.unity.controller_install import install_controller
+    from companion.install.unity.files import check_target as check_unity_target
 
 # Loaded on first use: name -> (module, the name it has there). No name here is also
 # a module's name: importing such a module would put the module where the name should be.
 _LAZY = {
-    "add_character_move": ("character", "add_move"),
-    "character_files": ("character", "files"),
-    "character_holds": ("character", "holds"),
-    "character_refusal": ("character", "refusal"),
+    "add_character_move": ("godot.character", "add_move"),
+    "character_files": ("godot.character", "files"),
+    "character_holds": ("godot.character", "holds"),
+    "character_refusal": ("godot.character", "refusal"),
     "ApplyFailed": ("into_engine", "ApplyFailed"),
     "install_into_engine": ("into_engine", "install"),
     "Change": ("editor_plugins", "Change"),
@@ -79,43 +79,43 @@ _LAZY = {
     "placement_for": ("project", "placement_for"),
     "missing_marker": ("project", "missing_marker"),
     "build_tree": ("plan", "build"),
-    "planned_writes": ("foresee", "planned"),
-    "conflicts": ("foresee", "conflicts"),
-    "foreseen": ("foresee", "foreseen"),
-    "folder_refusal": ("foresee", "folder_refusal"),
-    "free_name": ("names", "free_name"),
-    "NotPlainFile": ("plain", "NotPlainFile"),
-    "read_plain": ("plain", "read_plain"),
-    "read_plain_text": ("plain", "read_plain_text"),
-    "inside_project": ("names", "inside"),
-    "UnsafeName": ("names", "UnsafeName"),
-    "output_names": ("names", "output_names"),
-    "output_file_name": ("names", "output_file_name"),
-    "shown": ("names", "shown"),
-    "Owner": ("ownership", "Owner"),
-    "drop_leftovers": ("one_set", "drop_leftovers"),
+    "planned_writes": ("forecast", "planned"),
+    "conflicts": ("forecast", "conflicts"),
+    "foreseen": ("forecast", "foreseen"),
+    "folder_refusal": ("forecast", "folder_refusal"),
+    "free_name": ("safety.names", "free_name"),
+    "NotPlainFile": ("safety.plain_files", "NotPlainFile"),
+    "read_plain": ("safety.plain_files", "read_plain"),
+    "read_plain_text": ("safety.plain_files", "read_plain_text"),
+    "inside_project": ("safety.names", "inside"),
+    "UnsafeName": ("safety.names", "UnsafeName"),
+    "output_names": ("safety.names", "output_names"),
+    "output_file_name": ("safety.names", "output_file_name"),
+    "shown": ("safety.names", "shown"),
+    "Owner": ("safety.ownership", "Owner"),
+    "drop_leftovers": ("replaced_set", "drop_leftovers"),
     "place_download": ("downloads", "place"),
     "LostError": ("downloads", "LostError"),
-    "merge_changed_clips": ("anim_merge", "merge_changed"),
-    "merge_changed_sprites": ("sprite_merge", "merge_changed"),
-    "set_aside_files": ("set_aside", "set_aside"),
-    "settable_aside": ("set_aside", "settable_aside"),
+    "merge_changed_clips": ("unity.anim_merge", "merge_changed"),
+    "merge_changed_sprites": ("godot.sprite_merge", "merge_changed"),
+    "set_aside_files": ("safety.set_aside", "set_aside"),
+    "settable_aside": ("safety.set_aside", "settable_aside"),
     "SheetSourceError": ("sheet_source", "SheetSourceError"),
     "pages_of": ("sheet_pages", "pages"),
     "InstallError": ("tree", "InstallError"),
     "Staged": ("tree", "Staged"),
     "load_manifest": ("tree", "load_manifest"),
     "sha256_of": ("tree", "sha256_of"),
-    "MetaLimits": ("scan", "MetaLimits"),
-    "ScanError": ("scan", "ScanError"),
-    "scan_zip": ("scan", "scan_zip"),
-    "check_unity_target": ("unity", "check_target"),
-    "ControllerMove": ("unity_controller", "ControllerMove"),
+    "MetaLimits": ("safety.scan", "MetaLimits"),
+    "ScanError": ("safety.scan", "ScanError"),
+    "scan_zip": ("safety.scan", "scan_zip"),
+    "check_unity_target": ("unity.files", "check_target"),
+    "ControllerMove": ("unity.controller", "ControllerMove"),
     "Provenance": ("provenance", "Provenance"),
-    "merge_controller": ("unity_controller", "merge_controller"),
-    "install_controller": ("controller_install", "install_controller"),
-    "add_unity_move": ("unity_character", "add_unity_move"),
-    "set_clip_loop": ("unity_character", "set_clip_loop"),
+    "merge_controller": ("unity.controller", "merge_controller"),
+    "install_controller": ("unity.controller_install", "install_controller"),
+    "add_unity_move": ("unity.character", "add_unity_move"),
+    "set_clip_loop": ("unity.character", "set_clip_loop"),
 }
 
 

@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from companion.install.names import UnsafeName, inside, make_parents
+from companion.install.safety.names import UnsafeName, inside, make_parents
 from companion.install.tree import Guard, InstallError, sha256_of
 
 MAX_ASIDE = 100

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from companion.install.errors import InstallFamilyError
-from companion.install.godot_plugin_cfg import GODOT_CFG, enabled_plugins, set_enabled
-from companion.install.plain import read_plain_text, sha256_plain
+from companion.install.godot.plugin_cfg import GODOT_CFG, enabled_plugins, set_enabled
 from companion.install.project import missing_marker
+from companion.install.safety.plain_files import read_plain_text, sha256_plain
 
 Engine = Literal["godot", "unity"]
 ENGINES: tuple[Engine, ...] = ("godot", "unity")

@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.install.anim_merge import merge_changed as merge_changed_clips
-from companion.install.one_set import drop_leftovers
-from companion.install.ownership import Owner
+from companion.install.godot.sprite_merge import merge_changed as merge_changed_sprites
 from companion.install.plan import Placement
 from companion.install.plan import build as build_tree
 from companion.install.provenance import Provenance, stamp
-from companion.install.sprite_merge import merge_changed as merge_changed_sprites
+from companion.install.replaced_set import drop_leftovers
+from companion.install.safety.ownership import Owner
 from companion.install.tree import InstallError, Staged, Tree, load_manifest
+from companion.install.unity.anim_merge import merge_changed as merge_changed_clips
 from companion.store import Store
 
 

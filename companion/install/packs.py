@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from companion.install.archive import ArchiveError, extract
+from companion.install.safety.archive import ArchiveError, extract
 from companion.install.sheet_pages import pages
 from companion.install.sheet_source import Defaults, SheetPair, read_animation
 from companion.install.tree import InstallError, Staged, Tree

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.install import godot, unity
+from companion.install.godot import files as godot
 from companion.install.packs import Context
 from companion.install.sheet_source import Defaults
 from companion.install.tree import Staged, Tree
+from companion.install.unity import files as unity
 
 ENGINES = {"godot": godot, "unity": unity}
 

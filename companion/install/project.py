@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from companion.install.plan import Placement
-from companion.install.unity import in_unity_assets
+from companion.install.unity.files import in_unity_assets
 
 # What makes a folder an engine's project root: (name, is a folder). The one list the
 # registry, the plugin installer and the CLI's project finder all read.

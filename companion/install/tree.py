@@ -22,8 +22,8 @@ from pathlib import Path, PurePosixPath
 from typing import Protocol
 
 from companion.install.errors import InstallFamilyError
-from companion.install.names import UnsafeName, inside, make_parents
-from companion.install.plain import read_plain, sha256_plain
+from companion.install.safety.names import UnsafeName, inside, make_parents
+from companion.install.safety.plain_files import read_plain, sha256_plain
 
 MANIFEST = "install.json"
 

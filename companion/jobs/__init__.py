@@ -12,8 +12,18 @@ from companion import front_door
 from companion.jobs.errors import JobFailed, JobsError
 
 if TYPE_CHECKING:
-    from companion.jobs.bought import what_is_bought
-    from companion.jobs.character import (
+    from companion.jobs.ask.defaults import finishing, has_alpha, recut_export, recut_local
+    from companion.jobs.ask.inputs import ImageDamaged, ImageReadError, LocalImage, decode_whole
+    from companion.jobs.ask.naming import names_in, suggestion
+    from companion.jobs.ask.request import CharacterPart, JobKind, JobRequest, submit
+    from companion.jobs.characters.move_set import (
+        MovePrice,
+        SetQuote,
+        quote_set,
+        set_over_budget,
+        submit_set,
+    )
+    from companion.jobs.characters.moves import (
         LOOPING,
         BadMove,
         Move,
@@ -25,29 +35,33 @@ if TYPE_CHECKING:
         move_jobs,
         seam_search,
     )
-    from companion.jobs.character import parts as character_parts
-    from companion.jobs.defaults import finishing, has_alpha, recut_export, recut_local
+    from companion.jobs.characters.moves import parts as character_parts
+    from companion.jobs.characters.wiring import rewire
     from companion.jobs.engine import Engine
-    from companion.jobs.inputs import ImageDamaged, ImageReadError, LocalImage, decode_whole
+    from companion.jobs.landing.staging import (
+        STAGING,
+        StagingRefused,
+        job_folder,
+        release_if_unused,
+    )
     from companion.jobs.lifecycle import FINAL, State
-    from companion.jobs.models_cache import (
+    from companion.jobs.provenance import project_files, service_name
+    from companion.jobs.remote.books import follow_pending
+    from companion.jobs.remote.bought import what_is_bought
+    from companion.jobs.remote.models_cache import (
         cached_models,
         chosen_model,
         live_models,
         unmade_length,
     )
-    from companion.jobs.move_set import (
-        MovePrice,
-        SetQuote,
-        quote_set,
-        set_over_budget,
-        submit_set,
+    from companion.jobs.remote.reuse import (
+        Answer,
+        as_recut,
+        generation_answer,
+        settle,
+        waits_for_generation,
     )
-    from companion.jobs.naming import names_in, suggestion
-    from companion.jobs.provenance import project_files, service_name
-    from companion.jobs.remote_books import follow_pending
-    from companion.jobs.remote_steps import Budget
-    from companion.jobs.request import CharacterPart, JobKind, JobRequest, submit
+    from companion.jobs.remote.steps import Budget
     from companion.jobs.resume import (
         already_made,
         made_before,
@@ -55,78 +69,69 @@ if TYPE_CHECKING:
         to_reinstall,
         unfinished,
     )
-    from companion.jobs.reuse import (
-        Answer,
-        as_recut,
-        generation_answer,
-        settle,
-        waits_for_generation,
-    )
-    from companion.jobs.staging import STAGING, StagingRefused, job_folder, release_if_unused
     from companion.jobs.team import open_account
-    from companion.jobs.wiring import rewire
 
 # Loaded on first use: name -> (module, the name it has there). No name here is also
 # a module's name: importing such a module would put the module where the name should be.
 _LAZY = {
     "project_files": ("provenance", "project_files"),
     "service_name": ("provenance", "service_name"),
-    "LOOPING": ("character", "LOOPING"),
-    "BadMove": ("character", "BadMove"),
-    "Move": ("character", "Move"),
-    "MoveJob": ("character", "MoveJob"),
-    "character_name": ("character", "character_name"),
-    "check_moves": ("character", "check_moves"),
-    "formats_refusal": ("character", "formats_refusal"),
-    "job_name": ("character", "job_name"),
-    "move_jobs": ("character", "move_jobs"),
-    "seam_search": ("character", "seam_search"),
-    "character_parts": ("character", "parts"),
-    "MovePrice": ("move_set", "MovePrice"),
-    "SetQuote": ("move_set", "SetQuote"),
-    "quote_set": ("move_set", "quote_set"),
-    "submit_set": ("move_set", "submit_set"),
-    "set_over_budget": ("move_set", "set_over_budget"),
-    "CharacterPart": ("request", "CharacterPart"),
-    "STAGING": ("staging", "STAGING"),
-    "StagingRefused": ("staging", "StagingRefused"),
-    "job_folder": ("staging", "job_folder"),
-    "release_if_unused": ("staging", "release_if_unused"),
+    "LOOPING": ("characters.moves", "LOOPING"),
+    "BadMove": ("characters.moves", "BadMove"),
+    "Move": ("characters.moves", "Move"),
+    "MoveJob": ("characters.moves", "MoveJob"),
+    "character_name": ("characters.moves", "character_name"),
+    "check_moves": ("characters.moves", "check_moves"),
+    "formats_refusal": ("characters.moves", "formats_refusal"),
+    "job_name": ("characters.moves", "job_name"),
+    "move_jobs": ("characters.moves", "move_jobs"),
+    "seam_search": ("characters.moves", "seam_search"),
+    "character_parts": ("characters.moves", "parts"),
+    "MovePrice": ("characters.move_set", "MovePrice"),
+    "SetQuote": ("characters.move_set", "SetQuote"),
+    "quote_set": ("characters.move_set", "quote_set"),
+    "submit_set": ("characters.move_set", "submit_set"),
+    "set_over_budget": ("characters.move_set", "set_over_budget"),
+    "CharacterPart": ("ask.request", "CharacterPart"),
+    "STAGING": ("landing.staging", "STAGING"),
+    "StagingRefused": ("landing.staging", "StagingRefused"),
+    "job_folder": ("landing.staging", "job_folder"),
+    "release_if_unused": ("landing.staging", "release_if_unused"),
     "Engine": ("engine", "Engine"),
-    "Budget": ("remote_steps", "Budget"),
-    "follow_pending": ("remote_books", "follow_pending"),
-    "JobKind": ("request", "JobKind"),
-    "JobRequest": ("request", "JobRequest"),
-    "submit": ("request", "submit"),
+    "Budget": ("remote.steps", "Budget"),
+    "follow_pending": ("remote.books", "follow_pending"),
+    "JobKind": ("ask.request", "JobKind"),
+    "JobRequest": ("ask.request", "JobRequest"),
+    "submit": ("ask.request", "submit"),
     "FINAL": ("lifecycle", "FINAL"),
     "State": ("lifecycle", "State"),
-    "ImageReadError": ("inputs", "ImageReadError"),
-    "ImageDamaged": ("inputs", "ImageDamaged"),
-    "decode_whole": ("inputs", "decode_whole"),
-    "LocalImage": ("inputs", "LocalImage"),
-    "live_models": ("models_cache", "live_models"),
-    "cached_models": ("models_cache", "cached_models"),
-    "chosen_model": ("models_cache", "chosen_model"),
-    "unmade_length": ("models_cache", "unmade_length"),
-    "names_in": ("naming", "names_in"),
-    "suggestion": ("naming", "suggestion"),
+    "ImageReadError": ("ask.inputs", "ImageReadError"),
+    "ImageDamaged": ("ask.inputs", "ImageDamaged"),
+    "decode_whole": ("ask.inputs", "decode_whole"),
+    "LocalImage": ("ask.inputs", "LocalImage"),
+    "live_models": ("remote.models_cache", "live_models"),
+    "cached_models": ("remote.models_cache", "cached_models"),
+    "chosen_model": ("remote.models_cache", "chosen_model"),
+    "unmade_length": ("remote.models_cache", "unmade_length"),
+    "names_in": ("ask.naming", "names_in"),
+    "suggestion": ("ask.naming", "suggestion"),
     "already_made": ("resume", "already_made"),
     "made_before": ("resume", "made_before"),
     "unfinished": ("resume", "unfinished"),
     "to_reinstall": ("resume", "to_reinstall"),
     "paid_not_installed": ("resume", "paid_not_installed"),
     "open_account": ("team", "open_account"),
-    "rewire": ("wiring", "rewire"),
-    "what_is_bought": ("bought", "what_is_bought"),
-    "recut_local": ("defaults", "recut_local"),
-    "finishing": ("defaults", "finishing"),
-    "recut_export": ("defaults", "recut_export"),
-    "has_alpha": ("defaults", "has_alpha"),
-    "Answer": ("reuse", "Answer"),
-    "as_recut": ("reuse", "as_recut"),
-    "generation_answer": ("reuse", "generation_answer"),
-    "settle": ("reuse", "settle"),
-    "waits_for_generation": ("reuse", "waits_for_generation"),
+    "rewire": ("characters.wiring", "rewire"),
+    "what_is_bought": ("remote.bought", "what_is_bought"),
+    "recut_local": ("ask.defaults", "recut_local"),
+    "finishing": ("ask.defaults", "finishing"),
+    "recut_export": ("ask.defaults", "recut_export"),
+    "has_alpha": ("ask.defaults", "has_alpha"),
+    "Answer": ("remote.reuse", "Answer"),
+    "as_recut": ("remote.reuse", "as_recut"),
+    "generation_answer": ("remote.reuse", "generation_answer"),
+    "settle": ("remote.reuse", "settle"),
+    "waits_for_generation": ("remote.reuse", "waits_for_generation"),
 }
 
 

@@ -30,17 +30,17 @@ from typing import Any
 from companion.api.client import Client
 from companion.api.errors import RateLimitError
 from companion.api.schema import Task
-from companion.jobs.bought import bought
+from companion.jobs.ask.request import JobKind, JobRequest, submit
 from companion.jobs.errors import JobFailed as JobFailed
+from companion.jobs.landing.outputs import OutputSteps
+from companion.jobs.landing.staging import STAGING as STAGING
+from companion.jobs.landing.staging import release_if_unused
 from companion.jobs.lifecycle import FINAL, PAUSED, State, check
-from companion.jobs.outputs import OutputSteps
-from companion.jobs.remote_books import follow_pending
-from companion.jobs.remote_steps import Budget as Budget
-from companion.jobs.remote_steps import RemoteSteps
-from companion.jobs.request import JobKind, JobRequest, submit
+from companion.jobs.remote.books import follow_pending
+from companion.jobs.remote.bought import bought
+from companion.jobs.remote.steps import Budget as Budget
+from companion.jobs.remote.steps import RemoteSteps
 from companion.jobs.resume import paid_not_installed
-from companion.jobs.staging import STAGING as STAGING
-from companion.jobs.staging import release_if_unused
 from companion.store import Job, Store
 from companion.store.account import LocalAccount, SharedAccount, TeamUnavailable
 from companion.store.clips import ClipStore

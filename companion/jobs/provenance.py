@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from companion.install import Provenance, sha256_of
-from companion.jobs.request import JobKind, JobRequest
+from companion.jobs.ask.request import JobKind, JobRequest
 from companion.store import Job, Store
 
 DEFAULT_MODEL = "service default"  # no model was named: the service chose its own

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from companion.install import sha256_of
-from companion.jobs.bought import made_here
+from companion.jobs.ask.request import JobRequest
 from companion.jobs.lifecycle import FINAL, State
-from companion.jobs.request import JobRequest
+from companion.jobs.remote.bought import made_here
 from companion.store import Job, Store
 
 FINGERPRINT = "fingerprint"

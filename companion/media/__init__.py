@@ -28,7 +28,6 @@ from companion.media.names import (
 )
 
 if TYPE_CHECKING:
-    from companion.media.chroma import ChromaKeyer, parse_hex_colour
     from companion.media.demo_art import SAMPLE_ART, draw_character
     from companion.media.export import export_video
     from companion.media.formats.common import (
@@ -47,23 +46,24 @@ if TYPE_CHECKING:
         Spacing,
     )
     from companion.media.from_schema import export_spec
-    from companion.media.key_pick import far_key_colour, hex_colour
+    from companion.media.keying.chroma import ChromaKeyer, parse_hex_colour
+    from companion.media.keying.key_pick import far_key_colour, hex_colour
     from companion.media.preview import build_contact_sheet
-    from companion.media.sampling import MIN_SELECTION_SECONDS, SamplePlan, plan_samples
+    from companion.media.source.sampling import MIN_SELECTION_SECONDS, SamplePlan, plan_samples
+    from companion.media.source.video_info import VideoInfo, probe
     from companion.media.spec import ExportOutput, ExportResult, ExportSpec
     from companion.media.synth import SynthSpec, synthesize
-    from companion.media.video_info import VideoInfo, probe
 
 # Loaded on first use: name -> module that defines it. No name here is also a module's
 # name: importing such a module would put the module where the name should be.
 _LAZY = {
-    "ChromaKeyer": "chroma",
-    "parse_hex_colour": "chroma",
+    "ChromaKeyer": "keying.chroma",
+    "parse_hex_colour": "keying.chroma",
     "SAMPLE_ART": "demo_art",
     "draw_character": "demo_art",
     "export_video": "export",
-    "far_key_colour": "key_pick",
-    "hex_colour": "key_pick",
+    "far_key_colour": "keying.key_pick",
+    "hex_colour": "keying.key_pick",
     "PIVOTS": "formats.common",
     "Animation": "formats.common",
     "FrameRect": "formats.common",
@@ -77,11 +77,11 @@ _LAZY = {
     "Spacing": "formats.sheet",
     "export_spec": "from_schema",
     "build_contact_sheet": "preview",
-    "VideoInfo": "video_info",
-    "probe": "video_info",
-    "MIN_SELECTION_SECONDS": "sampling",
-    "SamplePlan": "sampling",
-    "plan_samples": "sampling",
+    "VideoInfo": "source.video_info",
+    "probe": "source.video_info",
+    "MIN_SELECTION_SECONDS": "source.sampling",
+    "SamplePlan": "source.sampling",
+    "plan_samples": "source.sampling",
     "ExportOutput": "spec",
     "ExportResult": "spec",
     "ExportSpec": "spec",

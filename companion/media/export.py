@@ -14,8 +14,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from companion.media.catalog import FILE_SUFFIX, FORMATS, SHEET_FORMATS
-from companion.media.chroma import ChromaKeyer
-from companion.media.decode import SourceFrame
 from companion.media.fanout import Writer, adder, decode_into
 from companion.media.formats.cocos import write_cocos_pack
 from companion.media.formats.common import Animation
@@ -30,11 +28,14 @@ from companion.media.formats.unreal import write_unreal_pack
 from companion.media.formats.video import ClipWriter, prores_writer
 from companion.media.formats.webm_alpha import WebmAlphaWriter
 from companion.media.frames import FrameShaper
-from companion.media.loop import SeamMeter, choose_loop
-from companion.media.loop_scan import LoopScan
+from companion.media.keying.chroma import ChromaKeyer
+from companion.media.motion.loop import SeamMeter, choose_loop
+from companion.media.motion.loop_scan import LoopScan
+from companion.media.motion.register import Registration
 from companion.media.pipeline import ThreadedSink
-from companion.media.register import Registration
-from companion.media.sampling import SamplePlan, plan_samples, selection_bounds
+from companion.media.source.decode import SourceFrame
+from companion.media.source.sampling import SamplePlan, plan_samples, selection_bounds
+from companion.media.source.video_info import VideoInfo, probe
 from companion.media.spec import (
     ExportOutput,
     ExportResult,
@@ -43,7 +44,6 @@ from companion.media.spec import (
     Progress,
     check_spec,
 )
-from companion.media.video_info import VideoInfo, probe
 
 
 def export_video(

@@ -8,11 +8,11 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from companion.media.decode import SamplePicker, SourceFrame, iter_source_frames
 from companion.media.formats.common import RGBA
 from companion.media.frames import FrameShaper
 from companion.media.pipeline import ThreadedSink
-from companion.media.sampling import SamplePlan
+from companion.media.source.decode import SamplePicker, SourceFrame, iter_source_frames
+from companion.media.source.sampling import SamplePlan
 from companion.media.spec import ExportOutput, FrameSink, Progress
 
 Writer = ThreadedSink[tuple[int, RGBA], list[ExportOutput]]

@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 from av.video.reformatter import Interpolation, VideoReformatter
 
-from companion.media.chroma import ChromaKeyer
+from companion.media.keying.chroma import ChromaKeyer
 
 RGBA = npt.NDArray[np.uint8]
 

@@ -10,11 +10,11 @@ from pathlib import Path
 from av.video.reformatter import VideoReformatter
 from PIL import Image, ImageDraw, ImageFont
 
-from companion.media.decode import SamplePicker, SourceFrame, iter_source_frames
 from companion.media.errors import MediaError
 from companion.media.frames import Fit
-from companion.media.sampling import EPSILON
-from companion.media.video_info import probe
+from companion.media.source.decode import SamplePicker, SourceFrame, iter_source_frames
+from companion.media.source.sampling import EPSILON
+from companion.media.source.video_info import probe
 
 LABEL_HEIGHT = 18
 GAP = 4

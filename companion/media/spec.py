@@ -13,8 +13,8 @@ from companion.media.formats.common import PIVOTS, RGBA
 from companion.media.formats.sheet import MAX_SHEET_SIDE, MAX_SPACING
 from companion.media.formats.unity import DEFAULT_UNITY_DIR
 from companion.media.names import clean_name, is_clean_name
-from companion.media.sampling import SamplePlan
-from companion.media.video_info import VideoInfo
+from companion.media.source.sampling import SamplePlan
+from companion.media.source.video_info import VideoInfo
 
 
 @dataclass(frozen=True)

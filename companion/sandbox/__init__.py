@@ -4,8 +4,8 @@ It is the embedded default for users without a key, the target of the test suite
 the way plugin authors work offline. Never imported on the client path except to start
 it embedded."""
 
+from companion.sandbox.account.tiers import TIERS, Limits
 from companion.sandbox.server import Sandbox, SandboxThread, serve_forever
 from companion.sandbox.service import SandboxConfig
-from companion.sandbox.tiers import TIERS, Limits
 
 __all__ = ["TIERS", "Limits", "Sandbox", "SandboxConfig", "SandboxThread", "serve_forever"]

@@ -19,16 +19,16 @@ from aiohttp import web
 
 from companion.api.operations import OPERATIONS_BY_NAME, READ, WRITE, Operation
 from companion.api.schema import ErrorCode
+from companion.sandbox.account.limiter import SlidingWindow
+from companion.sandbox.account.tiers import TIERS, Limits
 from companion.sandbox.errors import ApiError, not_found
 from companion.sandbox.face import Face, face_named
 from companion.sandbox.faults import Faults
 from companion.sandbox.journal import Journal
-from companion.sandbox.limiter import SlidingWindow
-from companion.sandbox.others import seed_other_tasks
-from companion.sandbox.runner import Runner
 from companion.sandbox.state import Account, ApiKey, State, StateFile, key_hash, stable_id
 from companion.sandbox.storage import Storage
-from companion.sandbox.tiers import TIERS, Limits
+from companion.sandbox.tasks.others import seed_other_tasks
+from companion.sandbox.tasks.runner import Runner
 
 log = logging.getLogger(__name__)
 

@@ -47,7 +47,7 @@ class Job:
     resolved: dict[str, Any] | None = None  # the create body, resolved at quote time
     sent: bool = False  # a create may have gone out: look for it before any resend
     remote_status: str | None = None  # the task's final status
-    # Outputs of formats not known here, kept aside (companion.jobs.aside: one object
+    # Outputs of formats not known here, kept aside (companion.jobs.landing.aside: one object
     # each; a job stored before then holds plain strings).
     unknown_outputs: list[Any] | None = None
     resource: str | None = None  # the engine's playable resource, once installed

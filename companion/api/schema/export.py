@@ -101,7 +101,7 @@ class ExportOptions(RequestModel):
     )
     unity: UnityOptions = Field(default_factory=UnityOptions)
     # Were output_formats given, or filled with the default below? A project's engine
-    # fills them its own way (companion.jobs.defaults) only when nobody chose them.
+    # fills them its own way (companion.jobs.ask.defaults) only when nobody chose them.
     _formats_given: bool = PrivateAttr(default=True)
 
     @field_validator("transparent", mode="before")

@@ -14,11 +14,14 @@ def add_local(commands: Any) -> None:
     command(
         commands,
         "status",
-        "companion.cli.local:cmd_status",
+        "companion.cli.commands.local:cmd_status",
         help="the running daemon, and its status page link",
     )
     serve = command(
-        commands, "serve", "companion.cli.local:cmd_serve", help="run the daemon for editor plugins"
+        commands,
+        "serve",
+        "companion.cli.commands.local:cmd_serve",
+        help="run the daemon for editor plugins",
     )
     serve.add_argument(
         "--port", type=int, default=8791, help="localhost port (default 8791; 0: any free)"
@@ -36,7 +39,7 @@ def add_local(commands: Any) -> None:
     openapi = command(
         commands,
         "openapi",
-        "companion.cli.local:cmd_openapi",
+        "companion.cli.commands.local:cmd_openapi",
         help="print the remote API's OpenAPI document",
     )
     openapi.add_argument("--out", type=Path, metavar="FILE", help="write it to this file")
@@ -44,7 +47,7 @@ def add_local(commands: Any) -> None:
     sandbox = command(
         commands,
         "sandbox",
-        "companion.cli.local:cmd_sandbox",
+        "companion.cli.commands.local:cmd_sandbox",
         help="run the local emulator of the remote service",
         description="Serves all operations under /v1 and prints the base URL once it "
         "accepts connections. Keys may name an account as ACCOUNT:KEY.",
@@ -106,7 +109,7 @@ def add_provenance(commands: Any) -> None:
     provenance = command(
         commands,
         "provenance",
-        "companion.cli.provenance:cmd_provenance",
+        "companion.cli.commands.provenance:cmd_provenance",
         help="every generated file in a project and where it came from (AI disclosure)",
         description="Lists each file the companion generated into PROJECT that is still as "
         "it was installed (deleted or changed files are left out): its path, job, service, "
@@ -131,7 +134,7 @@ def add_projects(commands: Any) -> None:
     add = command(
         verbs,
         "add",
-        "companion.cli.projects:cmd_add",
+        "companion.cli.commands.projects:cmd_add",
         help="register a project, or change what is given of one already registered",
     )
     add.add_argument("root", help="the project's folder (holding project.godot, or Assets/)")
@@ -156,12 +159,12 @@ def add_projects(commands: Any) -> None:
     remove = command(
         verbs,
         "remove",
-        "companion.cli.projects:cmd_remove",
+        "companion.cli.commands.projects:cmd_remove",
         help="forget a project (its files and jobs stay)",
     )
     remove.add_argument("root", help="the project's folder, as registered")
     listing = command(
-        verbs, "list", "companion.cli.projects:cmd_list", help="every registered project"
+        verbs, "list", "companion.cli.commands.projects:cmd_list", help="every registered project"
     )
     listing.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -178,14 +181,19 @@ def add_service(commands: Any) -> None:
     command(
         verbs,
         "install",
-        "companion.cli.service:cmd_install",
+        "companion.cli.commands.login_service:cmd_install",
         help="write, check and start the login service (again: update it)",
     )
-    command(verbs, "uninstall", "companion.cli.service:cmd_uninstall", help="stop and remove it")
+    command(
+        verbs,
+        "uninstall",
+        "companion.cli.commands.login_service:cmd_uninstall",
+        help="stop and remove it",
+    )
     status = command(
         verbs,
         "status",
-        "companion.cli.service:cmd_status",
+        "companion.cli.commands.login_service:cmd_status",
         help="whether it is installed, current, and the daemon answering",
     )
     status.add_argument("--json", action="store_true", help="print one JSON object")
@@ -214,7 +222,7 @@ def add_plugin(commands: Any) -> None:
         parser = command(
             verbs,
             verb,
-            f"companion.cli.plugin:cmd_{verb}",
+            f"companion.cli.commands.plugin:cmd_{verb}",
             help=help_text,
             description=help_text[0].upper() + help_text[1:] + ".",
         )
@@ -227,7 +235,7 @@ def add_plugin(commands: Any) -> None:
     pack = command(
         verbs,
         "pack",
-        "companion.cli.plugin:cmd_pack",
+        "companion.cli.commands.plugin:cmd_pack",
         help="build the release artifacts: the Godot Asset Library zip, the Unity package",
     )
     pack.add_argument(

@@ -14,7 +14,7 @@ def add_export(commands: Any) -> None:
     export = command(
         commands,
         "export",
-        "companion.cli.export:cmd_export",
+        "companion.cli.commands.export:cmd_export",
         help="convert a local video into engine-ready formats (no service, no credits)",
         description="Sample frames from a video and write the formats asked for into "
         "--out. An output never replaces the video itself.",
@@ -27,7 +27,7 @@ def add_recut(commands: Any) -> None:
     recut = command(
         commands,
         "recut",
-        "companion.cli.recut:cmd_recut",
+        "companion.cli.commands.recut:cmd_recut",
         help="export a finished job's kept video again (other frames, size, range, "
         "formats): local, no credits",
         description="The companion keeps each paid video (COMPANION_HOME/clips; "
@@ -47,7 +47,7 @@ def add_clips(commands: Any) -> None:
     clips = command(
         commands,
         "clips",
-        "companion.cli.clips:cmd_clips",
+        "companion.cli.commands.clips:cmd_clips",
         help="the kept paid videos: their size and the generations they answer",
         description="Every paid video the companion keeps, oldest first, with its size, the "
         "generation it is (picture, prompt) and the re-cuts it answered for free; and the "
@@ -60,7 +60,7 @@ def add_animate(commands: Any) -> None:
     animate = command(
         commands,
         "animate",
-        "companion.cli.animate:cmd_animate",
+        "companion.cli.commands.animate:cmd_animate",
         help="animate an image end to end (one click), resumable",
         description="Checks every option, quotes, creates one task, waits, and installs "
         "the formats asked for into --out. Run the same command again after a crash or "
@@ -87,7 +87,7 @@ def add_animate(commands: Any) -> None:
     demo = command(
         commands,
         "demo",
-        "companion.cli.animate:cmd_demo",
+        "companion.cli.commands.animate:cmd_demo",
         help="draw a character and animate it into every format (the first thing to try)",
     )
     demo.add_argument(
@@ -103,7 +103,7 @@ def add_character(commands: Any) -> None:
     character = command(
         commands,
         "character",
-        "companion.cli.character:cmd_character",
+        "companion.cli.commands.character:cmd_character",
         help="animate a character's moves from one picture (idle, walk, attack...): one "
         "quote for the set, wired into the engine",
         description="Each --move is a generation of its own, paid once ever: run the same "
@@ -166,7 +166,7 @@ def add_jobs(commands: Any) -> None:
     add = command(
         verbs,
         "add",
-        "companion.cli.jobs:cmd_add",
+        "companion.cli.commands.jobs:cmd_add",
         help="queue a one-click animation for a project folder",
     )
     add.add_argument("image", type=Path, help="the first frame: PNG, JPEG or WebP")
@@ -184,10 +184,12 @@ def add_jobs(commands: Any) -> None:
     command(
         verbs,
         "run",
-        "companion.cli.jobs:cmd_run",
+        "companion.cli.commands.jobs:cmd_run",
         help="run every unfinished job (resumes after a crash)",
     )
-    command(verbs, "list", "companion.cli.jobs_books:cmd_list", help="every job and its state")
+    command(
+        verbs, "list", "companion.cli.commands.jobs_books:cmd_list", help="every job and its state"
+    )
     for verb, text, handler in (
         ("show", "a job, its ledger and outputs", "jobs_books:cmd_show"),
         ("cancel", "cancel a job (remotely too)", "jobs:cmd_control"),

@@ -14,9 +14,9 @@ import av
 from av.video.reformatter import Interpolation, VideoReformatter
 from av.video.stream import VideoStream
 
-from companion.media.decode import SourceFrame
 from companion.media.formats.common import RGBA
 from companion.media.frames import Fit, even
+from companion.media.source.decode import SourceFrame
 
 MILLIS = Fraction(1, 1000)
 CLIP_TIME_BASE = Fraction(1, 90000)

@@ -1,0 +1,2 @@
+"""The localhost API as models: request bodies and answers, the fields and limits they
+share, and the OpenAPI document made from them."""

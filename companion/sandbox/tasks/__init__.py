@@ -1,0 +1,2 @@
+"""Tasks as the sandbox runs them: creates under their idempotency keys, the run from
+queued to an end, the outputs and the credits posted."""
