@@ -200,5 +200,5 @@ def add_jobs(commands: Any) -> None:
             "jobs:cmd_control",
         ),
     ):
-        parser = command(verbs, verb, f"companion.cli.{handler}", help=text)
+        parser = command(verbs, verb, f"companion.cli.commands.{handler}", help=text)
         parser.add_argument("job", help="a job id or its first characters")
