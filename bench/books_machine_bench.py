@@ -9,8 +9,8 @@ tried, and the rules run.
     .venv/bin/python bench/books_machine_bench.py --face latitude --examples 60
 
 On the latitude face (docs/sandbox.md, "Two faces") the in-progress window and the
-late credit posting are shortened as in tests/test_books_machine.py: what matters here
-is that they happen at every step, not how long they last.
+late credit posting are shortened (tests/books_machine.py's QUICK_LATITUDE): what
+matters here is that they happen at every step, not how long they last.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from hypothesis import HealthCheck, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from companion.sandbox import SandboxConfig, SandboxThread
-from companion.sandbox.face import FACES, LATITUDE, with_changes
+from companion.sandbox.face import FACES
 from tests.books_generations import Generations
-from tests.books_machine import BooksMachine, make_machine
+from tests.books_machine import QUICK_LATITUDE, BooksMachine, make_machine
 from tests.conftest import ROOMY
 
 
@@ -39,11 +39,7 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=12, help="steps per sequence at most")
     parser.add_argument("--face", choices=sorted(FACES), default="default", help="sandbox face")
     args = parser.parse_args()
-    face = (
-        with_changes(LATITUDE, in_progress_seconds=1.5, credits_posted_after=0.5)
-        if args.face == "latitude"
-        else FACES[args.face]
-    )
+    face = QUICK_LATITUDE if args.face == "latitude" else FACES[args.face]
     config = SandboxConfig(
         api_keys=["sk-bench"], task_seconds=0.4, limits=ROOMY, min_retry_after=0, face=face
     )

@@ -47,6 +47,7 @@ from companion.jobs.lifecycle import FINAL, State
 from companion.jobs.resume import paid_not_installed
 from companion.media.demo_art import draw_character
 from companion.sandbox import SandboxThread
+from companion.sandbox.face import LATITUDE, with_changes
 from companion.sandbox.faults import Faults
 from companion.sandbox.state import stable_id
 from companion.store import Store, day_start, month_start
@@ -54,6 +55,11 @@ from companion.store.books import store_books
 from companion.store.clips import ClipStore
 from tests.books_generations import Generations
 from tests.books_ways import DaemonProcess, animate_cli, companion_cli, credits_json, wait_for
+
+# The latitude face with its waits made short, for the machine's test and its long run:
+# the 9 s in-progress window and the 2 s credit posting are tested exactly in
+# tests/test_books_service.py; here what matters is that they happen at every step.
+QUICK_LATITUDE = with_changes(LATITUDE, in_progress_seconds=1.5, credits_posted_after=0.5)
 
 # "downloading": the service made it and charged for it; its outputs never go in.
 CANCEL_AT = ("new", "quoted", "running", "downloading")

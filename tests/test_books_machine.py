@@ -13,16 +13,11 @@ from hypothesis import HealthCheck, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from companion.sandbox import SandboxThread
-from companion.sandbox.face import LATITUDE, with_changes
 from tests.books_generations import Generations
-from tests.books_machine import make_machine
+from tests.books_machine import QUICK_LATITUDE, make_machine
 from tests.conftest import both_faces
 
 pytestmark = pytest.mark.slow
-# The latitude face with its waits made short: the 9 s in-progress window and the 2 s
-# credit posting are tested exactly in tests/test_books_service.py; here what matters is
-# that they happen.
-QUICK_LATITUDE = with_changes(LATITUDE, in_progress_seconds=1.5, credits_posted_after=0.5)
 
 
 def sandbox_for(make_sandbox: Callable[..., SandboxThread], face: str) -> SandboxThread:

@@ -63,7 +63,7 @@ def imports(path: Path) -> set[str]:
 
 def test_no_folder_is_a_long_list() -> None:
     crowded = {}
-    for folder in [PACKAGE, *(p.parent for p in PACKAGE.rglob("__init__.py"))]:
+    for folder in (p.parent for p in PACKAGE.rglob("__init__.py")):
         own = [p for p in folder.glob("*.py") if p.name != "__init__.py"]
         if len(own) > MAX_MODULES_IN_A_FOLDER:
             crowded[folder.relative_to(PACKAGE.parent).as_posix()] = len(own)
@@ -172,11 +172,9 @@ def packages_in_the_map() -> set[str]:
 
 
 def test_the_map_in_docs_names_every_package_and_no_other() -> None:
-    packages = {
-        ".".join(p.parent.relative_to(PACKAGE.parent).parts)
-        for p in PACKAGE.rglob("__init__.py")
-        if "__pycache__" not in p.parts
-    }
+    packages = {name for name, path in modules().items() if path.name == "__init__.py"}
     named = packages_in_the_map()
     assert sorted(packages - named) == [], "add these packages to docs/layout.md"
-    assert sorted(named - packages) == [], "these packages are gone: take them out of docs/layout.md"
+    assert sorted(named - packages) == [], (
+        "these packages are gone: take them out of docs/layout.md"
+    )
