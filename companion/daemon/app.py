@@ -16,8 +16,8 @@ from aiohttp import web
 from companion.api.errors import CompanionApiError
 from companion.daemon import generations, registry
 from companion.daemon.http.events import Broker
-from companion.daemon.http.host import Prepared
-from companion.daemon.http.middleware import Model, errors, parse
+from companion.daemon.http.host import Earlier, Prepared
+from companion.daemon.http.middleware import errors
 from companion.daemon.http.security import MAX_BODY, guard
 from companion.daemon.inbox.watch import ProjectWatcher
 from companion.daemon.reach import Reach, unreachable
@@ -272,17 +272,10 @@ class Daemon:
 
     # -- what the route groups use of the daemon -----------------------------------------
 
-    async def parse(
-        self, request: web.Request, model: type[Model], limit: int = MAX_BODY
-    ) -> Model | web.Response:
-        return await parse(request, model, limit)
-
-    async def digest(self, body: AnimateIn) -> str | web.Response:
+    async def digest(self, body: AnimateIn) -> str:
         return await self.animate_routes.digest(body)
 
-    async def quote_reply(
-        self, body: AnimateIn, new_seed: bool = False
-    ) -> dict[str, Any] | web.Response:
+    async def quote_reply(self, body: AnimateIn, new_seed: bool = False) -> dict[str, Any]:
         return await self.animate_routes.quote_reply(body, new_seed)
 
     async def submit_animate(
@@ -292,10 +285,10 @@ class Daemon:
 
     async def prepare_animate(
         self, body: AnimateIn, lineage: dict[str, str] | None = None
-    ) -> Prepared | web.Response:
+    ) -> Prepared | Earlier:
         return await self.animate_routes.prepare_animate(body, lineage)
 
-    def start_animate(self, ready: Prepared, approved: bool = False) -> web.Response:
+    def start_animate(self, ready: Prepared, approved: bool = False) -> Job:
         return self.animate_routes.start_animate(ready, approved)
 
     def changed(self, job: Job) -> None:

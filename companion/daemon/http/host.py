@@ -4,19 +4,16 @@ this face and not on the module that puts the daemon together (no import circle)
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
-
-from aiohttp import web
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:
+    from aiohttp import web
+
     from companion.daemon.http.events import Broker
     from companion.daemon.reach import Reach
     from companion.daemon.schema.requests import AnimateIn, JobOut
     from companion.jobs import Engine, JobRequest
     from companion.store import Job, Store
-
-Model = TypeVar("Model", bound=BaseModel)
 
 
 class Prepared(NamedTuple):
@@ -25,6 +22,14 @@ class Prepared(NamedTuple):
     request: JobRequest
     name: str
     target: Path
+
+
+class Earlier(NamedTuple):
+    """An earlier job of exactly this request that answers it instead (nothing is spent):
+    status 202 when it was paid for and its outputs go in again now, 200 otherwise."""
+
+    job: Job
+    status: int
 
 
 class Host(Protocol):
@@ -48,19 +53,14 @@ class Host(Protocol):
     def job_out(self, job: Job) -> JobOut: ...
     async def watch(self, project: dict[str, Any]) -> None: ...
     async def unwatch(self, root: str) -> None: ...
-    async def parse(
-        self, request: web.Request, model: type[Model], limit: int = ...
-    ) -> Model | web.Response: ...
-    async def digest(self, body: AnimateIn) -> str | web.Response: ...
-    async def quote_reply(
-        self, body: AnimateIn, new_seed: bool = ...
-    ) -> dict[str, Any] | web.Response: ...
+    async def digest(self, body: AnimateIn) -> str: ...
+    async def quote_reply(self, body: AnimateIn, new_seed: bool = ...) -> dict[str, Any]: ...
     async def submit_animate(
         self, body: AnimateIn, lineage: dict[str, str] | None = None
     ) -> web.Response: ...
     async def prepare_animate(
         self, body: AnimateIn, lineage: dict[str, str] | None = None
-    ) -> Prepared | web.Response: ...
-    def start_animate(self, ready: Prepared, approved: bool = False) -> web.Response: ...
+    ) -> Prepared | Earlier: ...
+    def start_animate(self, ready: Prepared, approved: bool = False) -> Job: ...
     def inside(self, root: Path, relative: str) -> Path | None: ...
     def engine_refusal(self, engine: str, root: Path, target: Path) -> str | None: ...

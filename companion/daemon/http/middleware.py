@@ -1,6 +1,6 @@
 """What every route shares: the error middleware (a JSON answer for every failure, never
 aiohttp's page or a traceback), reading a JSON body against its model, and the prompt
-answer given while the service is known away."""
+refusal while the service is known away. Handlers raise; only the middleware answers."""
 
 from __future__ import annotations
 
@@ -25,14 +25,16 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 class Bad(DaemonError):
-    """A request refused with a status, a code and a message naming the field."""
+    """A request refused with a status, a code and a message naming the field; extra:
+    more fields of the error's answer (a free name to give instead, the move refused)."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, **extra: str) -> None:
         super().__init__(message)
-        self.status, self.code, self.message = status, code, message
+        self.status, self.code, self.message, self.extra = status, code, message, extra
 
     def response(self) -> web.Response:
-        return error(self.status, self.code, self.message)
+        said = {"code": self.code, "message": self.message, **self.extra}
+        return web.json_response({"error": said}, status=self.status)
 
 
 def errors(reach: Callable[[], Reach | None]) -> Callable[..., Awaitable[web.StreamResponse]]:
@@ -90,21 +92,11 @@ async def read_body(request: web.Request, model: type[Model], limit: int = MAX_B
         raise Bad(400, "INVALID", f"{param}: {message}" if param else message) from exc
 
 
-async def parse(
-    request: web.Request, model: type[Model], limit: int = MAX_BODY
-) -> Model | web.Response:
-    """The body as model, or the error answer to send instead."""
-    try:
-        return await read_body(request, model, limit)
-    except Bad as bad:
-        return bad.response()
-
-
-def away(reach: Reach | None) -> web.Response | None:
-    """A prompt answer, instead of a long wait, while the service is known away."""
+def reachable(reach: Reach | None) -> None:
+    """Bad (503) at once, instead of a long wait, while the service is known away."""
     if reach is None or reach.reachable:
-        return None
-    return error(
+        return
+    raise Bad(
         503,
         "SERVICE_UNREACHABLE",
         f"the service does not answer ({reach.error}); animate requests are queued "

@@ -17,9 +17,8 @@ from aiohttp import web
 from companion.api.schema.images import sniff_image_type
 from companion.daemon import model_fit, quote_context, registry
 from companion.daemon.file_work import on_files
-from companion.daemon.http.host import Prepared
-from companion.daemon.http.middleware import Bad, away, read_body
-from companion.daemon.http.security import error
+from companion.daemon.http.host import Earlier, Prepared
+from companion.daemon.http.middleware import Bad, reachable, read_body
 from companion.daemon.quotes import quote_id
 from companion.daemon.schema.quote import EarlierOut, PaidBecause, QuoteOut, RecutOut, Why
 from companion.daemon.schema.requests import AnimateIn
@@ -40,6 +39,7 @@ from companion.media import clean_name
 
 if TYPE_CHECKING:
     from companion.daemon.http.host import Host
+    from companion.store import Job
 
 
 class AnimateRoutes:
@@ -59,41 +59,24 @@ class AnimateRoutes:
         ]
 
     async def quote(self, request: web.Request) -> web.Response:
-        try:
-            body = await read_body(request, AnimateIn)
-        except Bad as bad:
-            return bad.response()
-        reply = await self.quote_reply(body)
-        return reply if isinstance(reply, web.Response) else web.json_response(reply)
+        return web.json_response(await self.quote_reply(await read_body(request, AnimateIn)))
 
     async def animate(self, request: web.Request) -> web.Response:
-        try:
-            body = await read_body(request, AnimateIn)
-        except Bad as bad:
-            return bad.response()
-        return await self.submit_animate(body)
+        return await self.submit_animate(await read_body(request, AnimateIn))
 
-    async def digest(self, body: AnimateIn) -> str | web.Response:
-        """The quote id of body, or the error answer to send instead."""
-        try:
-            return (await self._priced(body))[3]
-        except Bad as bad:
-            return bad.response()
+    async def digest(self, body: AnimateIn) -> str:
+        """The quote id of body (Bad when body is refused)."""
+        return (await self._priced(body))[3]
 
     async def quote_reply(
         self, body: AnimateIn, new_seed: bool = False, character: CharacterPart | None = None
-    ) -> dict[str, Any] | web.Response:
+    ) -> dict[str, Any]:
         """What POST /quote answers for body: the price, and what pressing animate with it
         spends now (nothing when an earlier job of exactly this request answers it instead).
         new_seed: a generation made again (its own lineage), which never looks for one;
-        character: the move of a character's set body is."""
-        try:
-            job_request, name, target, digest, image_sha256 = await self._priced(body, character)
-        except Bad as bad:
-            return bad.response()
-        refused = away(self.daemon.reach)
-        if refused is not None:
-            return refused
+        character: the move of a character's set body is. Bad when body is refused."""
+        job_request, name, target, digest, image_sha256 = await self._priced(body, character)
+        reachable(self.daemon.reach)
         writes, clashes, replaced, free = await on_files(self._foresee, job_request, name, target)
         credits = await self.daemon.engine.quote(job_request, name)
         again = body.again or new_seed  # a new take never looks for an earlier one
@@ -138,30 +121,32 @@ class AnimateRoutes:
         """A paid job for body; refused (409 STALE_QUOTE, nothing spent) when its quote
         id priced something else."""
         ready = await self.prepare_animate(body, lineage)
-        return ready if isinstance(ready, web.Response) else self.start_animate(ready)
+        if isinstance(ready, Earlier):
+            return self.answer(ready.job, ready.status)
+        return self.answer(self.start_animate(ready), 202)
+
+    def answer(self, job: Job, status: int) -> web.Response:
+        return web.json_response(self.daemon.job_out(job).model_dump(mode="json"), status=status)
 
     async def prepare_animate(
         self,
         body: AnimateIn,
         lineage: dict[str, str] | None = None,
         character: CharacterPart | None = None,
-    ) -> Prepared | web.Response:
+    ) -> Prepared | Earlier:
         """Every check of a paid job for body, nothing created yet: the job ready to start,
-        or the answer to send instead (a refusal, or an earlier job that answers it). A
-        multi-job action prepares every member before it starts the first."""
-        try:
-            job_request, name, target, digest, image_sha256 = await self._priced(body, character)
-        except Bad as bad:
-            return bad.response()
+        or an earlier job that answers it; Bad when it is refused. A multi-job action
+        prepares every member before it starts the first."""
+        job_request, name, target, digest, image_sha256 = await self._priced(body, character)
         job_request = job_request.descended(lineage or {})
         daemon = self.daemon
         length = await model_fit.length_refusal(
             daemon.engine, daemon.home / "cache", daemon.service_label, body.video, self._online
         )
         if length is not None:
-            return error(400, "INVALID", length)
+            raise Bad(400, "INVALID", length)
         if body.quote_id is not None and body.quote_id != digest:
-            return error(
+            raise Bad(
                 409,
                 "STALE_QUOTE",
                 "quote_id: the settings or the image changed since that quote; quote again "
@@ -172,7 +157,7 @@ class AnimateRoutes:
             try:
                 replace = await on_files(quote_context.agreed, clashes)
             except quote_context.CannotReplace as exc:
-                return error(409, "CONFLICT", str(exc))
+                raise Bad(409, "CONFLICT", str(exc)) from exc
             job_request = job_request.model_copy(update={"replace": replace})
         elif clashes:
             more = f" (and {len(clashes) - 1} more)" if len(clashes) > 1 else ""
@@ -182,8 +167,7 @@ class AnimateRoutes:
                 'is free in that folder), move the file away, or send "replace": true to '
                 "have it moved aside"
             )
-            refused = {"code": "CONFLICT", "message": message, "name_suggestion": str(free)}
-            return web.json_response({"error": refused}, status=409)
+            raise Bad(409, "CONFLICT", message, name_suggestion=str(free))
         if not lineage:  # the same request again is not paid again (unless again: true)
             job_request, earlier = await asyncio.to_thread(
                 made_before, daemon.store, job_request, name, target, image_sha256
@@ -194,22 +178,18 @@ class AnimateRoutes:
                     earlier = daemon.engine.retry(earlier.id)
                     daemon.enqueue(earlier)
                     daemon.changed(earlier)
-                    return web.json_response(
-                        daemon.job_out(earlier).model_dump(mode="json"), status=202
-                    )
-                return web.json_response(
-                    daemon.job_out(earlier).model_dump(mode="json"), status=200
-                )
+                    return Earlier(earlier, 202)
+                return Earlier(earlier, 200)
             # Its generation paid for already (or under way): a free re-cut of the clip.
             job_request, _ = await asyncio.to_thread(
                 settle, daemon.store, daemon.engine.clips, job_request, again=body.again
             )
         return Prepared(job_request, name, target)
 
-    def start_animate(self, ready: Prepared, approved: bool = False) -> web.Response:
-        """The job prepared, made and queued: 202 with it (its create is what charges, and
-        none is sent for a re-cut of a kept clip). approved: its price was agreed to
-        already (a set's one approval), so no budget holds it."""
+    def start_animate(self, ready: Prepared, approved: bool = False) -> Job:
+        """The job prepared, made and queued (its create is what charges, and none is sent
+        for a re-cut of a kept clip). approved: its price was agreed to already (a set's
+        one approval), so no budget holds it."""
         daemon = self.daemon
         job = daemon.engine.submit(
             ready.request, name=ready.name, target_dir=ready.target, priority=0
@@ -218,7 +198,7 @@ class AnimateRoutes:
             job = daemon.store.update_job(job.id, approved=1)
         daemon.enqueue(job)
         daemon.changed(job)
-        return web.json_response(daemon.job_out(job).model_dump(mode="json"), status=202)
+        return job
 
     async def _priced(
         self, body: AnimateIn, character: CharacterPart | None = None

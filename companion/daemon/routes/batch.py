@@ -14,8 +14,8 @@ from aiohttp import web
 from pydantic import Field, model_validator
 
 from companion.daemon import quote_context
-from companion.daemon.http.host import Prepared
-from companion.daemon.http.security import error
+from companion.daemon.http.host import Earlier, Prepared
+from companion.daemon.http.middleware import Bad, read_body
 from companion.daemon.schema.requests import AnimateIn
 from companion.jobs import JobKind, set_over_budget
 from companion.media import clean_name
@@ -59,7 +59,7 @@ class BatchRoutes:
             ("POST", "/api/v1/batch", self.animate),
         ]
 
-    def _members(self, body: BatchIn) -> list[AnimateIn] | web.Response:
+    def _members(self, body: BatchIn) -> list[AnimateIn]:
         shared = body.model_dump(
             mode="json", exclude_unset=True, exclude={"image_paths", "approve", "quote_id"}
         )
@@ -67,48 +67,32 @@ class BatchRoutes:
         for path in body.image_paths:
             name = clean_name(path.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0])
             if name in names:
-                return error(400, "INVALID", f"image_paths: {names[name]} and {path} would "
-                             f"both be named {name}; animate one of them on its own with "
-                             "another name (nothing was spent)")  # fmt: skip
+                raise Bad(400, "INVALID", f"image_paths: {names[name]} and {path} would "
+                          f"both be named {name}; animate one of them on its own with "
+                          "another name (nothing was spent)")  # fmt: skip
             names[name] = path
         return [AnimateIn.model_validate({**shared, "image_path": p}) for p in body.image_paths]
 
-    async def _together(self, members: list[AnimateIn]) -> tuple[str, list[str]] | web.Response:
+    async def _together(self, members: list[AnimateIn]) -> tuple[str, list[str]]:
         """One id for the whole batch (the digest of each member's quote id), and those."""
-        digests = []
-        for member in members:
-            digest = await self.daemon.digest(member)
-            if isinstance(digest, web.Response):
-                return digest
-            digests.append(digest)
+        digests = [await self.daemon.digest(member) for member in members]
         return "b_" + hashlib.sha256(json.dumps(digests).encode()).hexdigest()[:40], digests
 
     async def _read(
         self, request: web.Request
-    ) -> tuple[BatchIn, list[AnimateIn], tuple[str, list[str]]] | web.Response:
-        """The batch asked for, its pictures as /animate bodies and its ids; or the refusal."""
-        body = await self.daemon.parse(request, BatchIn)
-        if isinstance(body, web.Response):
-            return body
+    ) -> tuple[BatchIn, list[AnimateIn], tuple[str, list[str]]]:
+        """The batch asked for, its pictures as /animate bodies and its ids (Bad when
+        refused)."""
+        body = await read_body(request, BatchIn)
         members = self._members(body)
-        if isinstance(members, web.Response):
-            return members
-        together = await self._together(members)
-        if isinstance(together, web.Response):
-            return together
-        return body, members, together
+        return body, members, await self._together(members)
 
     async def quote(self, request: web.Request) -> web.Response:
-        read = await self._read(request)
-        if isinstance(read, web.Response):
-            return read
-        _, members, together = read
-        quotes = []
-        for member in members:
-            one = await self.daemon.quote_reply(member)
-            if isinstance(one, web.Response):
-                return one
-            quotes.append({**one, "image_path": member.image_path})
+        _, members, together = await self._read(request)
+        quotes = [
+            {**await self.daemon.quote_reply(member), "image_path": member.image_path}
+            for member in members
+        ]
         prices = [int(q["spends"]) for q in quotes]
         spends = sum(prices)
         context: dict[str, Any] = await quote_context.context(self.daemon.engine, spends)
@@ -126,24 +110,18 @@ class BatchRoutes:
         )
 
     async def animate(self, request: web.Request) -> web.Response:
-        read = await self._read(request)
-        if isinstance(read, web.Response):
-            return read
-        body, members, together = read
+        body, members, together = await self._read(request)
         if body.quote_id != together[0]:
-            return error(409, "STALE_QUOTE", "quote_id: the pictures or settings changed since "
-                         "that quote (or none was sent); quote the batch again: POST "
-                         "/api/v1/batch/quote (nothing was spent)")  # fmt: skip
+            raise Bad(409, "STALE_QUOTE", "quote_id: the pictures or settings changed since "
+                      "that quote (or none was sent); quote the batch again: POST "
+                      "/api/v1/batch/quote (nothing was spent)")  # fmt: skip
         # Every member checked (files, names, conflicts) before the first is made: one
         # refused means none is made and nothing is spent. A member an earlier job answers
         # (made already) is that job, free.
-        outcomes: list[Prepared | dict[str, Any]] = []
+        outcomes: list[Prepared | Earlier] = []
         for member, digest in zip(members, together[1], strict=True):
             member.quote_id = digest
-            one = await self.daemon.prepare_animate(member)
-            if isinstance(one, web.Response) and one.status >= 400:
-                return one
-            outcomes.append(json.loads(one.text or "{}") if isinstance(one, web.Response) else one)
+            outcomes.append(await self.daemon.prepare_animate(member))
         ready = [o for o in outcomes if isinstance(o, Prepared)]
         engine = self.daemon.engine
         prices = [0]
@@ -153,15 +131,14 @@ class BatchRoutes:
         spends = sum(prices)
         over = await asyncio.to_thread(set_over_budget, engine, prices)  # one set's cap
         if over and not body.approve:
-            return error(409, "OVER_BUDGET", f"the batch's total, {spends} credits, is over "
-                         'a budget; nothing was spent: send "approve": true to go ahead with '
-                         "the whole batch (one approval)")  # fmt: skip
-        jobs = [  # in the pictures' order; an answered member is its earlier job
-            json.loads(self.daemon.start_animate(o, approved=over).text or "{}")
-            if isinstance(o, Prepared)
-            else o
+            raise Bad(409, "OVER_BUDGET", f"the batch's total, {spends} credits, is over "
+                      'a budget; nothing was spent: send "approve": true to go ahead with '
+                      "the whole batch (one approval)")  # fmt: skip
+        made = [  # in the pictures' order; an answered member is its earlier job
+            self.daemon.start_animate(o, approved=over) if isinstance(o, Prepared) else o.job
             for o in outcomes
         ]
+        jobs = [self.daemon.job_out(one).model_dump(mode="json") for one in made]
         return web.json_response(
             {"data": jobs, "spends_total": spends, "approved": over}, status=202
         )

@@ -10,7 +10,8 @@ when the quote id priced another body, or when the set is over a budget unasked.
 from __future__ import annotations
 
 import asyncio
-import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,9 +19,8 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from companion.daemon import quote_context
-from companion.daemon.http.host import Prepared
+from companion.daemon.http.host import Earlier, Prepared
 from companion.daemon.http.middleware import Bad, read_body
-from companion.daemon.http.security import error
 from companion.daemon.quotes import quote_id
 from companion.daemon.schema.character import (
     CharacterIn,
@@ -29,7 +29,6 @@ from companion.daemon.schema.character import (
     MoveJobOut,
     MoveQuoteOut,
 )
-from companion.daemon.schema.requests import JobOut
 from companion.install import character_files, character_refusal
 from companion.jobs import (
     BadMove,
@@ -101,10 +100,7 @@ class CharacterRoutes:
         ]
 
     async def quote(self, request: web.Request) -> web.Response:
-        read = await self._read(request)
-        if isinstance(read, web.Response):
-            return read
-        _, checked, priced = read
+        _, checked, priced = await self._read(request)
         frames, _ = self._files(checked)
         unusable = self._refusal(checked)
         conflicts = [] if unusable is None else [{"path": str(frames), "reason": unusable}]
@@ -127,12 +123,9 @@ class CharacterRoutes:
         )
 
     async def create(self, request: web.Request) -> web.Response:
-        read = await self._read(request)
-        if isinstance(read, web.Response):
-            return read
-        body, checked, priced = read
+        body, checked, priced = await self._read(request)
         if body.quote_id is not None and body.quote_id != checked.digest:
-            return error(
+            raise Bad(
                 409,
                 "STALE_QUOTE",
                 "quote_id: the moves, the settings or the picture changed since that quote; "
@@ -140,37 +133,35 @@ class CharacterRoutes:
             )
         unusable = self._refusal(checked)
         if unusable is not None:
-            return error(409, "CONFLICT", f"{unusable} (nothing was spent)")
+            raise Bad(409, "CONFLICT", f"{unusable} (nothing was spent)")
         over = priced.over(self.daemon.engine)
         if over and not body.approve:
-            return error(
+            raise Bad(
                 409,
                 "OVER_BUDGET",
                 f"the set spends {priced.spends} credits, over a budget; nothing was spent: "
                 'send "approve": true to make it all the same',
             )
-        ready: list[Prepared | dict[str, Any]] = []
+        ready: list[Prepared | Earlier] = []
         for index, member in enumerate(checked.members):
-            prepared = await self.animate.prepare_animate(member.body, character=member.part)
-            if isinstance(prepared, Prepared):
-                ready.append(prepared)
-            elif prepared.status in (200, 202):  # an earlier job of exactly this move
-                earlier = json.loads(prepared.text or "{}")
-                job = await asyncio.to_thread(self.daemon.store.job, str(earlier["id"]))
-                await asyncio.to_thread(rewire, self.daemon.store, job)
-                ready.append(earlier)
-            else:
-                return _for_move(prepared, index, member.move.name)
+            with _for_move(index, member.move.name):
+                prepared = await self.animate.prepare_animate(member.body, character=member.part)
+            if isinstance(prepared, Earlier):  # an earlier job of exactly this move
+                await asyncio.to_thread(rewire, self.daemon.store, prepared.job)
+            ready.append(prepared)
         moves = []
-        for (member, quoted), made in zip(priced.moves, ready, strict=True):
-            if isinstance(made, Prepared):
-                made = json.loads(self.animate.start_animate(made, approved=over).text or "{}")
+        for (member, quoted), one in zip(priced.moves, ready, strict=True):
+            made = (
+                self.animate.start_animate(one, approved=over)
+                if isinstance(one, Prepared)
+                else one.job
+            )
             moves.append(
                 MoveJobOut(
                     move=member.move.name,
                     loop=member.move.loop,
                     spends=int(quoted["spends"]),
-                    job=JobOut.model_validate(made),
+                    job=self.daemon.job_out(made),
                 )
             )
         started = any(isinstance(r, Prepared) for r in ready)
@@ -182,18 +173,13 @@ class CharacterRoutes:
             status=202 if started else 200,
         )
 
-    async def _read(
-        self, request: web.Request
-    ) -> tuple[CharacterIn, Checked, Priced] | web.Response:
-        """The body, the set checked and every move priced (a quote spends nothing); or
-        the refusal to answer instead."""
-        try:
-            body = await read_body(request, CharacterIn)
-            checked = await self._checked(body)
-        except Bad as bad:
-            return bad.response()
-        priced = await self._priced(checked)  # each move's quote says when the service is away
-        return priced if isinstance(priced, web.Response) else (body, checked, priced)
+    async def _read(self, request: web.Request) -> tuple[CharacterIn, Checked, Priced]:
+        """The body, the set checked and every move priced (a quote spends nothing); Bad
+        when refused."""
+        body = await read_body(request, CharacterIn)
+        checked = await self._checked(body)
+        # each move's quote says when the service is away
+        return body, checked, await self._priced(checked)
 
     def _summary(self, checked: Checked, priced: Priced) -> dict[str, Any]:
         """What the quote and the answer to the press both say of the set."""
@@ -245,13 +231,12 @@ class CharacterRoutes:
             raise Bad(400, "INVALID", f"export.output_formats: {unwired}")
         return Checked(name, members, target, engine, quote_id(body, image_sha256))
 
-    async def _priced(self, checked: Checked) -> Priced | web.Response:
+    async def _priced(self, checked: Checked) -> Priced:
         """Each move's own quote, in the set's order; a refused move refuses the set."""
         priced = []
         for index, member in enumerate(checked.members):
-            reply = await self.animate.quote_reply(member.body, character=member.part)
-            if isinstance(reply, web.Response):
-                return _for_move(reply, index, member.move.name)
+            with _for_move(index, member.move.name):
+                reply = await self.animate.quote_reply(member.body, character=member.part)
             priced.append((member, reply))
         return Priced(priced)
 
@@ -267,12 +252,11 @@ class CharacterRoutes:
         return character_files(checked.target, checked.name)
 
 
-def _for_move(reply: web.Response, index: int, move: str) -> web.Response:
+@contextmanager
+def _for_move(index: int, move: str) -> Iterator[None]:
     """A move's refusal as the set's, its message naming the move."""
     try:
-        said = json.loads(reply.text or "{}")
-        said["error"]["message"] = f"moves[{index}] ({move}): {said['error']['message']}"
-        said["error"]["move"] = move
-    except (ValueError, KeyError, TypeError):
-        return reply
-    return web.json_response(said, status=reply.status)
+        yield
+    except Bad as bad:
+        message = f"moves[{index}] ({move}): {bad.message}"
+        raise Bad(bad.status, bad.code, message, **{**bad.extra, "move": move}) from bad

@@ -19,7 +19,8 @@ from companion.api.schema import ExportOptions, Selection
 from companion.daemon import generation_checks, quote_context, registry
 from companion.daemon.file_work import on_files
 from companion.daemon.generations import project_of
-from companion.daemon.http.security import error
+from companion.daemon.http.host import Earlier
+from companion.daemon.http.middleware import Bad, read_body
 from companion.daemon.schema import bodies
 from companion.daemon.schema.requests import (
     AgainIn,
@@ -108,35 +109,29 @@ class GenerationRoutes:
 
     async def again(self, request: web.Request) -> web.Response:
         job = self._job(request)
-        body = await self.daemon.parse(request, AgainIn, bodies.SMALL_BODY)
-        if isinstance(body, web.Response):
-            return body
+        body = await read_body(request, AgainIn, bodies.SMALL_BODY)
         seed = body.seed if body.seed is not None else secrets.randbelow(2**31)
         try:
             settings = await asyncio.to_thread(self._settings, job, seed)
         except (OSError, ValueError) as exc:
-            return error(409, "CANNOT_REPEAT", f"the generation cannot be sent again: {exc}")
+            raise Bad(409, "CANNOT_REPEAT", f"the generation cannot be sent again: {exc}") from exc
         if body.quote_only:
             reply = await self.daemon.quote_reply(settings, new_seed=True)
-            if isinstance(reply, web.Response):
-                return reply
             reply["settings"] = settings.model_dump(mode="json", exclude_none=True)
             reply["seed"] = seed
             return web.json_response(reply)
         if body.quote_id is None or body.seed is None:
-            return error(400, "INVALID", "quote_id: quote first ({\"quote_only\": true}), then "
-                         "send its quote_id and seed")  # fmt: skip
+            raise Bad(400, "INVALID", "quote_id: quote first ({\"quote_only\": true}), then "
+                      "send its quote_id and seed")  # fmt: skip
         settings.quote_id = body.quote_id
         return await self.daemon.submit_animate(settings, {"parent": job.id})
 
     async def variations(self, request: web.Request) -> web.Response:
         job = self._job(request)
-        body = await self.daemon.parse(request, VariationsIn, bodies.SMALL_BODY)
-        if isinstance(body, web.Response):
-            return body
+        body = await read_body(request, VariationsIn, bodies.SMALL_BODY)
         seeds = body.seeds or [secrets.randbelow(2**31) for _ in range(body.count)]
         if len(seeds) != body.count or len(set(seeds)) != len(seeds):
-            return error(400, "INVALID", "seeds: give back the count distinct seeds quoted")
+            raise Bad(400, "INVALID", "seeds: give back the count distinct seeds quoted")
         try:
             # Each its own name beside the original, so they can be compared side by side.
             all_settings = [
@@ -144,19 +139,11 @@ class GenerationRoutes:
                 for n, s in enumerate(seeds, 1)
             ]
         except (OSError, ValueError) as exc:
-            return error(409, "CANNOT_REPEAT", f"the generation cannot be sent again: {exc}")
+            raise Bad(409, "CANNOT_REPEAT", f"the generation cannot be sent again: {exc}") from exc
         digests = [await self.daemon.digest(s) for s in all_settings]
-        for digest in digests:
-            if isinstance(digest, web.Response):
-                return digest
         together = "v_" + hashlib.sha256(json.dumps(digests).encode()).hexdigest()[:40]
         if body.quote_only:  # every member quoted: its price and the files it would meet
-            quotes = []
-            for settings in all_settings:
-                one = await self.daemon.quote_reply(settings, new_seed=True)
-                if isinstance(one, web.Response):
-                    return one
-                quotes.append(one)
+            quotes = [await self.daemon.quote_reply(s, new_seed=True) for s in all_settings]
             each = int(quotes[0]["credits"])
             return web.json_response(
                 {
@@ -172,7 +159,7 @@ class GenerationRoutes:
                 }
             )
         if body.quote_id != together:
-            return error(
+            raise Bad(
                 409,
                 "STALE_QUOTE",
                 'quote_id: quote the variations first ({"count": N, "quote_only": true}) '
@@ -183,37 +170,34 @@ class GenerationRoutes:
         ready = []
         for settings, digest in zip(all_settings, digests, strict=True):
             settings.quote_id = str(digest)
-            member = await self.daemon.prepare_animate(settings, {"variation_of": job.id})
-            if isinstance(member, web.Response):
-                return member
-            ready.append(member)
-        jobs = [json.loads(self.daemon.start_animate(r).text or "{}") for r in ready]
+            ready.append(await self.daemon.prepare_animate(settings, {"variation_of": job.id}))
+        made = [r.job if isinstance(r, Earlier) else self.daemon.start_animate(r) for r in ready]
+        jobs = [self.daemon.job_out(one).model_dump(mode="json") for one in made]
         return web.json_response({"data": jobs}, status=202)
 
     # -- free: a re-cut, import again, a contact sheet ---------------------------------
 
-    def _clip(self, job: Job) -> Path | web.Response:
+    def _clip(self, job: Job) -> Path:
+        """The job's kept video; Bad when it is gone (or never went in)."""
         clips = self.daemon.engine.clips
         if clips is None:
-            return error(410, "CLIP_GONE", "this daemon keeps no videos")
+            raise Bad(410, "CLIP_GONE", "this daemon keeps no videos")
         try:
             return clips.require(job.id)
         except ClipGone as exc:
             if paid_not_installed(self.daemon.store, job):
-                return error(
+                raise Bad(
                     409,
                     "NOT_INSTALLED",
                     f"job {job.id[:8]} was paid for but its outputs did not go in "
                     f"({job.error}); retry it to install them, free: POST "
                     f"/api/v1/jobs/{job.id}/retry (or companion jobs retry {job.id[:8]})",
-                )
-            return error(410, "CLIP_GONE", f'{exc}; "again" generates it anew')
+                ) from exc
+            raise Bad(410, "CLIP_GONE", f'{exc}; "again" generates it anew') from exc
 
     async def recut(self, request: web.Request) -> web.Response:
         job = self._job(request)
-        body = await self.daemon.parse(request, RecutIn)
-        if isinstance(body, web.Response):
-            return body
+        body = await read_body(request, RecutIn)
         local: dict[str, Any] = {"pixel_art": body.pixel_art, "padding": body.padding,
                                  **body.asked()}  # fmt: skip
         small = body.small()
@@ -226,9 +210,7 @@ class GenerationRoutes:
     async def import_again(self, request: web.Request) -> web.Response:
         """The job's own settings, made again from the kept video into (another) target."""
         job = self._job(request)
-        body = await self.daemon.parse(request, ImportIn, bodies.SMALL_BODY)
-        if isinstance(body, web.Response):
-            return body
+        body = await read_body(request, ImportIn, bodies.SMALL_BODY)
         return await self._local(job, job.request.get("export") or {},
                                  job.request.get("selection") or {}, body.name,
                                  body.target_folder,
@@ -245,31 +227,29 @@ class GenerationRoutes:
         replace: bool = False,
     ) -> web.Response:
         clip = self._clip(self.daemon.store.job(job.clip_source))
-        if isinstance(clip, web.Response):
-            return clip
         install = job.request.get("install") or {}
         if not job.target_dir or "root" not in install:
-            return error(409, "NOT_A_PROJECT_JOB", "the job has no project to install into")
+            raise Bad(409, "NOT_A_PROJECT_JOB", "the job has no project to install into")
         root = Path(str(install["root"]))
         target = Path(job.target_dir)
         gone = await on_files(generation_checks.forgotten, self.daemon.store, root)
         if gone:
-            return error(403, "PROJECT_NOT_REGISTERED", gone)
+            raise Bad(403, "PROJECT_NOT_REGISTERED", gone)
         if target_folder is not None:
             chosen = self.daemon.inside(root, target_folder)
             if chosen is None:
-                return error(400, "INVALID", "target_folder: must stay inside the project")
+                raise Bad(400, "INVALID", "target_folder: must stay inside the project")
             refusal = self.daemon.engine_refusal(str(install.get("engine")), root, chosen)
             if refusal:
-                return error(400, "INVALID", f"target_folder: {refusal}")
+                raise Bad(400, "INVALID", f"target_folder: {refusal}")
             target = chosen
         unusable = await on_files(registry.target_refusal, root, target)
         if unusable:  # free, but refused now rather than as a failed job
-            return error(400, "INVALID", unusable)
+            raise Bad(400, "INVALID", unusable)
         chosen_range = Selection.model_validate(selection)
         unusable = await on_files(generation_checks.range_refusal, clip, chosen_range)
         if unusable:
-            return error(400, "INVALID", unusable)
+            raise Bad(400, "INVALID", unusable)
         request = JobRequest.recut(
             JobRequest.of(job.request),
             parent=job.clip_source,
@@ -286,12 +266,12 @@ class GenerationRoutes:
             try:
                 agreed = await on_files(quote_context.agreed, clashes)
             except quote_context.CannotReplace as exc:
-                return error(409, "CONFLICT", str(exc))
+                raise Bad(409, "CONFLICT", str(exc)) from exc
             request = request.model_copy(update={"replace": agreed})
         elif clashes:
-            return error(409, "CONFLICT", f"{clashes[0]['reason']}: it is never replaced "
-                         'unasked; give another name, or send "replace": true to have it '
-                         "moved aside")  # fmt: skip
+            raise Bad(409, "CONFLICT", f"{clashes[0]['reason']}: it is never replaced "
+                      'unasked; give another name, or send "replace": true to have it '
+                      "moved aside")  # fmt: skip
         made = self.daemon.engine.submit(request, name=name, target_dir=target, priority=0)
         self.daemon.enqueue(made)
         self.daemon.changed(made)
@@ -299,12 +279,8 @@ class GenerationRoutes:
 
     async def contact_sheet(self, request: web.Request) -> web.Response:
         job = self._job(request)
-        body = await self.daemon.parse(request, ContactSheetIn, bodies.SMALL_BODY)
-        if isinstance(body, web.Response):
-            return body
+        body = await read_body(request, ContactSheetIn, bodies.SMALL_BODY)
         clip = self._clip(job)
-        if isinstance(clip, web.Response):
-            return clip
         key = hashlib.sha256(json.dumps([job.id, body.times]).encode()).hexdigest()[:32]
         image = f"/api/v1/generations/{job.id}/contact_sheet.png?key={key}"
         async with self._sheets:  # one drawn at a time; the same times again are reused
@@ -317,7 +293,7 @@ class GenerationRoutes:
                     image,
                 )
             except MediaError as exc:
-                return error(400, "INVALID", f"times: {exc}")
+                raise Bad(400, "INVALID", f"times: {exc}") from exc
         return web.json_response(reply)
 
     def _sheet_path(self, job: Job, key: str) -> Path:
@@ -328,7 +304,7 @@ class GenerationRoutes:
         key = request.query.get("key", "")
         path = self._sheet_path(job, key)
         if len(key) != 32 or not all(c in "0123456789abcdef" for c in key) or not path.is_file():
-            return error(404, "NOT_FOUND", "key: make the contact sheet first (POST)")
+            raise Bad(404, "NOT_FOUND", "key: make the contact sheet first (POST)")
         return web.FileResponse(path, headers={"Content-Type": "image/png"})
 
     # -- the job's files ---------------------------------------------------------------
@@ -339,10 +315,10 @@ class GenerationRoutes:
 
         root = project_of(job)
         if root is None:
-            return error(409, "NOT_A_PROJECT_JOB", "the job has no project to remove from")
+            raise Bad(409, "NOT_A_PROJECT_JOB", "the job has no project to remove from")
         gone = await on_files(generation_checks.forgotten, self.daemon.store, Path(root))
         if gone:
-            return error(403, "PROJECT_NOT_REGISTERED", gone)
+            raise Bad(403, "PROJECT_NOT_REGISTERED", gone)
 
         def remove() -> tuple[list[str], list[dict[str, str]]]:
             owner = Owner(self.daemon.store, job.id, job.name)
@@ -368,8 +344,8 @@ class GenerationRoutes:
         job = self._job(request)
         root = project_of(job)
         if not job.target_dir or root is None:
-            return error(404, "NOT_FOUND", "the job has no folder")
+            raise Bad(404, "NOT_FOUND", "the job has no folder")
         away = await on_files(generation_checks.reveal_refusal, Path(root), Path(job.target_dir))
         if away:
-            return error(409, "OUTSIDE_PROJECT", f"{away}; it is not shown")
+            raise Bad(409, "OUTSIDE_PROJECT", f"{away}; it is not shown")
         return web.json_response({"path": job.target_dir})

@@ -10,7 +10,7 @@ from aiohttp import web
 
 from companion.daemon import generations, registry
 from companion.daemon.http.events import CLOSED
-from companion.daemon.http.security import error
+from companion.daemon.http.middleware import Bad
 from companion.daemon.registry import expand
 from companion.daemon.routes.gif_preview import preview_gif
 from companion.daemon.schema.requests import JobList
@@ -66,7 +66,7 @@ class JobRoutes:
     async def approve_job(self, request: web.Request) -> web.Response:
         job = self._job(request)
         if job.state != State.AWAITING_APPROVAL:
-            return error(409, "NOT_AWAITING_APPROVAL", f"the job is {job.state}")
+            raise Bad(409, "NOT_AWAITING_APPROVAL", f"the job is {job.state}")
         job = self.daemon.engine.approve(job.id)
         self.daemon.enqueue(job)
         return self._answer(job)
@@ -78,7 +78,7 @@ class JobRoutes:
         try:
             job = self.daemon.engine.retry(job.id)
         except JobFailed as exc:
-            return error(409, "NOT_RETRYABLE", str(exc))
+            raise Bad(409, "NOT_RETRYABLE", str(exc)) from exc
         self.daemon.enqueue(job)
         self.daemon.changed(job)
         return self._answer(job, status=202)
@@ -93,13 +93,13 @@ class JobRoutes:
             else None
         )
         if project is None:
-            return error(400, "INVALID", "project: give a registered project's root folder")
+            raise Bad(400, "INVALID", "project: give a registered project's root folder")
         try:
             limit = int(request.query.get("limit", "50"))
         except ValueError:
             limit = 0
         if not 1 <= limit <= 500:
-            return error(400, "INVALID", "limit: a whole number from 1 to 500")
+            raise Bad(400, "INVALID", "limit: a whole number from 1 to 500")
         listed = await asyncio.to_thread(
             generations.page,
             store,
@@ -117,7 +117,7 @@ class JobRoutes:
             None, preview_gif, self.daemon.store, job.id, self.daemon.home / "previews"
         )
         if path is None or not path.exists():
-            return error(404, "NO_PREVIEW", "the job has no finished frames to preview")
+            raise Bad(404, "NO_PREVIEW", "the job has no finished frames to preview")
         return web.FileResponse(path, headers={"Content-Type": "image/gif"})
 
     async def events(self, request: web.Request) -> web.StreamResponse:

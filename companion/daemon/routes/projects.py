@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from companion.daemon import registry
-from companion.daemon.http.middleware import parse
-from companion.daemon.http.security import error
+from companion.daemon.http.middleware import Bad, read_body
 from companion.daemon.registry import expand
 from companion.daemon.schema import bodies
 from companion.daemon.schema.requests import ProjectIn, ProjectOut, ProjectRef
@@ -39,9 +38,7 @@ class ProjectRoutes:
         return web.json_response({"data": self.daemon.store.projects()})
 
     async def add_project(self, request: web.Request) -> web.Response:
-        project = await parse(request, ProjectIn, bodies.SMALL_BODY)
-        if isinstance(project, web.Response):
-            return project
+        project = await read_body(request, ProjectIn, bodies.SMALL_BODY)
         store = self.daemon.store
         root = expand(project.root)
         existing = registry.find(store, str(root)) if root.is_absolute() else None
@@ -49,7 +46,7 @@ class ProjectRoutes:
         try:
             registered = registry.register(store, root, given)
         except registry.Refused as exc:
-            return error(400, "INVALID", str(exc))
+            raise Bad(400, "INVALID", str(exc)) from exc
         if registered != existing:
             await self.daemon.watch(registered)
         out = ProjectOut(
@@ -62,12 +59,10 @@ class ProjectRoutes:
 
     async def remove_project(self, request: web.Request) -> web.Response:
         """Forget a project: its watcher stops; its files and jobs stay."""
-        ref = await parse(request, ProjectRef, bodies.SMALL_BODY)
-        if isinstance(ref, web.Response):
-            return ref
+        ref = await read_body(request, ProjectRef, bodies.SMALL_BODY)
         project = registry.forget(self.daemon.store, ref.root)
         if project is None:
-            return error(404, "NOT_FOUND", f"root: {ref.root} is not registered")
+            raise Bad(404, "NOT_FOUND", f"root: {ref.root} is not registered")
         await self.daemon.unwatch(str(project["root"]))
         out = ProjectOut(
             root=str(project["root"]),
@@ -83,7 +78,7 @@ class ProjectRoutes:
         root = request.query.get("project", "")
         project = registry.find(self.daemon.store, root) if root else None
         if project is None:
-            return error(
+            raise Bad(
                 404,
                 "NOT_FOUND",
                 f"project: {root or 'none given'} is not a registered project; give a "

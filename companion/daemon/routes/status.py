@@ -15,7 +15,7 @@ from aiohttp import web
 from companion import __version__
 from companion.api.errors import CompanionApiError
 from companion.api.transport import RetryPolicy
-from companion.daemon.http.middleware import away
+from companion.daemon.http.middleware import reachable
 from companion.daemon.reach import unreachable
 from companion.daemon.schema.limits import request_limits
 from companion.daemon.schema.openapi import daemon_openapi
@@ -122,9 +122,7 @@ class StatusRoutes:
         return {"tier": str(account.plan.code), "balance": balance.available, "books": books}
 
     async def models(self, request: web.Request) -> web.Response:
-        refused = away(self.daemon.reach)
-        if refused is not None:
-            return refused
+        reachable(self.daemon.reach)
         listed = await self.daemon.engine.client.list_models()
         return web.json_response(listed.model_dump(mode="json"))
 
