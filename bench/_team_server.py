@@ -18,8 +18,8 @@ from types import FrameType
 from typing import Any
 
 from bench._common import status_mb
-from tests.real_pgbouncer import RealPgBouncer
-from tests.real_postgres import RealPostgres, binaries
+from tests.support.real_pgbouncer import RealPgBouncer
+from tests.support.real_postgres import RealPostgres, binaries
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 

@@ -1,4 +1,4 @@
-"""The books machine (tests/books_machine.py) for long: many random sequences against a
+"""The books machine (tests/support/books_machine.py) for long: many random sequences against a
 real sandbox (the engine's animate, reject and cancel at each cancellable state,
 `companion animate`, the daemon's API and inbox, SIGKILL of the daemon mid-job, fault
 profiles, expiring download URLs, budgets a day and a month), the local books compared
@@ -9,7 +9,7 @@ tried, and the rules run.
     .venv/bin/python bench/books_machine_bench.py --face latitude --examples 60
 
 On the latitude face (docs/sandbox.md, "Two faces") the in-progress window and the
-late credit posting are shortened (tests/books_machine.py's QUICK_LATITUDE): what
+late credit posting are shortened (tests/support/books_machine.py's QUICK_LATITUDE): what
 matters here is that they happen at every step, not how long they last.
 """
 
@@ -28,9 +28,9 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from companion.sandbox import SandboxConfig, SandboxThread
 from companion.sandbox.face import FACES
-from tests.books_generations import Generations
-from tests.books_machine import QUICK_LATITUDE, BooksMachine, make_machine
 from tests.conftest import ROOMY
+from tests.support.books_generations import Generations
+from tests.support.books_machine import QUICK_LATITUDE, BooksMachine, make_machine
 
 
 def main() -> int:

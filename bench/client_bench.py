@@ -42,7 +42,7 @@ from companion.api.keys import new_idempotency_key  # noqa: E402
 from companion.api.schema import AnimationCreate  # noqa: E402
 from companion.sandbox import SandboxConfig, SandboxThread  # noqa: E402
 from companion.sandbox.state import AssetRecord, State, StateFile, iso, now, stable_id  # noqa: E402
-from tests.sandbox_helpers import animation_body  # noqa: E402
+from tests.support.sandbox import animation_body  # noqa: E402
 
 KEY = "sk-bench"
 

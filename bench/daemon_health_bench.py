@@ -37,7 +37,7 @@ from _common import (  # bench/ is on sys.path when run
 )
 
 sys.path.insert(0, str(ROOT))
-from tests.drop_helpers import (
+from tests.support.drops import (
     header_bomb,
     heavy_png,
     outputs_by_job,

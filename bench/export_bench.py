@@ -428,7 +428,7 @@ def png_growth(folder: Path) -> tuple[int, float, float]:
     """Every PNG of an export (pages, and the frames and pages inside its zips) against
     the file the former writers made of the same pixels: Pillow at zlib level 3, whose
     bytes they wrote. (Their pixels against the reference's are the golden test's part:
-    tests/export_golden.py.)"""
+    tests/support/export_golden.py.)"""
     pngs: list[bytes] = [p.read_bytes() for p in folder.glob("*.png")]
     for archive in folder.glob("*.zip"):
         with zipfile.ZipFile(archive) as opened:

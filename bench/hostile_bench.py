@@ -2,7 +2,7 @@
 latency while they run.
 
 A sandbox and `companion serve` run as their own processes, the hostile service in
-front of the sandbox (tests/hostile_service.py) in this one. Every case of tests/hostile_cases.py (crafted formats, packs with
+front of the sandbox (tests/support/hostile_service.py) in this one. Every case of tests/support/hostile_cases.py (crafted formats, packs with
 scripts and assemblies, links, zip bombs, a 768 MiB pax header and GNU long name, user
 files in the way) is submitted at once, for Godot, Unity and plain projects. A case is
 refused when its job ends failed with a reason, and lost when anything landed outside
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import daemon_process, sandbox_process, status_mb
 from tests.conftest import TEST_KEY
-from tests.hostile_cases import (
+from tests.support.hostile_cases import (
     Daemon,
     HealthWatch,
     cases,
@@ -38,7 +38,7 @@ from tests.hostile_cases import (
     submit,
     wait_all,
 )
-from tests.hostile_service import HostileService
+from tests.support.hostile_service import HostileService
 
 
 def figures(latencies: list[float]) -> tuple[float, float, float]:

@@ -70,9 +70,9 @@ from companion.api.pacing import Pacer  # noqa: E402
 from companion.sandbox import TIERS, Limits, SandboxConfig, SandboxThread  # noqa: E402
 from companion.store import Store  # noqa: E402
 from companion.store.team import PostgresAccount  # noqa: E402
-from tests.real_pgbouncer import PGBOUNCER  # noqa: E402
-from tests.real_postgres import binaries  # noqa: E402
-from tests.team_helpers import animation_request, big_picture  # noqa: E402
+from tests.support.real_pgbouncer import PGBOUNCER  # noqa: E402
+from tests.support.real_postgres import binaries  # noqa: E402
+from tests.support.team import animation_request, big_picture  # noqa: E402
 
 REGISTERED = Limits(concurrency=1, queue=3, create_per_minute=3, other_per_minute=60)
 PICTURES = 5

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.media_helpers import write_index_video
+from tests.support.media import write_index_video
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -42,8 +42,8 @@ def _own_companion_home(
 
 @pytest.fixture(autouse=True)
 def _no_ambient_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The service is reached through the user's proxy (tests/test_proxy.py sets one of
-    its own); a proxy in the machine's environment would stand between every test and
+    """The service is reached through the user's proxy (tests/integration/sandbox/test_proxy.py
+    sets one of its own); a proxy in the machine's environment would stand between every test and
     the sandbox on loopback."""
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
         monkeypatch.delenv(name, raising=False)
@@ -105,7 +105,7 @@ def make_sandbox(face: str) -> Iterator[Callable[..., SandboxThread]]:
         sandbox.stop()
 
 
-from tests.daemon_helpers import DaemonThread  # noqa: E402
+from tests.support.daemon import DaemonThread  # noqa: E402
 
 
 @pytest.fixture

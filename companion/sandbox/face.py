@@ -52,7 +52,7 @@ class Face:
     # share (at least one credit; 4.4: "creation recalculates the price"). Latitude:
     # down, so what the user approved holds and the books must follow the created price
     # rather than the quote; a rise (what a client must cancel at once unless a margin
-    # allows it) is the same member set above 0 (tests/test_books_service.py).
+    # allows it) is the same member set above 0 (tests/integration/sandbox/test_books_service.py).
     create_price_rise: float = 0.0
 
     # -- creates and lists (spec 4.5, 4.7, 7) --------------------------------------------

@@ -14,7 +14,7 @@ frame, and a rigid body's feet stand on the first frame's baseline. A body that 
 and stretches is held by its core, so its feet move by the stretch: held on a squashed
 first frame, a stretched walker's feet sink a few pixels, and where the art reaches
 within those pixels of the frame's bottom, they are cut by it. Holding back less there
-would leave the camera's shake in (tests/test_export_in_place.py holds a shaken torso
+would leave the camera's shake in (tests/unit/media/test_export_in_place.py holds a shaken torso
 within 2 px), so the body is held.
 
 Cost: the transform runs on the alpha reduced to at most ANALYSIS_SIDE pixels a side
