@@ -192,9 +192,12 @@ def run_plan(plan: Plan) -> int:
                 references=len(plan.references),
                 prompt=plan.prompt,
             )
-            if where is not None:
+            # A job an earlier run left is its own install's to finish: killed between
+            # moving a file in and recording it, it claims that file when it resumes.
+            resumed = unfinished(store, str(request.fingerprint)) is not None
+            if where is not None and not resumed:
                 into_project.refuse_conflicts(store, where, plan.name, formats)
-            for path in replaced if where is None else ():  # only the companion's own files
+            for path in replaced if where is None and not resumed else ():
                 refusal = Owner(store, "", plan.name).refusal(path)
                 if refusal is not None:
                     free = suggestion(store, "other", plan.out, plan.name, plan.formats)

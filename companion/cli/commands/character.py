@@ -130,13 +130,16 @@ def plan_from_args(args: argparse.Namespace) -> CharacterPlan:
             service_export=args.service_export,
         )
 
-    # The files and formats are checked first: they need no service. Only then is the
-    # listing read (which listed model keys), and the moves built with it.
+    # The formats and the character's own files are checked first: they need no
+    # service. Only then is the listing read (which listed model keys), and the moves
+    # built with it: a move's files are checked against the request it will send, whose
+    # fingerprint finds the job an earlier run of the set left (listing is free).
     jobs = build(None)
-    _check_files(name, out, where, jobs, given.image, image.sha256)
+    _check_set(name, where, jobs)
     models = listing(given.image, given.video, given.options)
     if models is not None:
         jobs = build(models)
+    _check_files(out, where, jobs, given.image, image.sha256)
     checks.request_has_alpha(jobs[0].request, given.image)
     return CharacterPlan(
         name=name,
@@ -152,17 +155,8 @@ def plan_from_args(args: argparse.Namespace) -> CharacterPlan:
     )
 
 
-def _check_files(
-    name: str,
-    out: Path,
-    where: Placement | None,
-    jobs: list[MoveJob],
-    image: Path,
-    image_sha256: str,
-) -> None:
-    """Every file of every move, and the character's own, checked before any spend. A
-    move an earlier run of the set already has a job for is that job's to finish (a run
-    killed mid-install left files in place its install claims when it resumes)."""
+def _check_set(name: str, where: Placement | None, jobs: list[MoveJob]) -> None:
+    """The formats the engine wires, and the character's own scene, before any spend."""
     formats = jobs[0].request.install_formats or []
     unwired = formats_refusal(where.engine, formats) if where is not None else None
     if unwired is not None:
@@ -171,6 +165,19 @@ def _check_files(
         refused = character_refusal(where.target, name)
         if refused is not None:
             raise UsageError(f"--out: {refused}; nothing was spent")
+
+
+def _check_files(
+    out: Path,
+    where: Placement | None,
+    jobs: list[MoveJob],
+    image: Path,
+    image_sha256: str,
+) -> None:
+    """Every file of every move checked before any spend. A move an earlier run of the
+    set already has a job for is that job's to finish (a run killed mid-install left
+    files in place its install claims when it resumes)."""
+    formats = jobs[0].request.install_formats or []
     store = Store(current_settings().database)
     try:
         for job in jobs:

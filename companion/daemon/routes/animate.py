@@ -152,6 +152,20 @@ class AnimateRoutes:
                 "quote_id: the settings or the image changed since that quote; quote again "
                 "(nothing was spent)",
             )
+        # The same request again is not paid again (unless again: true). A job made or
+        # under way answers it before its files are looked at: one killed between moving
+        # a file in and recording it claims that file when it resumes.
+        earlier: Job | None = None
+        if not lineage:
+            job_request, earlier = await asyncio.to_thread(
+                made_before, daemon.store, job_request, name, target, image_sha256
+            )
+            if (
+                earlier is not None
+                and not body.again
+                and _why(earlier.state) != "paid_not_installed"
+            ):
+                return Earlier(earlier, 200)
         _, clashes, _, free = await on_files(self._foresee, job_request, name, target)
         if clashes and body.replace:  # said explicitly: each is moved aside, never lost
             try:
@@ -168,18 +182,13 @@ class AnimateRoutes:
                 "have it moved aside"
             )
             raise Bad(409, "CONFLICT", message, name_suggestion=str(free))
-        if not lineage:  # the same request again is not paid again (unless again: true)
-            job_request, earlier = await asyncio.to_thread(
-                made_before, daemon.store, job_request, name, target, image_sha256
-            )
-            if earlier is not None and not body.again:
-                if _why(earlier.state) == "paid_not_installed":
-                    # Paid for, its outputs never went in: installed now, not paid again.
-                    earlier = daemon.engine.retry(earlier.id)
-                    daemon.enqueue(earlier)
-                    daemon.changed(earlier)
-                    return Earlier(earlier, 202)
-                return Earlier(earlier, 200)
+        if earlier is not None and not body.again:
+            # Paid for, its outputs never went in: installed now, not paid again.
+            earlier = daemon.engine.retry(earlier.id)
+            daemon.enqueue(earlier)
+            daemon.changed(earlier)
+            return Earlier(earlier, 202)
+        if not lineage:
             # Its generation paid for already (or under way): a free re-cut of the clip.
             job_request, _ = await asyncio.to_thread(
                 settle, daemon.store, daemon.engine.clips, job_request, again=body.again

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+import signal
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -124,6 +126,69 @@ def test_a_set_killed_midway_is_finished_by_the_same_command_paying_once(
     assert before - api.get("/credits/balance").json["available"] == made > 0
     frames = (project / "animations" / "hero.tres").read_text()
     assert sorted(re.findall(r'"name": &"(\w+)"', frames)) == ["attack", "idle", "walk"]
+
+
+def forget_unfinished_writes(home: Path) -> list[str]:
+    """The store as a kill between moving a file in and recording it leaves it: the
+    files the unfinished jobs moved in are in place, their records are not."""
+    with sqlite3.connect(home / "companion.db") as db:
+        jobs = [row[0] for row in db.execute("SELECT id FROM jobs WHERE state = 'installing'")]
+        marks = ",".join("?" * len(jobs))
+        paths = [
+            row[0]
+            for row in db.execute(f"SELECT path FROM written_files WHERE job_id IN ({marks})", jobs)
+        ]
+        db.execute(f"DELETE FROM written_files WHERE job_id IN ({marks})", jobs)
+    return paths
+
+
+@pytest.mark.slow
+def test_a_set_killed_between_moving_a_file_in_and_recording_it_pays_once(
+    make_sandbox: Callable[..., SandboxThread], tmp_path: Path
+) -> None:
+    """The moves whose files went in unrecorded are their jobs' to finish: the same
+    command resumes them (no refusal of "a file not written by the companion")."""
+    sandbox = make_sandbox(journal=True)
+    api = Api(sandbox.base_url, key=TEST_KEY)
+    project, home = _godot(tmp_path), tmp_path / "home"
+    argv = [
+        "character", str(project / "hero.png"), *MOVES, *SHORT,
+        "--out", str(project / "animations"), "--json",
+    ]  # fmt: skip
+    before = api.get("/credits/balance").json["available"]
+    killed = companion(sandbox.base_url, home, *argv, crash="mid_install")
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert [p for p in forget_unfinished_writes(home) if Path(p).exists()], "nothing went in"
+    ran = companion(sandbox.base_url, home, *argv)
+    assert ran.returncode == 0, ran.stderr
+    said = json.loads(ran.stdout)
+    assert [m["state"] for m in said["moves"]] == ["done", "done"]
+    assert len(creates(sandbox)) == 2
+    made = sum(m["credits"] for m in said["moves"])
+    assert before - api.get("/credits/balance").json["available"] == made > 0
+
+
+@pytest.mark.slow
+def test_an_animation_killed_between_moving_a_file_in_and_recording_it_pays_once(
+    make_sandbox: Callable[..., SandboxThread], tmp_path: Path
+) -> None:
+    sandbox = make_sandbox(journal=True)
+    api = Api(sandbox.base_url, key=TEST_KEY)
+    project, home = _godot(tmp_path), tmp_path / "home"
+    argv = [
+        "animate", str(project / "hero.png"), "--prompt", "idle breathing", *SHORT,
+        "--formats", "godot_pack", "--out", str(project / "animations"), "--json",
+    ]  # fmt: skip
+    before = api.get("/credits/balance").json["available"]
+    killed = companion(sandbox.base_url, home, *argv, crash="mid_install")
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert [p for p in forget_unfinished_writes(home) if Path(p).exists()], "nothing went in"
+    ran = companion(sandbox.base_url, home, *argv)
+    assert ran.returncode == 0, ran.stderr
+    assert "resuming job" in ran.stderr and len(creates(sandbox)) == 1
+    spent = before - api.get("/credits/balance").json["available"]
+    assert spent == json.loads(ran.stdout)["credits"] > 0
+    assert (project / "animations" / "hero.tres").is_file()
 
 
 def test_seamless_cuts_the_looping_moves_again_for_nothing(
