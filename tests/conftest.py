@@ -7,6 +7,11 @@ from pathlib import Path
 import pytest
 
 from tests.support.media import write_index_video
+from tests.support.suite_times import (  # the suite's clock, printed at its end
+    pytest_runtest_logreport as pytest_runtest_logreport,
+)
+from tests.support.suite_times import pytest_sessionstart as pytest_sessionstart
+from tests.support.suite_times import pytest_terminal_summary as pytest_terminal_summary
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -1,11 +1,13 @@
-"""What several test modules share."""
+"""The command line with no key configured (the embedded sandbox), run in this process:
+these commands are refused or answered by the companion's own code, not by its process."""
 
 from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.support.cli import in_process
 
 BANNER = (
     "companion: no API key configured; using the embedded sandbox "
@@ -16,14 +18,7 @@ BANNER = (
 def companion(home: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}
     env.update(COMPANION_HOME=str(home), COLUMNS="80")
-    return subprocess.run(
-        [sys.executable, "-m", "companion", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        cwd=cwd,
-    )
+    return in_process(args, env, cwd)
 
 
 def one_error(result: subprocess.CompletedProcess[str]) -> str:

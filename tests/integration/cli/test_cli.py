@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import in_process
+
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "companion", *args], capture_output=True, text=True, timeout=120
-    )
+    return in_process(args, os.environ)
 
 
 def test_export_json_summary(index_video: Path, tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pytest
 from companion.media.demo_art import draw_character
 from companion.sandbox import SandboxThread
 from tests.support.calls import Api
-from tests.support.cli import companion, environment
+from tests.support.cli import companion, environment, in_process
 from tests.support.sandbox import listed
 
 SMALL = ["--frame-count", "4", "--width", "64", "--height", "64"]
@@ -23,13 +22,7 @@ SHORT = ["--seconds", "1", "--resolution", "360p"]
 
 
 def _run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "companion", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
+    return in_process(args, env)
 
 
 def _calls(sandbox: SandboxThread) -> int:

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from companion.api.client import Client
 from companion.api.transport import RetryPolicy
 from companion.jobs.engine import Budget, Engine
@@ -80,6 +82,7 @@ def books_agree(sandbox: SandboxThread, store: Store) -> None:
 # -- item 2: a create still being accepted ---------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_create_still_being_accepted_is_waited_for_and_paid_once(
     make_sandbox: Callable[..., SandboxThread], tmp_path: Path
 ) -> None:

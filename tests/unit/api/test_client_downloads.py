@@ -68,6 +68,7 @@ def test_a_download_lands_byte_exact(make_sandbox, tmp_path: Path, caplog) -> No
     check_manners(entries)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [3, 8])
 def test_a_cut_off_compressed_download_starts_again_whole(
     make_sandbox, tmp_path: Path, seed: int

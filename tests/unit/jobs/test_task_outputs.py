@@ -70,6 +70,7 @@ def test_an_unknown_format_is_kept_aside_named_and_the_job_is_done(
         assert picture.format == "WEBP"
 
 
+@pytest.mark.slow
 @LATITUDE_ONLY
 def test_a_multi_page_sheet_is_paired_and_numbered_by_its_content(
     make_sandbox, tmp_path: Path
@@ -90,6 +91,7 @@ def test_a_multi_page_sheet_is_paired_and_numbered_by_its_content(
             assert list(sheet.size) == [data["meta"]["size"]["w"], data["meta"]["size"]["h"]]
 
 
+@pytest.mark.slow
 @LATITUDE_ONLY
 def test_an_asked_clip_is_the_selection_never_kept_as_the_generation(
     make_sandbox, tmp_path: Path
@@ -113,6 +115,7 @@ def test_an_asked_clip_is_the_selection_never_kept_as_the_generation(
     assert _summary(again)["spent_now"] > 0 and len(creates(sandbox)) == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("unasked_video", "bought"),
     [(True, ["--service-export"]), (False, [])],
