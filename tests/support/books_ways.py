@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.calls import Reply, request
+from tests.support.cli import in_process
 
 
 def environment(home: Path, base_url: str, key: str) -> dict[str, str]:
@@ -96,34 +97,21 @@ class DaemonProcess:
 def animate_cli(
     home: Path, base_url: str, key: str, args: list[str]
 ) -> subprocess.CompletedProcess[str]:
-    """`companion animate ARGS` as its own process."""
+    """`companion animate ARGS`."""
     return companion_cli(home, base_url, key, ["animate", *args])
 
 
 def companion_cli(
     home: Path, base_url: str, key: str, args: list[str]
 ) -> subprocess.CompletedProcess[str]:
-    """`companion ARGS` as its own process."""
-    return subprocess.run(
-        [sys.executable, "-m", "companion", *args],
-        env=environment(home, base_url, key),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    """`companion ARGS`, by its main() in this process (no step of the machine kills a
+    command: what a kill leaves is the daemon's to show, a process of its own)."""
+    return in_process(args, environment(home, base_url, key))
 
 
 def credits_json(home: Path, base_url: str, key: str) -> dict[str, Any]:
     """What `companion credits --json` prints."""
-    done = subprocess.run(
-        [sys.executable, "-m", "companion", "credits", "--json"],
-        env=environment(home, base_url, key),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = companion_cli(home, base_url, key, ["credits", "--json"])
     assert done.returncode == 0, done.stderr
     shown: dict[str, Any] = json.loads(done.stdout)
     return shown
