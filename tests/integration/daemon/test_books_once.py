@@ -37,6 +37,34 @@ def _final(daemon: DaemonThread, job_id: str) -> dict[str, Any]:
     raise AssertionError(f"job {job_id} did not end")
 
 
+def test_the_same_request_again_answers_its_job_whatever_lies_in_its_place(
+    make_sandbox: Callable[..., SandboxThread], tmp_path: Path
+) -> None:
+    """A file in one of the job's places that no record names (what a daemon killed
+    between moving a file in and recording it leaves): the same request again is still
+    answered by the job under way, not refused as a clash, and nothing more is bought."""
+    sandbox = make_sandbox(task_seconds=3)
+    api = Api(sandbox.base_url, key=TEST_KEY)
+    running = DaemonThread(tmp_path / "home", sandbox.base_url, TEST_KEY).start()
+    try:
+        project = tmp_path / "game"
+        project.mkdir()
+        (project / "hero.png").write_bytes(png_bytes(3))
+        assert call(running, "POST", "/api/v1/projects", {"root": str(project)}).status == 201
+        body: dict[str, Any] = {"project_root": str(project), "image_path": "hero.png"}
+        body.update(DEFAULTS)
+        first = call(running, "POST", "/api/v1/animate", body)
+        assert first.status == 202, first.body
+        (project / "animations").mkdir(exist_ok=True)
+        (project / "animations" / "hero.png").write_bytes(png_bytes(4))
+        again = call(running, "POST", "/api/v1/animate", body)
+        assert (again.status, again.json["id"]) == (200, first.json["id"]), again.body
+        _final(running, first.json["id"])
+        assert len(tasks(api)) == 1
+    finally:
+        running.stop()
+
+
 @pytest.mark.slow
 def test_the_same_request_again_is_not_paid_again(
     make_sandbox: Callable[..., SandboxThread], tmp_path: Path
