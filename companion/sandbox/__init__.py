@@ -5,7 +5,7 @@ the way plugin authors work offline. Never imported on the client path except to
 it embedded."""
 
 from companion.sandbox.account.tiers import TIERS, Limits
+from companion.sandbox.app import SandboxConfig
 from companion.sandbox.server import Sandbox, SandboxThread, serve_forever
-from companion.sandbox.service import SandboxConfig
 
 __all__ = ["TIERS", "Limits", "Sandbox", "SandboxConfig", "SandboxThread", "serve_forever"]

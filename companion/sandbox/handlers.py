@@ -26,12 +26,12 @@ from companion.api.schema import (
 from companion.media import build_contact_sheet
 from companion.sandbox.account.pricing import video_price
 from companion.sandbox.account.quoting import animation_price, export_price_of, quote_json
+from companion.sandbox.app import Handler, SandboxService
 from companion.sandbox.cursors import make_cursor, read_cursor
 from companion.sandbox.errors import invalid, not_found
 from companion.sandbox.inputs.images import check_image
 from companion.sandbox.inputs.intake import Images, multipart_file
 from companion.sandbox.models import check_video, listing
-from companion.sandbox.service import Handler, SandboxService
 from companion.sandbox.state import AssetRecord, iso, now
 from companion.sandbox.tasks.creates import Creates
 from companion.sandbox.views import Views, file_json, path_id, read_body, who

@@ -12,8 +12,8 @@ from types import TracebackType
 
 from aiohttp import web
 
+from companion.sandbox.app import SandboxConfig, SandboxService
 from companion.sandbox.handlers import Handlers
-from companion.sandbox.service import SandboxConfig, SandboxService
 
 
 class Sandbox:

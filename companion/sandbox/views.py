@@ -12,8 +12,8 @@ from pydantic import BaseModel, ValidationError
 
 from companion.api.schema import ErrorCode
 from companion.api.schema.base import first_error
+from companion.sandbox.app import ACCOUNT, KEY, SandboxService
 from companion.sandbox.errors import ApiError, invalid, not_found
-from companion.sandbox.service import ACCOUNT, KEY, SandboxService
 from companion.sandbox.state import Account, ApiKey, AssetRecord, FileRecord, TaskRecord, iso
 from companion.sandbox.tasks import outputs as task_outputs
 

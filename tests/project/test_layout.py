@@ -154,28 +154,3 @@ def test_each_front_door_offers_the_objects_its_modules_define() -> None:
         for name, (module, attr) in package._LAZY.items():
             defined = getattr(importlib.import_module(f"{package.__name__}.{module}"), attr)
             assert getattr(package, name) is defined, name
-
-
-def packages_in_the_map() -> set[str]:
-    """The packages docs/layout.md's tree names: two spaces of indent a level."""
-    text = (PACKAGE.parent / "docs" / "layout.md").read_text()
-    tree = text.split("```text\n", 1)[1].split("```", 1)[0]
-    named: set[str] = set()
-    trail: list[str] = []
-    for line in tree.splitlines():
-        indent = len(line) - len(line.lstrip(" "))
-        folder = line.split()[0]
-        assert folder.endswith("/") and indent % 2 == 0, f"not a tree line: {line!r}"
-        del trail[indent // 2 :]
-        trail.append(folder.rstrip("/"))
-        named.add(".".join(trail))
-    return named
-
-
-def test_the_map_in_docs_names_every_package_and_no_other() -> None:
-    packages = {name for name, path in modules().items() if path.name == "__init__.py"}
-    named = packages_in_the_map()
-    assert sorted(packages - named) == [], "add these packages to docs/layout.md"
-    assert sorted(named - packages) == [], (
-        "these packages are gone: take them out of docs/layout.md"
-    )

@@ -11,7 +11,6 @@ from typing import Any
 
 from companion.api.schema import Asset, CreditUsage
 from companion.install import output_names
-from companion.jobs.landing.wanted import wanted
 from companion.media import FILE_SUFFIX
 
 CLIP_FORMAT = "clip_video"  # the table's video format: how a generated video is named
@@ -54,6 +53,17 @@ def paid(credits: CreditUsage) -> bool:
     """The task's credits show a charge, or a hold not yet settled that may become one
     (2.3: the final charge can post after the end)."""
     return credits.charged > 0 or (credits.held > 0 and credits.status in (None, "held"))
+
+
+def wanted(assets: list[Asset], formats: list[str] | None, succeeded: bool) -> list[Asset]:
+    """Which of these assets of known formats a job installs. A request naming its
+    `install_formats` gets only those formats when its task succeeded; the others stay on
+    the service (companion assets download ID). A task that failed later on installs
+    whatever it left: the video was paid for, and `companion export` can still make the
+    formats from it."""
+    if formats is None or not succeeded:
+        return list(assets)
+    return [a for a in assets if a.format in formats]
 
 
 @dataclass(frozen=True)

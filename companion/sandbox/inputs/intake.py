@@ -13,6 +13,7 @@ import aiohttp
 from aiohttp import web
 
 from companion.api.schema import Base64ImageInput, ErrorCode, FileImageInput, GenerationInput
+from companion.sandbox.app import SandboxService
 from companion.sandbox.errors import ApiError, not_found
 from companion.sandbox.inputs.images import (
     MAX_INLINE_TOTAL,
@@ -22,7 +23,6 @@ from companion.sandbox.inputs.images import (
     decode_base64,
 )
 from companion.sandbox.inputs.url_fetch import fetch_image
-from companion.sandbox.service import SandboxService
 from companion.sandbox.state import Account, FileRecord, iso, now
 
 

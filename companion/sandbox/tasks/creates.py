@@ -19,9 +19,9 @@ from pydantic import BaseModel
 from companion.api.schema import ErrorCode
 from companion.api.schema.requests import IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_MIN
 from companion.sandbox.account.quoting import animation_price, export_price_of, generation_price
+from companion.sandbox.app import SandboxService
 from companion.sandbox.errors import ApiError, invalid
 from companion.sandbox.inputs.intake import Images
-from companion.sandbox.service import SandboxService
 from companion.sandbox.state import Account, IdempotencyRecord, TaskRecord, iso, now
 from companion.sandbox.views import Views, read_body, who
 

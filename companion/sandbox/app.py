@@ -1,6 +1,6 @@
-"""The sandbox service: configuration, accounts and keys, and the HTTP plumbing that every
-operation shares (request ids, faults, authentication, scopes, rate limits, the error
-envelope). The operations themselves live in handlers.py."""
+"""The sandbox put together: its configuration, accounts and keys, and the gate every
+operation passes (request ids, faults, authentication, scopes, rate limits, the error
+envelope). The operations themselves live in handlers.py; server.py starts it."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from companion.sandbox.faults import Faults
 from companion.sandbox.journal import Journal
 from companion.sandbox.state import Account, ApiKey, State, StateFile, key_hash, stable_id
 from companion.sandbox.storage import Storage
-from companion.sandbox.tasks.others import seed_other_tasks
+from companion.sandbox.tasks.other_clients import seed_other_tasks
 from companion.sandbox.tasks.runner import Runner
 
 log = logging.getLogger(__name__)
