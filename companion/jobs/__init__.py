@@ -15,7 +15,15 @@ if TYPE_CHECKING:
     from companion.jobs.ask.defaults import finishing, has_alpha, recut_export, recut_local
     from companion.jobs.ask.inputs import ImageDamaged, ImageReadError, LocalImage, decode_whole
     from companion.jobs.ask.naming import names_in, suggestion
-    from companion.jobs.ask.request import CharacterPart, JobKind, JobRequest, submit
+    from companion.jobs.ask.request import (
+        AnimationAsk,
+        CharacterPart,
+        JobKind,
+        JobRequest,
+        Picture,
+        Prompt,
+        submit,
+    )
     from companion.jobs.characters.move_set import (
         MovePrice,
         SetQuote,
@@ -92,7 +100,10 @@ _LAZY = {
     "quote_set": ("characters.move_set", "quote_set"),
     "submit_set": ("characters.move_set", "submit_set"),
     "set_over_budget": ("characters.move_set", "set_over_budget"),
+    "AnimationAsk": ("ask.request", "AnimationAsk"),
     "CharacterPart": ("ask.request", "CharacterPart"),
+    "Picture": ("ask.request", "Picture"),
+    "Prompt": ("ask.request", "Prompt"),
     "STAGING": ("landing.staging", "STAGING"),
     "StagingRefused": ("landing.staging", "StagingRefused"),
     "job_folder": ("landing.staging", "job_folder"),
@@ -142,6 +153,7 @@ __all__ = [
     "FINAL",
     "LOOPING",
     "STAGING",
+    "AnimationAsk",
     "Answer",
     "BadMove",
     "Budget",
@@ -157,6 +169,8 @@ __all__ = [
     "Move",
     "MoveJob",
     "MovePrice",
+    "Picture",
+    "Prompt",
     "SetQuote",
     "StagingRefused",
     "State",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -38,6 +39,10 @@ from companion.media import (
     Spacing,
     folder_text_refusal,
 )
+
+if TYPE_CHECKING:
+    from companion.install import Placement
+    from companion.jobs import AnimationAsk, Picture
 
 # Checks the rest of a one-click body before the real images are read.
 STAND_IN_IMAGE = {"type": "base64", "media_type": "image/png", "data": "AAAA"}
@@ -218,6 +223,12 @@ class OneClickArgs:
     last_frame: Path | None
     references: list[Path]
 
+    @property
+    def picture(self) -> Picture:
+        from companion.jobs import Picture
+
+        return Picture(image=self.image, last_frame=self.last_frame, references=self.references)
+
 
 def one_click_args(
     args: argparse.Namespace,
@@ -262,6 +273,34 @@ def finishing_said(args: argparse.Namespace) -> dict[str, bool | None]:
             "background: leave out one of them"
         )
     return {"in_place": args.in_place, "loop": args.loop == "auto", "trim": args.trim}
+
+
+def animation_ask(
+    args: argparse.Namespace,
+    given: OneClickArgs,
+    prompt: str = "",
+    *,
+    placement: Placement | None = None,
+    origin: str | None = None,
+) -> AnimationAsk:
+    """What the flags ask for (given: their checks, one_click_args), with the local
+    finishing and the small sides checked here: what `animate`, `jobs add` and each move
+    of `character` build their requests from. prompt: what should move (a character's
+    moves each say their own)."""
+    from companion.jobs import AnimationAsk, Prompt
+
+    return AnimationAsk(
+        picture=given.picture,
+        prompt=Prompt(text=prompt),
+        video=given.video,
+        export=given.options,
+        selection=given.selection,
+        finishing=finishing_said(args),
+        frames=small_sides(args),
+        service_export=args.service_export,
+        placement=placement,
+        origin=origin,
+    )
 
 
 def finishing(args: argparse.Namespace, formats: list[str], transparent: bool) -> dict[str, bool]:

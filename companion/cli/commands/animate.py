@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,10 +25,13 @@ from companion.cli.session import settings as current_settings
 from companion.cli.session import with_service
 from companion.install import Owner, Placement
 from companion.jobs import (
+    AnimationAsk,
     Answer,
     ImageReadError,
     JobRequest,
     LocalImage,
+    Picture,
+    Prompt,
     State,
     already_made,
     has_alpha,
@@ -49,30 +52,18 @@ if TYPE_CHECKING:
 
 @dataclass
 class Plan:
-    """A checked one-click animation: what to send, where its files go."""
+    """A checked one-click animation: what it asks for, where its files go."""
 
-    image: Path
-    prompt: str
-    export: ExportOptions
-    selection: Selection
-    video: VideoOptions
+    ask: AnimationAsk  # its placement decided when it runs (the project --out lies in)
     out: Path
     name: str
-    last_frame: Path | None = None
-    references: list[Path] = field(default_factory=list)
     as_json: bool = False
     timeout: float | None = None
     again: bool = False  # a new job even when this one is done and its outputs in place
-    finishing: dict[str, bool | None] = field(default_factory=dict)  # in place, loop, trim
-    frames: tuple[int | None, int | None] | None = None  # sides under the service's 64 px
-    service_export: bool = False  # the service's own export bought and installed
 
     @property
     def formats(self) -> list[str]:
-        return [f.value for f in self.export.formats]
-
-    def inputs(self) -> list[Path]:
-        return [self.image, *([self.last_frame] if self.last_frame else []), *self.references]
+        return [f.value for f in self.ask.export.formats]
 
 
 def read_image(path: Path, flag: str) -> LocalImage:
@@ -88,30 +79,24 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
     given = checks.one_click_args(args)
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout {args.timeout:g}: give seconds above 0")
+    out = checks.output_folder(args.out)
+    name = checks.base_name(args.name, given.image)
     return Plan(
-        image=given.image,
-        prompt=args.prompt,
-        export=given.options,
-        selection=given.selection,
-        video=given.video,
-        out=checks.output_folder(args.out),
-        name=checks.base_name(args.name, given.image),
-        last_frame=given.last_frame,
-        references=given.references,
+        ask=checks.animation_ask(args, given, args.prompt, origin="cli"),
+        out=out,
+        name=name,
         as_json=args.json,
         timeout=args.timeout,
         again=args.again,
-        finishing=checks.finishing_said(args),
-        frames=checks.small_sides(args),
-        service_export=args.service_export,
     )
 
 
-def listing(image: Path, video: VideoOptions, export: ExportOptions) -> ModelsResponse | None:
+def listing(ask: AnimationAsk) -> ModelsResponse | None:
     """The live listing when it decides a default: does the model named make keyed
     videos for this transparent picture, or, with none named, which listed model does
     (for a keyed video asked for, or a transparent picture)? None when nothing hangs on
     it."""
+    image, video, export = ask.picture.image, ask.video, ask.export
     asked = video.transparency
     said = asked is not None or "transparent" in export.model_fields_set
     keyed = (asked is not None and asked.mode == "alpha_key") or (
@@ -131,31 +116,18 @@ def listing(image: Path, video: VideoOptions, export: ExportOptions) -> ModelsRe
 
 
 def _request(plan: Plan, hashes: list[str], where: Placement | None) -> JobRequest:
-    asked = JobRequest.animation(
-        image=plan.image,
-        prompt=plan.prompt,
-        video=plan.video,
-        export=plan.export,
-        selection=plan.selection,
-        last_frame=plan.last_frame,
-        references=plan.references,
-        placement=where,
-        origin="cli",
-        models=listing(plan.image, plan.video, plan.export),
-        finishing=plan.finishing,
-        frames=plan.frames,
-        service_export=plan.service_export,
-    )
-    checks.request_has_alpha(asked, plan.image)
+    asked = JobRequest.animation(plan.ask.into(where), listing(plan.ask))
+    checks.request_has_alpha(asked, plan.ask.picture.image)
     return asked.with_fingerprint(hashes, plan.name, str(plan.out))
 
 
 def run_plan(plan: Plan) -> int:
     """Check the files, then hand the job to the engine (or resume the earlier one)."""
-    images = [read_image(plan.image, "image")]
-    if plan.last_frame:
-        images.append(read_image(plan.last_frame, "--last-frame"))
-    images += [read_image(p, "--ref") for p in plan.references]
+    picture = plan.ask.picture
+    images = [read_image(picture.image, "image")]
+    if picture.last_frame:
+        images.append(read_image(picture.last_frame, "--last-frame"))
+    images += [read_image(p, "--ref") for p in picture.references]
     # Into a Godot or Unity project: the daemon's install (pack unpacked, merged).
     where = into_project.placement(current_settings().database, plan.out)
     request = _request(plan, [i.sha256 for i in images], where)
@@ -165,7 +137,7 @@ def run_plan(plan: Plan) -> int:
         if where is None
         else into_project.planned(where, plan.name, formats)
     )
-    checks.never_over_a_source(planned, plan.inputs())
+    checks.never_over_a_source(planned, picture.paths())
     replaced = checks.existing_outputs(planned)
     if not plan.again:
         made = _made_before(str(request.fingerprint), plan.out)
@@ -186,11 +158,11 @@ def run_plan(plan: Plan) -> int:
         try:
             models = await live_models(client, settings.home / "cache", endpoint.label)
             checks.against_models(
-                plan.video,
+                plan.ask.video,
                 models,
-                has_last_frame=plan.last_frame is not None,
-                references=len(plan.references),
-                prompt=plan.prompt,
+                has_last_frame=picture.last_frame is not None,
+                references=len(picture.references),
+                prompt=plan.ask.prompt.text,
             )
             # A job an earlier run left is its own install's to finish: killed between
             # moving a file in and recording it, it claims that file when it resumes.
@@ -341,23 +313,20 @@ def cmd_demo(args: argparse.Namespace) -> int:
         f"companion: its jobs, credits and sandbox live in {current_settings().home} "
         "(set COMPANION_HOME to keep them elsewhere)"
     )
-    plan = Plan(
-        image=image,
-        prompt="idle breathing",
-        name="hero",
-        out=animation,
-        export=ExportOptions.model_validate(
-            {
-                "frame_count": 12,
-                "output_width": 256,
-                "output_height": 256,
-                "transparent": True,
-                "output_formats": list(FORMAT_NAMES),
-            }
-        ),
+    export = {
+        "frame_count": 12,
+        "output_width": 256,
+        "output_height": 256,
+        "transparent": True,
+        "output_formats": list(FORMAT_NAMES),
+    }
+    video = {"duration_seconds": 2, "resolution": "480p", "transparency": {"mode": "alpha_key"}}
+    ask = AnimationAsk(
+        picture=Picture(image=image),
+        prompt=Prompt(text="idle breathing"),
+        video=VideoOptions.model_validate(video),
+        export=ExportOptions.model_validate(export),
         selection=Selection(),
-        video=VideoOptions.model_validate(
-            {"duration_seconds": 2, "resolution": "480p", "transparency": {"mode": "alpha_key"}}
-        ),
+        origin="cli",
     )
-    return run_plan(plan)
+    return run_plan(Plan(ask=ask, name="hero", out=animation))

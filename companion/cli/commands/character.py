@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.api.schema import ModelsResponse, VideoOptions
+from companion.api.schema import VideoOptions
 from companion.cli import into_project
 from companion.cli.checks import preflight as checks
 from companion.cli.commands.animate import listing, progress, read_image
@@ -113,32 +113,16 @@ def plan_from_args(args: argparse.Namespace) -> CharacterPlan:
     out = checks.output_folder(args.out)
     image = read_image(given.image, "image")
     where = into_project.placement(current_settings().database, out)
-
-    def build(models: ModelsResponse | None) -> list[MoveJob]:
-        return move_jobs(
-            character=name,
-            moves=moves,
-            image=given.image,
-            video=given.video,
-            export=given.options,
-            selection=given.selection,
-            placement=where,
-            origin="cli",
-            models=models,
-            finishing=checks.finishing_said(args),
-            frames=checks.small_sides(args),
-            service_export=args.service_export,
-        )
-
+    ask = checks.animation_ask(args, given, placement=where, origin="cli")  # the set's
     # The formats and the character's own files are checked first: they need no
     # service. Only then is the listing read (which listed model keys), and the moves
     # built with it: a move's files are checked against the request it will send, whose
     # fingerprint finds the job an earlier run of the set left (listing is free).
-    jobs = build(None)
+    jobs = move_jobs(name, moves, ask)
     _check_set(name, where, jobs)
-    models = listing(given.image, given.video, given.options)
+    models = listing(ask)
     if models is not None:
-        jobs = build(models)
+        jobs = move_jobs(name, moves, ask, models)
     _check_files(out, where, jobs, given.image, image.sha256)
     checks.request_has_alpha(jobs[0].request, given.image)
     return CharacterPlan(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import logging
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from companion.cli import into_project
@@ -25,8 +24,8 @@ from companion.store.clips import ClipStore
 
 if TYPE_CHECKING:
     from companion.api.client import Client
-    from companion.api.schema import ExportOptions, ModelsResponse, VideoOptions
-    from companion.jobs import Engine
+    from companion.api.schema import ModelsResponse
+    from companion.jobs import AnimationAsk, Engine
 
 T = TypeVar("T")
 log = logging.getLogger("companion.cli")
@@ -57,32 +56,16 @@ def _with_engine(action: Callable[[Engine], Awaitable[T]]) -> T:
 
 def cmd_add(args: argparse.Namespace) -> int:
     given = checks.one_click_args(args)
-    options, selection, video = given.options, given.selection, given.video
-    image, last, refs = given.image, given.last_frame, given.references
     target = checks.output_folder(args.target, "--target")
-    name = checks.base_name(args.name, image)
-    formats = [f.value for f in options.formats]
-    checks.never_over_a_source(
-        checks.output_paths(target, name, formats), [image, *([last] if last else []), *refs]
-    )
+    name = checks.base_name(args.name, given.image)
+    formats = [f.value for f in given.options.formats]
+    checks.never_over_a_source(checks.output_paths(target, name, formats), given.picture.paths())
     # Into a Godot or Unity project: installed the engine's way, as the daemon's are.
     where = into_project.placement(load().database, target, "--target")
-    request = JobRequest.animation(
-        image=image,
-        prompt=args.prompt,
-        video=video,
-        export=options,
-        selection=selection,
-        last_frame=last,
-        references=refs,
-        placement=where,
-        models=_listing_if_reached(image, video, options),
-        finishing=checks.finishing_said(args),
-        frames=checks.small_sides(args),
-        service_export=args.service_export,
-    )
-    checks.request_has_alpha(request, image)
-    hashes = [sha256_of(p) for p in (image, *([last] if last else []), *refs)]
+    ask = checks.animation_ask(args, given, args.prompt, placement=where)
+    request = JobRequest.animation(ask, _listing_if_reached(ask))
+    checks.request_has_alpha(request, given.image)
+    hashes = [sha256_of(p) for p in ask.picture.paths()]
     request = request.with_fingerprint(hashes, name, str(target))
     store = Store(load().database)
     try:
@@ -160,16 +143,14 @@ def _cancelled(before: Job, after: Job) -> Job:
     return after
 
 
-def _listing_if_reached(
-    image: Path, video: VideoOptions, export: ExportOptions
-) -> ModelsResponse | None:
+def _listing_if_reached(ask: AnimationAsk) -> ModelsResponse | None:
     """Which listed model keys, as animate has it; but a job is queued without the
     service (it may be away, or not set up yet), so where the listing cannot be had the
     request names no model and the service decides when the job runs."""
     from companion import CompanionError
 
     try:
-        return listing(image, video, export)
+        return listing(ask)
     except (CompanionError, OSError) as exc:
         log.info("jobs add: the model listing could not be read (%s); queued without it", exc)
         return None

@@ -32,9 +32,9 @@ from companion.daemon.inbox.drops import (
     sidecar_text,
 )
 from companion.daemon.inbox.names import exists, original, sidecar_beside
-from companion.daemon.schema.requests import OutputName
+from companion.daemon.schema.requests import OutputName, ask_of
 from companion.install import Placement
-from companion.jobs import JobRequest
+from companion.jobs import JobRequest, Picture
 from companion.media import clean_name
 
 FOLDER_SETTINGS = "animation.yaml"
@@ -85,7 +85,6 @@ class DropReader:
 
     def prepare(self, source: Path) -> Prepared:
         """Runs on a worker thread: every read and check of a taken drop."""
-        images: dict[str, Any]
         label = original(source)
         folder = stat.S_ISDIR(source.lstat().st_mode)
         stem = label if folder else Path(label).stem
@@ -96,38 +95,22 @@ class DropReader:
                 f"the target folder {self.target} leads outside the project "
                 f"{self.root} (a symbolic link); make it a real folder inside the project"
             )
-        if folder:
-            images = self._folder_images(source)
-        else:
-            images = {"image": str(source), "last_frame": None, "references": []}
+        picture = self._folder_picture(source) if folder else Picture(image=source)
         digest = hashlib.sha256()
         hashes: list[str] = []  # each picture by its bytes: the generation asked for
-        for key in ("image", "last_frame"):
-            if images.get(key):
-                path = Path(images[key])
+        for path in (picture.image, picture.last_frame):
+            if path:
                 data = read_image(path, label if path == source else path.name)
                 digest.update(data)
                 hashes.append(hashlib.sha256(data).hexdigest())
-        for reference in images["references"]:
-            data = read_image(Path(reference))
+        for reference in picture.references:
+            data = read_image(reference)
             digest.update(data)
             hashes.append(hashlib.sha256(data).hexdigest())
         settings = self._settings(sidecar)
         name = settings.name or clean_name(stem)
-        request = JobRequest.animation(
-            image=Path(images["image"]),
-            last_frame=Path(images["last_frame"]) if images["last_frame"] else None,
-            references=[Path(p) for p in images["references"]],
-            prompt=settings.prompt,
-            video=settings.video,
-            export=settings.export,
-            selection=settings.selection,
-            placement=Placement(self.engine, self.root, self.target),
-            finishing=settings.asked(),
-            frames=settings.small(),
-            models=self.models(),
-            service_export=bool(settings.service_export),
-        )
+        ask = ask_of(settings, picture, Placement(self.engine, self.root, self.target))
+        request = JobRequest.animation(ask, self.models())
         request = request.model_copy(update={"generation": request.generation_of(hashes)})
         # The drop's content and settings, hashed as earlier releases did, so a drop made
         # before an upgrade still joins the job it started.
@@ -144,7 +127,7 @@ class DropReader:
         digest.update(json.dumps(described, sort_keys=True).encode())
         return Prepared(source, request, name, digest.hexdigest())
 
-    def _folder_images(self, folder: Path) -> dict[str, Any]:
+    def _folder_picture(self, folder: Path) -> Picture:
         files = folder_entries(folder, original(folder))
         firsts = [p for p in files if p.stem.lower() == "first"]
         lasts = [p for p in files if p.stem.lower() == "last"]
@@ -156,11 +139,9 @@ class DropReader:
                 f"{original(folder)}: name the first frame first.png (the folder "
                 "holds no image, or several without a first.*)"
             )
-        return {
-            "image": str(first),
-            "last_frame": str(lasts[0]) if lasts else None,
-            "references": [str(p) for p in references[:8]],
-        }
+        return Picture(
+            image=first, last_frame=lasts[0] if lasts else None, references=references[:8]
+        )
 
     def _claim_sidecar(self, source: Path, stem: str) -> Path:
         """Where the settings of a taken picture are read from. The sidecar moves into

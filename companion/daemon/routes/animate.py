@@ -21,13 +21,14 @@ from companion.daemon.http.host import Earlier, Prepared
 from companion.daemon.http.middleware import Bad, reachable, read_body
 from companion.daemon.quotes import quote_id
 from companion.daemon.schema.quote import EarlierOut, PaidBecause, QuoteOut, RecutOut, Why
-from companion.daemon.schema.requests import AnimateIn
+from companion.daemon.schema.requests import AnimateIn, ask_of
 from companion.install import Placement, default_target, foreseen, planned_writes
 from companion.jobs import (
     Answer,
     CharacterPart,
     ImageReadError,
     JobRequest,
+    Picture,
     State,
     decode_whole,
     generation_answer,
@@ -270,23 +271,11 @@ class AnimateRoutes:
         models = await model_fit.listing_for(
             daemon.engine, daemon.home / "cache", daemon.service_label, body.video, self._online
         )
-        request = await asyncio.to_thread(  # it reads the picture (is it transparent?)
-            JobRequest.animation,
-            image=image,
-            prompt=body.prompt,
-            video=body.video,
-            export=body.export,
-            selection=body.selection,
-            last_frame=last_frame,
-            references=references,
-            negative_prompt=body.negative_prompt,
-            placement=Placement(engine, root, target),
-            models=models,
-            character=character,
-            finishing=body.asked(),
-            frames=body.small(),
-            service_export=bool(body.service_export),
-        )
+        picture = Picture(image=image, last_frame=last_frame, references=references)
+        where = Placement(engine, root, target)
+        ask = ask_of(body, picture, where, negative=body.negative_prompt, character=character)
+        # It reads the picture (is it transparent?): off the event loop.
+        request = await asyncio.to_thread(JobRequest.animation, ask, models)
         return request, name, target, image_sha256
 
     def _store_inline(self, text: str) -> tuple[Path, str]:

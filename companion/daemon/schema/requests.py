@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
 from pydantic import (
     AfterValidator,
@@ -19,6 +19,10 @@ from companion.api.schema.requests import MAX_NEGATIVE_PROMPT, one_click_export
 from companion.daemon.finishing import Finishing, LoopOut, PaidFinishing
 from companion.daemon.schema.fields import Folder
 from companion.media import MAX_SPACING, clean_name, is_clean_name
+
+if TYPE_CHECKING:
+    from companion.install import Placement
+    from companion.jobs import AnimationAsk, CharacterPart, Picture
 
 
 def _output_name(value: str) -> str:
@@ -130,6 +134,46 @@ class AnimateIn(PaidFinishing, Request):
         if (self.image_path is None) == (self.image_base64 is None):
             raise ValueError("give exactly one of image_path and image_base64")
         return self
+
+
+class PaidSettings(Protocol):
+    """What a paid job's body (AnimateIn) and a dropped picture's settings both say."""
+
+    prompt: str
+    video: VideoOptions
+    export: ExportOptions
+    selection: Selection
+    service_export: bool | None
+
+    def asked(self) -> dict[str, bool]: ...
+    def small(self) -> tuple[int | None, int | None] | None: ...
+
+
+def ask_of(
+    said: PaidSettings,
+    picture: Picture,
+    placement: Placement,
+    *,
+    negative: str = "",
+    character: CharacterPart | None = None,
+) -> AnimationAsk:
+    """The typed ask of a body or a drop: what it says, the pictures it names (read and
+    checked by then), and the project folder its files go into. negative: what should
+    not appear (a body's negative_prompt; a drop says none)."""
+    from companion.jobs import AnimationAsk, Prompt
+
+    return AnimationAsk(
+        picture=picture,
+        prompt=Prompt(text=said.prompt, negative=negative),
+        video=said.video,
+        export=said.export,
+        selection=said.selection,
+        finishing=said.asked(),
+        frames=said.small(),
+        service_export=bool(said.service_export),
+        placement=placement,
+        character=character,
+    )
 
 
 class BudgetOut(Reply):

@@ -1,7 +1,9 @@
 """What a job asks for: one typed `JobRequest`, built by one constructor for every way in.
 
-The command line (`companion animate`, `companion jobs add`), the daemon's API and the
-watched inboxes all describe the user's intent the same way and hand it to
+The command line (`companion animate`, `companion jobs add`, `companion character`), the
+daemon's API and the watched inboxes each describe the user's intent as one typed
+`AnimationAsk` (its pictures, its prompt, the service's video and export options and
+selection, the finishing done here, where its files go) and hand it to
 `JobRequest.animation`, so what lands in a project (only the formats asked for, never the
 clip video a one-click task also returns) cannot drift between them. New kinds of job (a
 re-cut of a kept clip, variations) become new values of `kind` with a constructor of their
@@ -67,6 +69,60 @@ class CharacterPart(BaseModel):
     moves: dict[str, bool] = {}
 
 
+class Picture(BaseModel):
+    """The pictures a generation starts from, in the order the service reads them: the
+    first frame, the one the video should end on, references."""
+
+    model_config = ConfigDict(frozen=True)
+
+    image: Path
+    last_frame: Path | None = None
+    references: tuple[Path, ...] = ()
+
+    def paths(self) -> list[Path]:
+        """Every picture, in that order."""
+        return [self.image, *([self.last_frame] if self.last_frame else []), *self.references]
+
+
+class Prompt(BaseModel):
+    """What should move, and what should not appear (empty: nothing said)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str = ""
+    negative: str = ""
+
+
+class AnimationAsk(BaseModel):
+    """A still-to-animation job as a way in asks for it, before anything is filled in
+    (see JobRequest.animation). video, export and selection are the service's own
+    options, as the user said them (which fields were said decides defaults). finishing:
+    the local finishing said (in_place, loop, trim; None or absent: left open, see
+    defaults.finishing). frames: sides below the service's 64 px (16 to 63) said.
+    service_export: buy and install the service's own export (a one-click) rather than
+    the video alone exported here. placement: the project the files go into (None: a
+    plain folder). origin: "cli" for the command line's own jobs. character: the move of
+    a character's set this job makes."""
+
+    model_config = ConfigDict(frozen=True)
+
+    picture: Picture
+    prompt: Prompt
+    video: VideoOptions
+    export: ExportOptions
+    selection: Selection
+    finishing: Mapping[str, bool | None] | None = None
+    frames: tuple[int | None, int | None] | None = None
+    service_export: bool = False
+    placement: Placement | None = None
+    origin: str | None = None
+    character: CharacterPart | None = None
+
+    def into(self, placement: Placement | None) -> AnimationAsk:
+        """This ask with its files going into placement's project (None: a plain folder)."""
+        return self.model_copy(update={"placement": placement})
+
+
 class JobRequest(BaseModel):
     """A job's request as the store keeps it (JSON in the `request` column)."""
 
@@ -109,38 +165,19 @@ class JobRequest(BaseModel):
     service_export: bool | None = None
 
     @classmethod
-    def animation(
-        cls,
-        *,
-        image: Path,
-        prompt: str,
-        video: VideoOptions,
-        export: ExportOptions,
-        selection: Selection,
-        last_frame: Path | None = None,
-        references: Sequence[Path] = (),
-        negative_prompt: str = "",
-        placement: Placement | None = None,
-        origin: str | None = None,
-        models: ModelsResponse | None = None,
-        character: CharacterPart | None = None,
-        finishing: Mapping[str, bool | None] | None = None,
-        frames: tuple[int | None, int | None] | None = None,
-        service_export: bool = False,
-    ) -> JobRequest:
+    def animation(cls, ask: AnimationAsk, models: ModelsResponse | None = None) -> JobRequest:
         """The one way a still-to-animation job is described, whoever asks for it. What
         the settings leave open is filled for the picture (transparency, frame size) and,
         into a project, its engine (see companion.jobs.ask.defaults); this reads the picture.
-        models: the live listing when the caller has it (which models key). finishing:
-        the local finishing said (in_place, loop, trim; None or absent: left open, see
-        defaults.finishing): with one on, the clip is exported here, keyed on the colour
-        it is made on, and the service's own export is left unused. frames: sides below
-        the service's 64 px (16 to 63) said; those frames, or a small picture's own, are
-        asked of the service at its size and scaled down here (defaults.small_frames).
-        character: the move of a character's set this job makes. service_export: buy
-        and install the service's own export (a one-click) rather than the video alone
-        exported here; local finishing or small frames are made here all the same."""
-        small = defaults.small_frames(image, export, frames)
+        models: the live listing when the caller has it (which models key). With local
+        finishing on, the clip is exported here, keyed on the colour it is made on, and
+        the service's own export is left unused. Frames below the service's 64 px, or a
+        small picture's own, are asked of the service at its size and scaled down here
+        (defaults.small_frames); local finishing or small frames are made here even when
+        the service's own export is bought."""
+        image, placement = ask.picture.image, ask.placement
+        export, video = ask.export, ask.video
+        small = defaults.small_frames(image, export, ask.frames)
         if small is not None:
             export = export.model_copy(update=defaults.service_size(small))
         export, video = defaults.for_picture(
@@ -151,7 +188,7 @@ class JobRequest(BaseModel):
             models=models,
         )
         chosen = defaults.finishing(
-            [f.value for f in export.formats], finishing, export.transparent.enabled
+            [f.value for f in export.formats], ask.finishing, export.transparent.enabled
         )
         asked: dict[str, Any] = {k: True for k, on in chosen.items() if on}
         if small is not None:
@@ -159,19 +196,19 @@ class JobRequest(BaseModel):
         return cls._asked(
             JobKind.ANIMATION,
             export,
-            selection,
+            ask.selection,
             placement,
-            origin=origin,
+            origin=ask.origin,
             image=str(image),
-            last_frame=str(last_frame) if last_frame else None,
-            references=[str(p) for p in references],
-            prompt=prompt,
-            negative_prompt=negative_prompt or None,
+            last_frame=str(ask.picture.last_frame) if ask.picture.last_frame else None,
+            references=[str(p) for p in ask.picture.references],
+            prompt=ask.prompt.text,
+            negative_prompt=ask.prompt.negative or None,
             video=video.model_dump(mode="json", exclude_none=True),
-            character=character,
+            character=ask.character,
             # Exported here from the video: keyed on the colour it is made on.
             local_export=defaults.recut_local(video.model_dump(mode="json"), export, asked),
-            service_export=service_export or None,
+            service_export=ask.service_export or None,
         )
 
     @classmethod

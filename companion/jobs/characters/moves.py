@@ -17,9 +17,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from companion.api.schema import ExportOptions, ModelsResponse, Selection, VideoOptions
-from companion.install import Placement
-from companion.jobs.ask.request import CharacterPart, JobRequest
+from companion.api.schema import ModelsResponse
+from companion.jobs.ask.request import AnimationAsk, CharacterPart, JobRequest
 from companion.jobs.errors import JobsError
 from companion.media import clean_name, is_clean_name
 
@@ -156,44 +155,24 @@ def looped(finishing: Mapping[str, bool | None] | None, move: Move) -> dict[str,
 
 
 def move_jobs(
-    *,
     character: str,
     moves: Sequence[Move],
-    image: Path,
-    video: VideoOptions,
-    export: ExportOptions,
-    selection: Selection,
-    seed: int | None = None,
-    negative_prompt: str = "",
-    placement: Placement | None = None,
-    origin: str | None = None,
+    ask: AnimationAsk,
     models: ModelsResponse | None = None,
-    finishing: Mapping[str, bool | None] | None = None,
-    frames: tuple[int | None, int | None] | None = None,
-    service_export: bool = False,
+    seed: int | None = None,
 ) -> list[MoveJob]:
-    """One request per move, each by the one constructor, with the set's seed (when
-    given) in every move's video options: the moves of one character stay alike. The
-    finishing's loop search applies to the moves that loop (see looped)."""
+    """One request per move, each by the one constructor from the set's ask (its
+    pictures, negative prompt, options, finishing and project) with the move's prompt and
+    part, and the set's seed (when given) in every move's video options: the moves of one
+    character stay alike. The finishing's loop search applies to the moves that loop (see
+    looped)."""
     check_moves(character, moves)
     if seed is not None:
-        video = video.model_copy(update={"seed": seed})
+        ask = ask.model_copy(update={"video": ask.video.model_copy(update={"seed": seed})})
     made = []
     for move, part in zip(moves, parts(character, moves), strict=True):
-        request = JobRequest.animation(
-            image=image,
-            prompt=move.prompt,
-            video=video,
-            export=export,
-            selection=selection,
-            negative_prompt=negative_prompt,
-            placement=placement,
-            origin=origin,
-            models=models,
-            character=part,
-            finishing=looped(finishing, move),
-            frames=frames,
-            service_export=service_export,
-        )
+        prompt = ask.prompt.model_copy(update={"text": move.prompt})
+        said = {"prompt": prompt, "character": part, "finishing": looped(ask.finishing, move)}
+        request = JobRequest.animation(ask.model_copy(update=said), models)
         made.append(MoveJob(move, job_name(character, move.name), request))
     return made

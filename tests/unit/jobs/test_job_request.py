@@ -13,13 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from companion.api.client import Client
 from companion.api.keys import new_idempotency_key
 from companion.api.schema import ModelsResponse
 from companion.cli.commands.animate import _request, plan_from_args
 from companion.cli.main import build_parser
+from companion.daemon.inbox.prepare import DropReader
 from companion.daemon.inbox.watch import ProjectWatcher
+from companion.install import Placement
 from companion.jobs.ask.request import JobRequest
 from companion.jobs.engine import Engine
 from companion.media.demo_art import draw_character
@@ -41,7 +44,22 @@ CLI_OPTIONS += ["--frame-count", "4", "--width", "64", "--height", "64"]
 CLI_OPTIONS += ["--formats", "spritesheet"]
 
 
-def _daemon_request(home: Path, base_url: str, project: Path) -> dict[str, Any]:
+DAEMON_BODY = {
+    "image_path": "inbox/hero.png",
+    "prompt": "wave",
+    "video": {"duration_seconds": 1, "resolution": "360p"},
+    "export": {
+        "frame_count": 4,
+        "output_width": 64,
+        "output_height": 64,
+        "output_formats": ["spritesheet"],
+    },
+}
+
+
+def _daemon_request(
+    home: Path, base_url: str, project: Path, body: dict[str, Any] = DAEMON_BODY
+) -> dict[str, Any]:
     daemon = DaemonThread(home, base_url, TEST_KEY).start()
     try:
         headers = {
@@ -54,21 +72,7 @@ def _daemon_request(home: Path, base_url: str, project: Path) -> dict[str, Any]:
             return request("POST", daemon.url + path, body=data, headers=headers)
 
         assert post("/api/v1/projects", {"root": str(project)}).status == 201
-        accepted = post(
-            "/api/v1/animate",
-            {
-                "project_root": str(project),
-                "image_path": "inbox/hero.png",
-                "prompt": "wave",
-                "video": {"duration_seconds": 1, "resolution": "360p"},
-                "export": {
-                    "frame_count": 4,
-                    "output_width": 64,
-                    "output_height": 64,
-                    "output_formats": ["spritesheet"],
-                },
-            },
-        )
+        accepted = post("/api/v1/animate", {"project_root": str(project), **body})
         assert accepted.status == 202, accepted.body
         job_id = accepted.json["id"]
     finally:
@@ -139,6 +143,184 @@ def test_every_way_in_builds_the_same_request(make_sandbox, tmp_path: Path) -> N
     assert JobRequest.of(daemon).model_copy(update=dict.fromkeys(PROVENANCE)) == JobRequest.of(
         inbox_drop
     ).model_copy(update=dict.fromkeys(PROVENANCE))
+
+
+# Pictures by fixed bytes, a fixed name and target: the fingerprint and generation pinned
+# below are those of the request each door stores, whatever this run's folder.
+FIXED_HASHES = ["1" * 64, "2" * 64, "3" * 64, "4" * 64]
+
+
+def _kept(stored: dict[str, Any], folder: Path) -> tuple[str, str, str]:
+    """The digest of the JSON the store keeps for a request (this run's folder written as
+    TMP; its own fingerprint and generation, which hash this run's paths and bytes, left
+    out), and the fingerprint and generation the same request has for fixed pictures."""
+    request = JobRequest.of(stored)
+    assert request.stored() == stored  # read back as it was kept
+    kept = {k: v for k, v in stored.items() if k not in ("fingerprint", "generation")}
+    text = json.dumps(kept).replace(str(folder), "TMP")  # as companion.store.db writes it
+    pictures = FIXED_HASHES[: 1 + bool(request.last_frame) + len(request.references)]
+    marked = request.with_fingerprint(pictures, "hero", "/game/animations")
+    return (
+        hashlib.sha256(text.encode()).hexdigest(),
+        str(marked.fingerprint),
+        str(marked.generation),
+    )
+
+
+def _pictures(folder: Path) -> tuple[Path, Path, Path]:
+    """A transparent first frame, a last one, and an opaque reference."""
+    folder.mkdir(parents=True, exist_ok=True)
+    draw_character(64).save(folder / "hero.png")
+    draw_character(96).save(folder / "last.png")
+    Image.new("RGB", (80, 80), (200, 120, 40)).save(folder / "ref1.png")
+    return folder / "hero.png", folder / "last.png", folder / "ref1.png"
+
+
+# What each door stored before its call became one typed ask: a job recorded by that
+# release must be found again (its fingerprint equal) and read back by this one.
+PINNED = {
+    "animate": (
+        "998fb5f0331d485fb95359d4b408323abb4296702225ab4a02d75fb8c7f43e9f",
+        "03fea84a8497d49e1700743af6614759f7a04bc112fae7f9f62b30c60951c5dc",
+        "971ceea3e6639c9f213a651939ecb33295917c6b1a37c7bd6b70b925e08afaec",
+    ),
+    "animate_plain": (
+        "d4b3f2bccd94537e2d974c2baebec7f806b2fae04e78563e4addf3afddce2fe7",
+        "9d05f80ee19651e90c5dc7a4032ae5a5376ead9d96607c4b378d58d172a14a3a",
+        "13ee9193fef87d7d4d2b795ad661f1fc52e2aaa333a61173adb7dcf5dc709a4a",
+    ),
+    "jobs_add": (
+        "35837a7cefe6d15e83e2e1965e473cff94077ff33a2ca00365ac74a3e3ff3689",
+        "17c8edcdc9a5adbf5ad4b4254c2b10e4d1372475dfeaf23225050d598929cb87",
+        "df16b43862625aa3cdf185a149f0102d343fdeb02726dbfc83fe51040c6118ea",
+    ),
+    "character_idle": (
+        "9db92511077001d70dcff043b4185aa4cb338a73efdd9c6b67a7ca4707a9c35c",
+        "493a669543b6a6e43731c64d45d9652ae761d688ee5079546cc9ce0f63fd4b3e",
+        "81a6378d3eb129252b5a16f0566a829f901d45380a66b6e560eed31b7767467f",
+    ),
+    "character_attack": (
+        "8ae53bfd5bbaf1fffbeff9df675df96eabbf58c8d2b184b7eaa129544a0bcc5c",
+        "1d798711b6a86da6079158d39be8f65ef4eb28777b0a2e39c599963358ebcc53",
+        "26d08c4ff03b6fd76f1e5f979b25e95106087405af296dbbf6fb1e0e926a0030",
+    ),
+    "daemon": (
+        "dd95f60ced2f378e75bc7ed48a1fedb1b086f699205f5d2672ae1d2e44963fce",
+        "78632cb213960822b280194346f932411b35d2bc0629d54bc38b4a7e3d86eeae",
+        "41f3efe5e2d954aa84fb71015a87c0c4b7977545f33c5a8f3e273642725c8898",
+    ),
+    "drop": (
+        "381747085718dd0afe8ba090df6094fb1d71eeda52ad419afbf13e9ebcad4cb5",
+        "c71717cc176d00fd2d2f67d844d07ec139a093da5ad3aad9c2f1666eee64ab0d",
+        "5852b64de69ae3afe5abf732c821feb85a175564851f4a3b7724a4a70fc43526",
+    ),
+}
+
+
+def test_each_door_stores_the_request_it_stored_before(
+    make_sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    from companion.cli.commands import character
+    from companion.cli.main import main
+
+    sandbox = make_sandbox()
+    folder = tmp_path.resolve()
+    monkeypatch.setenv("COMPANION_HOME", str(folder / "home"))
+    monkeypatch.setenv("COMPANION_BASE_URL", "http://127.0.0.1:9")  # nothing is asked of it
+    game = folder / "game"
+    game.mkdir()
+    (game / "project.godot").write_text("config_version=5\n")
+    hero, last, ref = _pictures(game / "art")
+    target = game / "animations"
+    made: dict[str, dict[str, Any]] = {}
+    parse = build_parser().parse_args
+
+    # companion animate: every picture, the model named, finishing and frames said
+    args = parse(
+        ["animate", str(hero), "--prompt", "wave", "--last-frame", str(last), "--ref",
+         str(ref), "--model", "sandbox-motion-lite", "--seed", "7", "--seconds", "1",
+         "--resolution", "360p", "--frame-count", "4", "--width", "32", "--height", "32",
+         "--transparent", "--key-color", "#00ff00", "--in-place", "--loop", "auto",
+         "--trim", "--formats", "godot_pack,gif", "--start", "0.2", "--duration", "0.5",
+         "--out", str(target), "--name", "hero"]
+    )  # fmt: skip
+    where = Placement("godot", game, target)
+    made["animate"] = _request(plan_from_args(args), FIXED_HASHES[:3], where).stored()
+    # ... and an opaque picture into a plain folder, the service's own export bought
+    plain = folder / "plain"
+    plain.mkdir()
+    Image.new("RGB", (120, 90), (10, 90, 200)).save(plain / "sky.png")
+    args = parse(
+        ["animate", str(plain / "sky.png"), "--prompt", "clouds drift", "--opaque",
+         "--service-export", "--formats", "spritesheet,spritesheet_json", "--frame-count",
+         "6", "--out", str(plain / "out")]
+    )  # fmt: skip
+    made["animate_plain"] = _request(plan_from_args(args), FIXED_HASHES[:1], None).stored()
+
+    # companion jobs add: the job it records, into the Godot project
+    assert main(
+        ["jobs", "add", str(hero), "--prompt", "walk cycle", "--last-frame", str(last),
+         "--ref", str(ref), "--model", "sandbox-motion-lite", "--transparent", "--no-trim",
+         "--formats", "godot_pack", "--frame-count", "6", "--target", str(target),
+         "--name", "hero"]
+    ) == 0  # fmt: skip
+    store = Store(folder / "home" / "companion.db")
+    try:
+        made["jobs_add"] = store.jobs()[0].request
+    finally:
+        store.close()
+
+    # companion character: one request per move, the set's finishing on each
+    args = parse(
+        ["character", str(hero), "--move", "idle=idle breathing", "--move",
+         "attack=sword slash", "--model", "sandbox-motion-lite", "--transparent",
+         "--seamless", "--in-place", "--seed", "11", "--frame-count", "4", "--out",
+         str(target), "--name", "knight"]
+    )  # fmt: skip
+    for move in character.plan_from_args(args).jobs:
+        made[f"character_{move.move.name}"] = move.request.stored()
+
+    # the daemon's API: a negative prompt, every picture, small frames, finishing said
+    project = folder / "project"
+    _pictures(project / "inbox")
+    body = {
+        "image_path": "inbox/hero.png",
+        "last_frame_path": "inbox/last.png",
+        "reference_paths": ["inbox/ref1.png"],
+        "prompt": "wave",
+        "negative_prompt": "blur",
+        "video": {"duration_seconds": 1, "resolution": "360p", "seed": 3},
+        "export": {
+            "frame_count": 4,
+            "output_width": 32,
+            "output_height": 48,
+            "output_formats": ["spritesheet", "spritesheet_json"],
+        },
+        "in_place": True,
+        "loop": True,
+        "service_export": True,
+    }
+    made["daemon"] = _daemon_request(folder / "daemon-home", sandbox.base_url, project, body)
+
+    # a watched inbox: a folder of frames with its settings, over the project's defaults
+    drop = project / "inbox" / "jump"
+    drop.mkdir()
+    for name, picture in zip(("first", "last", "ref1"), _pictures(drop / "made"), strict=True):
+        picture.rename(drop / f"{name}.png")
+    (drop / "made").rmdir()
+    (drop / "animation.yaml").write_text(
+        "prompt: jump\nvideo: {duration_seconds: 1}\ntrim: true\nservice_export: true\n"
+        "export: {frame_count: 5, output_width: 40, output_formats: [gif, frames_zip]}\n"
+    )
+    listed = ModelsResponse.model_validate(Api(sandbox.base_url, key=TEST_KEY).get("/models").json)
+    reader = DropReader(
+        project, project / "inbox", project / "animations", "other",
+        {"selection": {"mode": "range", "start_seconds": 0.1}}, lambda: listed,
+    )  # fmt: skip
+    made["drop"] = reader.prepare(drop).request.stored()
+
+    kept = {door: _kept(stored, folder) for door, stored in made.items()}
+    assert kept == PINNED, json.dumps(made, indent=1)
 
 
 @pytest.mark.slow
