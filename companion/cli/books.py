@@ -3,14 +3,16 @@ daemon, watched folders) writes to."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from companion.api.client import Client
 from companion.settings.config import Settings
-from companion.settings.endpoint import Endpoint
 from companion.store import Store
 from companion.store.account import LocalAccount
 from companion.store.books import disagreement, store_books
+
+if TYPE_CHECKING:
+    from companion.api.client import Client
+    from companion.settings.endpoint import Endpoint
 
 __all__ = ["books", "disagreement", "follow_books"]
 

@@ -5,14 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 from companion.cli.errors import InputFailure
-
-_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 class NotRunning(InputFailure):
@@ -39,9 +35,15 @@ def call(home: Path, method: str, path: str, body: Any = None) -> tuple[int, Any
     headers = {"Authorization": f"Bearer {info['token']}"}
     if data is not None:
         headers["Content-Type"] = "application/json"
+    # urllib loads only for a command that calls (`projects list` imports this module
+    # and never does); the opener ignores any proxy.
+    import urllib.error
+    import urllib.request
+
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     request = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
-        with _DIRECT.open(request, timeout=30) as response:
+        with direct.open(request, timeout=30) as response:
             return response.status, json.loads(response.read() or b"null")
     except urllib.error.HTTPError as exc:
         try:

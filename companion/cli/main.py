@@ -16,8 +16,7 @@ from collections.abc import Callable, Sequence
 
 from companion import CompanionError, __version__
 from companion.cli.errors import EXIT_CLOSED_PIPE, EXIT_INTERRUPTED, as_cli_error, fail, say
-from companion.cli.parsers import local, making
-from companion.cli.parsers import remote as service
+from companion.cli.parsers import local, making, remote
 from companion.cli.parsers.base import PARSED, OneLineParser
 
 # Handlers are named, not imported: `companion --help` loads no command's code.
@@ -37,9 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     making.add_clips(commands)
     making.add_animate(commands)
     making.add_character(commands)
-    service.add_service_commands(commands)
+    remote.add_service_commands(commands)
     making.add_jobs(commands)
-    service.add_team(commands)
+    remote.add_team(commands)
     local.add_local(commands)
     return parser
 

@@ -4,7 +4,6 @@ into one line with its exit code."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
@@ -104,8 +103,10 @@ def with_service(
     job: Callable[[Client, Endpoint, Settings], Awaitable[T]], current: Settings | None = None
 ) -> T:
     """Run `job` against the endpoint; service failures become CliErrors."""
-    # The client, the engine and the sandbox load here, only for the commands that talk
-    # to the service: the ones that read the books or the settings start in a tenth.
+    # The event loop, the client and the sandbox load here, only for the commands that
+    # talk to the service: the ones that read the books or the settings start in a tenth.
+    import asyncio
+
     from companion.runtime import open_client, open_endpoint
 
     chosen = current or settings()

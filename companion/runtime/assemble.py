@@ -11,16 +11,18 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
 from companion.api.client import Client
-from companion.api.pacing import Pacer
-from companion.api.schema import Task
 from companion.api.transport import RetryPolicy
-from companion.jobs import Budget, Engine, open_account
 from companion.settings.config import ConfigError, Settings
 from companion.settings.endpoint import EMBEDDED_KEY, Endpoint, address_mistake
 from companion.store import Job, Store
-from companion.store.clips import ClipStore
+
+if TYPE_CHECKING:
+    from companion.api.pacing import Pacer
+    from companion.api.schema import Task
+    from companion.jobs import Engine
 
 
 @asynccontextmanager
@@ -66,6 +68,11 @@ async def open_engine(
     on_change: Callable[[Job], None] | None = None,
     on_progress: Callable[[Job, Task], None] | None = None,
 ) -> AsyncIterator[Engine]:
+    # The engine (and the media and install code it reaches) loads only here: a command
+    # that asks the service one question (credits, models) never needs it.
+    from companion.jobs import Budget, Engine, open_account
+    from companion.store.clips import ClipStore
+
     async with open_account(settings, store, endpoint.base_url, client.pacer) as account:
         yield Engine(
             store,

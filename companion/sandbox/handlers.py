@@ -14,6 +14,7 @@ import aiohttp
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
+from companion import media
 from companion.api.schema import (
     AnimationCreate,
     AnimationExportCreate,
@@ -23,7 +24,6 @@ from companion.api.schema import (
     VideoGenerationCreate,
     VideoGenerationQuote,
 )
-from companion.media import build_contact_sheet
 from companion.sandbox.account.pricing import video_price
 from companion.sandbox.account.quoting import animation_price, export_price_of, quote_json
 from companion.sandbox.app import Handler, SandboxService
@@ -251,13 +251,12 @@ class Handlers:
         if preview is None:
             path = self.s.storage.new_path(".png")
             loop = asyncio.get_running_loop()
+            source, timestamps = Path(asset.path), list(body.timestamps_seconds)
+            # Looked up on the worker: the media code (NumPy, PyAV) loads there at the
+            # first preview, never when the sandbox starts, and the loop never waits on it.
             sheet = await loop.run_in_executor(
                 self.s.pool,
-                build_contact_sheet,
-                Path(asset.path),
-                path,
-                list(body.timestamps_seconds),
-                body.max_frame_size,
+                lambda: media.build_contact_sheet(source, path, timestamps, body.max_frame_size),
             )
             preview = AssetRecord(
                 id=str(uuid.uuid4()),

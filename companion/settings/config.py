@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import platformdirs
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from annotated_types import Ge, Gt, Le
 
 from companion import CompanionError
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 
 class SettingsError(CompanionError):
@@ -32,50 +35,65 @@ class ConfigError(SettingsError):
     exit_code = 2  # the configuration is wrong: nothing was spent
 
 
-class Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class Secret:
+    """A key or a password: shown as stars wherever it is printed or logged; only
+    get_secret_value() gives it (as pydantic's SecretStr, without loading pydantic)."""
 
-    base_url: str | None = Field(default=None, description="service address including /v1")
-    api_key: SecretStr | None = None
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def get_secret_value(self) -> str:
+        return self._value
+
+    def __str__(self) -> str:
+        return "**********" if self._value else ""
+
+    def __repr__(self) -> str:
+        return f"Secret('{self}')"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_after_validator_function(cls, core_schema.str_schema())
+
+
+@dataclass(kw_only=True)
+class Settings:
+    """The settings, checked by pydantic against these annotations (see load_settings).
+    A plain dataclass, so a command that only reads them does not load pydantic."""
+
+    base_url: str | None = None  # the service's address, including /v1
+    api_key: Secret | None = None
     home: Path
-    timeout_seconds: float = Field(default=900, gt=0)
-    projects: list[dict[str, Any]] = Field(default_factory=list)
-    budget_per_job: int | None = Field(default=None, ge=0)
-    budget_per_day: int | None = Field(default=None, ge=0)
-    budget_per_month: int | None = Field(default=None, ge=0)
-    price_margin_percent: float = Field(
-        default=0,
-        ge=0,
-        le=1000,
-        description="how far over its quote a task may be priced when it is created and "
-        "still be made (0: not at all; over it the task is cancelled at once)",
-    )
-    team_database: SecretStr | None = Field(
-        default=None, description="PostgreSQL connection string of the team (team mode)"
-    )
-    team_member: str | None = Field(default=None, description="this companion's name (user@host)")
-    team_lease_seconds: float = Field(default=60.0, gt=0, le=3600)
-    team_pooled: bool = Field(
-        default=False,
-        description="the team database is reached through a transaction-pooling PgBouncer",
-    )
-    team_clips: Path | None = Field(
-        default=None,
-        description="a folder every member reaches (team.clips): paid clips are shared "
-        "there, so a teammate's identical generation spends nothing",
-    )
-    retry_attempts: int = Field(
-        default=8,
-        ge=1,
-        le=20,
-        description="tries of one call to the service before it is given up (1: no retry)",
-    )
-    clip_store_mb: int | None = Field(
-        default=None,
-        ge=0,
-        description="room for kept paid videos (free re-cuts), oldest out; unset: every "
-        "clip is kept (they are paid assets, never dropped unasked)",
-    )
+    timeout_seconds: Annotated[float, Gt(0)] = 900
+    projects: list[dict[str, Any]] = field(default_factory=list)
+    budget_per_job: Annotated[int, Ge(0)] | None = None
+    budget_per_day: Annotated[int, Ge(0)] | None = None
+    budget_per_month: Annotated[int, Ge(0)] | None = None
+    # How far over its quote a task may be priced when it is created and still be made
+    # (0: not at all; over it the task is cancelled at once).
+    price_margin_percent: Annotated[float, Ge(0), Le(1000)] = 0
+    team_database: Secret | None = None  # the team's PostgreSQL connection string
+    team_member: str | None = None  # this companion's name (user@host)
+    team_lease_seconds: Annotated[float, Gt(0), Le(3600)] = 60.0
+    team_pooled: bool = False  # the team database is reached through a pooling PgBouncer
+    # A folder every member reaches (team.clips): paid clips are shared there, so a
+    # teammate's identical generation spends nothing.
+    team_clips: Path | None = None
+    # Tries of one call to the service before it is given up (1: no retry).
+    retry_attempts: Annotated[int, Ge(1), Le(20)] = 8
+    # Room for kept paid videos (free re-cuts), oldest out; unset: every clip is kept
+    # (they are paid assets, never dropped unasked).
+    clip_store_mb: Annotated[int, Ge(0)] | None = None
 
     @property
     def uses_sandbox(self) -> bool:
@@ -99,6 +117,41 @@ class Settings(BaseModel):
         return None if self.clip_store_mb is None else self.clip_store_mb * 2**20
 
 
+# Settings any string is a valid value of, and those None is the default of: values of
+# only these kinds need no check, and pydantic is loaded only for the others.
+TEXT = {"base_url", "api_key", "team_database", "team_member"}
+SECRET = {"api_key", "team_database"}
+UNSET = {
+    "base_url",
+    "api_key",
+    "budget_per_job",
+    "budget_per_day",
+    "budget_per_month",
+    "team_database",
+    "team_member",
+    "team_clips",
+    "clip_store_mb",
+}
+
+
+@cache
+def _checks() -> TypeAdapter[Settings]:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(Settings)
+
+
+def _as_they_are(values: dict[str, Any]) -> bool:
+    """Whether every value is valid as it is: a string where any string is, None where
+    None is the default, no projects."""
+    return all(
+        (key in TEXT and isinstance(value, str))
+        or (key in UNSET and value is None)
+        or (key == "projects" and value == [])
+        for key, value in values.items()
+    )
+
+
 # The config file's settings taken as they are written.
 PLAIN = {
     "base_url",
@@ -111,6 +164,8 @@ PLAIN = {
 
 
 def default_home() -> Path:
+    import platformdirs  # only where COMPANION_HOME does not say
+
     return Path(platformdirs.user_data_dir("companion", appauthor=False))
 
 
@@ -120,6 +175,8 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
     values: dict[str, Any] = {}
     path = home / "config.yaml"
     if path.exists():
+        import yaml
+
         try:
             loaded = yaml.safe_load(path.read_text()) or {}
         except yaml.YAMLError as exc:
@@ -170,8 +227,15 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         values["team_member"] = env["COMPANION_TEAM_MEMBER"]
     if env.get("COMPANION_TEAM_POOLED"):
         values["team_pooled"] = env["COMPANION_TEAM_POOLED"]
+    if _as_they_are(values):
+        given: dict[str, Any] = {
+            k: Secret(v) if k in SECRET and v is not None else v for k, v in values.items()
+        }
+        return Settings(home=home, **given)
+    from pydantic import ValidationError
+
     try:
-        return Settings(home=home, **values)
+        return _checks().validate_python({"home": home, **values})
     except ValidationError as exc:
         error = exc.errors()[0]
         raise ConfigError(f"{path}: {'.'.join(map(str, error['loc']))}: {error['msg']}") from exc

@@ -1,5 +1,6 @@
 """What every command's parser shares: help wrapped between words, option errors in one
-line (exit code 2), and a command registered with its handler named, not imported."""
+line (exit code 2), a command registered with its handler named, not imported, and the
+shapes that recur (a command of verbs, --json)."""
 
 from __future__ import annotations
 
@@ -89,6 +90,21 @@ def mistyped_flags(root: argparse.ArgumentParser, argv: list[str]) -> str | None
 
 
 def command(commands: Any, name: str, handler: str, **kw: Any) -> argparse.ArgumentParser:
+    """The command `name`, run by a function of companion.cli.commands that is named,
+    not imported (its module loads only when it runs): "module:function", or "module"
+    for that module's cmd_<name>."""
+    function = handler if ":" in handler else f"{handler}:cmd_{name}"
     parser: argparse.ArgumentParser = commands.add_parser(name, **kw)
-    parser.set_defaults(handler=handler)
+    parser.set_defaults(handler=f"companion.cli.commands.{function}")
     return parser
+
+
+def verbs(commands: Any, name: str, *, dest: str = "verb", **kw: Any) -> Any:
+    """A command made of verbs (companion jobs add, run, list...), one of which must be
+    given: what its verbs are added to, each with `command`."""
+    parser = commands.add_parser(name, **kw)
+    return parser.add_subparsers(dest=dest, required=True, metavar="VERB")
+
+
+def json_flag(parser: argparse.ArgumentParser, help: str = "print one JSON object") -> None:
+    parser.add_argument("--json", action="store_true", help=help)

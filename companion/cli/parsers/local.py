@@ -7,22 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from companion.cli.options import FAULT_PROFILES, finite
-from companion.cli.parsers.base import command
+from companion.cli.parsers.base import command, json_flag, verbs
 
 
 def add_local(commands: Any) -> None:
-    command(
-        commands,
-        "status",
-        "companion.cli.commands.local:cmd_status",
-        help="the running daemon, and its status page link",
-    )
-    serve = command(
-        commands,
-        "serve",
-        "companion.cli.commands.local:cmd_serve",
-        help="run the daemon for editor plugins",
-    )
+    command(commands, "status", "local", help="the running daemon, and its status page link")
+    serve = command(commands, "serve", "local", help="run the daemon for editor plugins")
     serve.add_argument(
         "--port", type=int, default=8791, help="localhost port (default 8791; 0: any free)"
     )
@@ -36,18 +26,13 @@ def add_local(commands: Any) -> None:
     add_projects(commands)
     add_provenance(commands)
     add_plugin(commands)
-    openapi = command(
-        commands,
-        "openapi",
-        "companion.cli.commands.local:cmd_openapi",
-        help="print the remote API's OpenAPI document",
-    )
+    openapi = command(commands, "openapi", "local", help="print the remote API's OpenAPI document")
     openapi.add_argument("--out", type=Path, metavar="FILE", help="write it to this file")
 
     sandbox = command(
         commands,
         "sandbox",
-        "companion.cli.commands.local:cmd_sandbox",
+        "local",
         help="run the local emulator of the remote service",
         description="Serves all operations under /v1 and prints the base URL once it "
         "accepts connections. Keys may name an account as ACCOUNT:KEY.",
@@ -60,15 +45,14 @@ def add_local(commands: Any) -> None:
         default=0,
         help="port of the download origin (default: any free port)",
     )
-    sandbox.add_argument("--api-key", action="append", help="a key with read and write scopes")
-    sandbox.add_argument("--read-only-key", action="append", help="a key with the read scope")
-    sandbox.add_argument("--paused-key", action="append", help="a key whose account is paused")
-    sandbox.add_argument(
-        "--ineligible-key", action="append", help="a key whose account is not eligible"
-    )
-    sandbox.add_argument(
-        "--disabled-key", action="append", help="a key whose account has API access disabled"
-    )
+    for flag, text in (
+        ("--api-key", "a key with read and write scopes"),
+        ("--read-only-key", "a key with the read scope"),
+        ("--paused-key", "a key whose account is paused"),
+        ("--ineligible-key", "a key whose account is not eligible"),
+        ("--disabled-key", "a key whose account has API access disabled"),
+    ):
+        sandbox.add_argument(flag, action="append", help=text)
     sandbox.add_argument(
         "--credits", type=int, default=1000, help="starting credits per account (default 1000)"
     )
@@ -109,7 +93,7 @@ def add_provenance(commands: Any) -> None:
     provenance = command(
         commands,
         "provenance",
-        "companion.cli.commands.provenance:cmd_provenance",
+        "provenance",
         help="every generated file in a project and where it came from (AI disclosure)",
         description="Lists each file the companion generated into PROJECT that is still as "
         "it was installed (deleted or changed files are left out): its path, job, service, "
@@ -122,7 +106,8 @@ def add_provenance(commands: Any) -> None:
 
 
 def add_projects(commands: Any) -> None:
-    projects = commands.add_parser(
+    projects = verbs(
+        commands,
         "projects",
         help="the projects the daemon serves: add, list, remove",
         description="Editor and drop jobs write only into registered projects. add and "
@@ -130,11 +115,10 @@ def add_projects(commands: Any) -> None:
         "once); list works with it stopped. Projects in config.yaml are registered when "
         "the daemon starts and whenever the file changes.",
     )
-    verbs = projects.add_subparsers(dest="verb", required=True, metavar="VERB")
     add = command(
-        verbs,
+        projects,
         "add",
-        "companion.cli.commands.projects:cmd_add",
+        "projects",
         help="register a project, or change what is given of one already registered",
     )
     add.add_argument("root", help="the project's folder (holding project.godot, or Assets/)")
@@ -155,52 +139,36 @@ def add_projects(commands: Any) -> None:
         help="drop defaults (prompt, export, video, selection) as JSON or a YAML file; "
         "merged one level deep into those registered",
     )
-    add.add_argument("--json", action="store_true", help="print the registration as JSON")
+    json_flag(add, "print the registration as JSON")
     remove = command(
-        verbs,
-        "remove",
-        "companion.cli.commands.projects:cmd_remove",
-        help="forget a project (its files and jobs stay)",
+        projects, "remove", "projects", help="forget a project (its files and jobs stay)"
     )
     remove.add_argument("root", help="the project's folder, as registered")
-    listing = command(
-        verbs, "list", "companion.cli.commands.projects:cmd_list", help="every registered project"
-    )
-    listing.add_argument("--json", action="store_true", help="print one JSON object")
+    json_flag(command(projects, "list", "projects", help="every registered project"))
 
 
 def add_service(commands: Any) -> None:
-    service = commands.add_parser(
+    service = verbs(
+        commands,
         "service",
         help="start the daemon at login: install, uninstall, status",
         description="A systemd user unit (Linux), a LaunchAgent (macOS) or a Task "
         "Scheduler task (Windows) that runs `companion serve` for this COMPANION_HOME "
         "with this Python, and starts it again after a failure.",
     )
-    verbs = service.add_subparsers(dest="verb", required=True, metavar="VERB")
-    command(
-        verbs,
-        "install",
-        "companion.cli.commands.login_service:cmd_install",
-        help="write, check and start the login service (again: update it)",
-    )
-    command(
-        verbs,
-        "uninstall",
-        "companion.cli.commands.login_service:cmd_uninstall",
-        help="stop and remove it",
-    )
-    status = command(
-        verbs,
-        "status",
-        "companion.cli.commands.login_service:cmd_status",
-        help="whether it is installed, current, and the daemon answering",
-    )
-    status.add_argument("--json", action="store_true", help="print one JSON object")
+    for verb, text in (
+        ("install", "write, check and start the login service (again: update it)"),
+        ("uninstall", "stop and remove it"),
+        ("status", "whether it is installed, current, and the daemon answering"),
+    ):
+        parser = command(service, verb, "login_service", help=text)
+        if verb == "status":
+            json_flag(parser)
 
 
 def add_plugin(commands: Any) -> None:
-    plugin = commands.add_parser(
+    plugin = verbs(
+        commands,
         "plugin",
         help="the Godot and Unity plugins: install, uninstall, status, pack",
         description="The plugins ship inside this package. install puts one into a "
@@ -209,7 +177,6 @@ def add_plugin(commands: Any) -> None:
         "it updates in place and says what changed. A file you changed is never "
         "overwritten.",
     )
-    verbs = plugin.add_subparsers(dest="verb", required=True, metavar="VERB")
     for verb, help_text in (
         ("install", "put the plugin into the project (again: update it) and register it"),
         ("uninstall", "take out exactly what install put there"),
@@ -220,9 +187,9 @@ def add_plugin(commands: Any) -> None:
         ),
     ):
         parser = command(
-            verbs,
+            plugin,
             verb,
-            f"companion.cli.commands.plugin:cmd_{verb}",
+            "plugin",
             help=help_text,
             description=help_text[0].upper() + help_text[1:] + ".",
         )
@@ -231,11 +198,11 @@ def add_plugin(commands: Any) -> None:
             "project", help="the project's folder (holding project.godot, or Assets/)"
         )
         if verb != "uninstall":
-            parser.add_argument("--json", action="store_true", help="print one JSON object")
+            json_flag(parser)
     pack = command(
-        verbs,
+        plugin,
         "pack",
-        "companion.cli.commands.plugin:cmd_pack",
+        "plugin",
         help="build the release artifacts: the Godot Asset Library zip, the Unity package",
     )
     pack.add_argument(

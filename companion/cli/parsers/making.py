@@ -7,14 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from companion.cli.options import add_export_options, add_generation_options, finite
-from companion.cli.parsers.base import command
+from companion.cli.parsers.base import command, json_flag, verbs
 
 
 def add_export(commands: Any) -> None:
     export = command(
         commands,
         "export",
-        "companion.cli.commands.export:cmd_export",
+        "export",
         help="convert a local video into engine-ready formats (no service, no credits)",
         description="Sample frames from a video and write the formats asked for into "
         "--out. An output never replaces the video itself.",
@@ -27,7 +27,7 @@ def add_recut(commands: Any) -> None:
     recut = command(
         commands,
         "recut",
-        "companion.cli.commands.recut:cmd_recut",
+        "recut",
         help="export a finished job's kept video again (other frames, size, range, "
         "formats): local, no credits",
         description="The companion keeps each paid video (COMPANION_HOME/clips; "
@@ -47,20 +47,20 @@ def add_clips(commands: Any) -> None:
     clips = command(
         commands,
         "clips",
-        "companion.cli.commands.clips:cmd_clips",
+        "clips",
         help="the kept paid videos: their size and the generations they answer",
         description="Every paid video the companion keeps, oldest first, with its size, the "
         "generation it is (picture, prompt) and the re-cuts it answered for free; and the "
         "clips a size cap (clip_store_mb in config.yaml, unset: no cap) let go.",
     )
-    clips.add_argument("--json", action="store_true", help="one JSON document")
+    json_flag(clips, "one JSON document")
 
 
 def add_animate(commands: Any) -> None:
     animate = command(
         commands,
         "animate",
-        "companion.cli.commands.animate:cmd_animate",
+        "animate",
         help="animate an image end to end (one click), resumable",
         description="Checks every option, quotes, creates one task, waits, and installs "
         "the formats asked for into --out. Run the same command again after a crash or "
@@ -87,7 +87,7 @@ def add_animate(commands: Any) -> None:
     demo = command(
         commands,
         "demo",
-        "companion.cli.commands.animate:cmd_demo",
+        "animate",
         help="draw a character and animate it into every format (the first thing to try)",
     )
     demo.add_argument(
@@ -103,7 +103,7 @@ def add_character(commands: Any) -> None:
     character = command(
         commands,
         "character",
-        "companion.cli.commands.character:cmd_character",
+        "character",
         help="animate a character's moves from one picture (idle, walk, attack...): one "
         "quote for the set, wired into the engine",
         description="Each --move is a generation of its own, paid once ever: run the same "
@@ -161,14 +161,8 @@ def add_character(commands: Any) -> None:
 
 
 def add_jobs(commands: Any) -> None:
-    jobs = commands.add_parser("jobs", help="the local job queue: add, run, list, show, control")
-    verbs = jobs.add_subparsers(dest="verb", required=True, metavar="VERB")
-    add = command(
-        verbs,
-        "add",
-        "companion.cli.commands.jobs:cmd_add",
-        help="queue a one-click animation for a project folder",
-    )
+    jobs = verbs(commands, "jobs", help="the local job queue: add, run, list, show, control")
+    add = command(jobs, "add", "jobs", help="queue a one-click animation for a project folder")
     add.add_argument("image", type=Path, help="the first frame: PNG, JPEG or WebP")
     add_generation_options(add)
     add.add_argument(
@@ -181,17 +175,10 @@ def add_jobs(commands: Any) -> None:
         help="editor jobs run before folder batches (default folder)",
     )
     add_export_options(add, out_help=None)
-    command(
-        verbs,
-        "run",
-        "companion.cli.commands.jobs:cmd_run",
-        help="run every unfinished job (resumes after a crash)",
-    )
-    command(
-        verbs, "list", "companion.cli.commands.jobs_books:cmd_list", help="every job and its state"
-    )
+    command(jobs, "run", "jobs", help="run every unfinished job (resumes after a crash)")
+    command(jobs, "list", "jobs_books", help="every job and its state")
     for verb, text, handler in (
-        ("show", "a job, its ledger and outputs", "jobs_books:cmd_show"),
+        ("show", "a job, its ledger and outputs", "jobs_books"),
         ("cancel", "cancel a job (remotely too)", "jobs:cmd_control"),
         ("retry", "retry a job that never reached the service", "jobs:cmd_control"),
         (
@@ -200,5 +187,5 @@ def add_jobs(commands: Any) -> None:
             "jobs:cmd_control",
         ),
     ):
-        parser = command(verbs, verb, f"companion.cli.commands.{handler}", help=text)
+        parser = command(jobs, verb, handler, help=text)
         parser.add_argument("job", help="a job id or its first characters")

@@ -7,38 +7,23 @@ from pathlib import Path
 from typing import Any
 
 from companion.cli.options import finite
-from companion.cli.parsers.base import command
+from companion.cli.parsers.base import command, json_flag, verbs
 
 
 def add_service_commands(commands: Any) -> None:
     credits = command(
         commands,
         "credits",
-        "companion.cli.commands.remote:cmd_credits",
+        "remote",
         help="available credits, and what this machine spent (today, this month, per job)",
     )
-    credits.add_argument("--json", action="store_true", help="print one JSON object")
-    command(
-        commands,
-        "account",
-        "companion.cli.commands.remote:cmd_account",
-        help="account, tier, key identity and limits",
-    )
-    models = command(
-        commands,
-        "models",
-        "companion.cli.commands.remote:cmd_models",
-        help="live model capabilities",
-    )
+    json_flag(credits)
+    command(commands, "account", "remote", help="account, tier, key identity and limits")
+    models = command(commands, "models", "remote", help="live model capabilities")
     models.add_argument(
         "--raw", action="store_true", help="print the listing exactly as the service sent it"
     )
-    quote = command(
-        commands,
-        "quote",
-        "companion.cli.commands.remote:cmd_quote",
-        help="price of a video generation",
-    )
+    quote = command(commands, "quote", "remote", help="price of a video generation")
     quote.add_argument("--seconds", type=finite, metavar="S", help="video length (default 3)")
     quote.add_argument("--model", help="a model of `companion models` (default: the service's)")
     quote.add_argument(
@@ -50,30 +35,14 @@ def add_service_commands(commands: Any) -> None:
     )
     quote.add_argument("--transparent", action="store_true", help="price it with a key colour")
 
-    assets = commands.add_parser("assets", help="look up or download an asset")
-    verbs = assets.add_subparsers(dest="verb", required=True, metavar="VERB")
-    get = command(
-        verbs,
-        "get",
-        "companion.cli.commands.remote:cmd_asset_get",
-        help="an asset's record (no URL)",
-    )
+    assets = verbs(commands, "assets", help="look up or download an asset")
+    get = command(assets, "get", "remote:cmd_asset_get", help="an asset's record (no URL)")
     get.add_argument("asset_id", help="the asset's id")
-    download = command(
-        verbs,
-        "download",
-        "companion.cli.commands.remote:cmd_asset_download",
-        help="download an asset",
-    )
+    download = command(assets, "download", "remote:cmd_asset_download", help="download an asset")
     download.add_argument("asset_id", help="the asset's id")
     download.add_argument("--out", type=Path, required=True, metavar="FILE", help="file to write")
 
-    preview = command(
-        commands,
-        "preview",
-        "companion.cli.commands.remote:cmd_preview",
-        help="labelled contact sheet of a video asset",
-    )
+    preview = command(commands, "preview", "remote", help="labelled contact sheet of a video asset")
     preview.add_argument("asset_id", help="a clip_video asset's id")
     preview.add_argument(
         "--at",
@@ -90,21 +59,23 @@ def add_service_commands(commands: Any) -> None:
 
 
 def add_team(commands: Any) -> None:
-    team = commands.add_parser(
-        "team", help="team mode: companions sharing one account through PostgreSQL"
+    team = verbs(
+        commands,
+        "team",
+        dest="team_command",
+        help="team mode: companions sharing one account through PostgreSQL",
     )
-    verbs = team.add_subparsers(dest="team_command", required=True, metavar="VERB")
     status = command(
-        verbs,
+        team,
         "status",
-        "companion.cli.commands.team:cmd_status",
+        "team",
         help="members seen recently, slots in use, window use, spend today, drift",
     )
-    status.add_argument("--json", action="store_true", help="print the status as JSON")
+    json_flag(status, "print the status as JSON")
     budget = command(
-        verbs,
+        team,
         "budget",
-        "companion.cli.commands.team:cmd_budget",
+        "team",
         help="set the team's budget (or a member's, with --member); a limit left out is removed",
     )
     budget.add_argument("--member", help="a member's name (user@host); default: the team")

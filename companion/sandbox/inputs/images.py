@@ -13,8 +13,6 @@ import io
 import warnings
 from dataclasses import dataclass
 
-from PIL import Image
-
 from companion.api.schema import ErrorCode
 from companion.api.schema.images import sniff_image_type
 from companion.sandbox.errors import ApiError
@@ -37,6 +35,8 @@ class CheckedImage:
 def check_image(
     data: bytes, param: str, declared: str | None = None, max_side: int = MAX_SIDE
 ) -> CheckedImage:
+    from PIL import Image  # at the first image, not when the sandbox starts
+
     max_pixels = max_side * max_side
     mime = sniff_image_type(data)
     if mime is None:

@@ -7,8 +7,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from PIL import Image
-
 from companion.sandbox.face import Face
 from companion.sandbox.state import AssetRecord, State, TaskRecord
 
@@ -63,4 +61,6 @@ def add_extra(
 
 def thumbnail(path: str) -> None:
     """A real small picture (a WebP thumbnail) at path."""
+    from PIL import Image  # at the first thumbnail, not when the sandbox starts
+
     Image.new("RGBA", (32, 32), (40, 120, 200, 255)).save(path, "WEBP")

@@ -18,20 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
-
 from companion.api.schema import ALPHA_REQUIRED_FORMATS, ExportFormat, ExportOptions, Selection
-from companion.media import (
-    MIME_TYPES,
-    MediaError,
-    SynthSpec,
-    export_spec,
-    export_video,
-    far_key_colour,
-    is_clean_name,
-    probe,
-    synthesize,
-)
+from companion.media import MIME_TYPES, MediaError, is_clean_name
 from companion.sandbox.account.pricing import DEFAULT_VIDEO_SECONDS
 from companion.sandbox.account.tiers import Limits
 from companion.sandbox.face import DEFAULT, Face
@@ -281,6 +269,12 @@ class Runner:
         )
 
     def _generate(self, task: TaskRecord) -> StageResult:
+        # The media code (NumPy, PyAV, Pillow) loads on the worker at the first task: a
+        # sandbox that only answers reads starts without it.
+        from PIL import Image
+
+        from companion.media import SynthSpec, far_key_colour, probe, synthesize
+
         body = task.normalized_input
         if REJECT_MARKER in body.get("prompt", ""):
             raise StageFailure(
@@ -329,6 +323,8 @@ class Runner:
         return StageResult([asset])
 
     def _export(self, task: TaskRecord) -> StageResult:
+        from companion.media import export_spec, export_video, probe
+
         body = task.normalized_input
         options = ExportOptions.model_validate(body.get("export") or {})
         selection = Selection.model_validate(body.get("selection") or {})
