@@ -25,6 +25,22 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):  # once, in the process that starts the workers
         for folder in ("companion", "tests"):
             compileall.compile_dir(REPO / folder, quiet=2, workers=0)
+        _compile_the_libraries_commands_load()
+
+
+def _compile_the_libraries_commands_load() -> None:
+    """The same for the installed libraries a command loads (aiohttp, pydantic, Pillow,
+    NumPy, PyAV...), whose wheels were installed without byte-compiling (.ci/run): the
+    modules the companion's doors import, each compiled once if it is not already."""
+    import importlib
+    import sys
+
+    for door in ("companion.cli.main", "companion.daemon.server", "companion.runtime"):
+        importlib.import_module(door)
+    for module in list(sys.modules.values()):
+        source = getattr(module, "__file__", None) or ""
+        if source.endswith(".py") and not Path(source).is_relative_to(REPO):
+            compileall.compile_file(source, quiet=2)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
