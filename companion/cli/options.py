@@ -1,7 +1,8 @@
 """The flags several commands share, with their help texts, values and defaults.
 
-Imported on every start (help must be quick), so the value lists are plain tuples here;
-a test holds them equal to the schema's enums."""
+Imported on every start (help must be quick), so the value lists are plain tuples here or
+from plain tables (the formats: companion.api.formats); a test holds them equal to the
+schema's enums."""
 
 from __future__ import annotations
 
@@ -9,22 +10,10 @@ import argparse
 import math
 from pathlib import Path
 
-FORMAT_NAMES = (
-    "clip_video",
-    "webm_alpha",
-    "prores_4444",
-    "gif",
-    "frames_zip",
-    "spritesheet",
-    "spritesheet_json",
-    "unity_meta",
-    "unity_pack",
-    "godot_pack",
-    "unreal_paper2d_pack",
-    "cocos_creator_pack",
-    "construct3_pack",
-)
-ALPHA_ONLY_FORMATS = ("webm_alpha", "prores_4444")
+from companion.api.formats import ALPHA_REQUIRED_FORMATS, FORMAT_NAMES, ExportFormat
+from companion.sandbox.faults import PROFILES
+
+ALPHA_ONLY_FORMATS = tuple(f.value for f in ExportFormat if f in ALPHA_REQUIRED_FORMATS)
 PIVOTS = (
     "bottom_center",
     "center",
@@ -37,17 +26,7 @@ PIVOTS = (
     "bottom_right",
 )
 DEFAULT_KEY_COLOUR = "#00ff00"
-FAULT_PROFILES = (  # the sandbox's, for `companion sandbox --help`
-    "none",
-    "unavailable",
-    "storm",
-    "resets",
-    "slow",
-    "truncated",
-    "dropped-create",
-    "internal",
-    "chaos",
-)
+FAULT_PROFILES = PROFILES  # the sandbox's, for `companion sandbox --help`
 
 
 def finite(text: str) -> float:

@@ -14,7 +14,7 @@ from typing import Any
 from aiohttp import web
 
 from companion.api.errors import CompanionApiError
-from companion.daemon import generations, registry
+from companion.daemon import registry
 from companion.daemon.http.events import Broker
 from companion.daemon.http.host import Earlier, Prepared
 from companion.daemon.http.middleware import errors
@@ -29,13 +29,14 @@ from companion.daemon.routes.jobs import JobRoutes
 from companion.daemon.routes.projects import ProjectRoutes
 from companion.daemon.routes.status import StatusRoutes
 from companion.daemon.routes.status_page import CODES, TOKEN, LinkCodes, page, status_link
-from companion.daemon.schema.requests import AnimateIn, AsideOut, JobOut
+from companion.daemon.schema.requests import AnimateIn, JobOut
 from companion.jobs import (
     FINAL,
     Engine,
     JobRequest,
     State,
     cached_models,
+    job_view,
     live_models,
     names_in,
     settle,
@@ -224,24 +225,7 @@ class Daemon:
             self._queued.discard(job_id)
 
     def _job_out(self, job: Job) -> JobOut:
-        outputs, preview = generations.outputs_of(self.store, job)
-        return JobOut(
-            id=job.id,
-            state=job.state,
-            name=job.name,
-            progress=job.progress,
-            quote=job.quote,
-            remote_id=job.remote_id,
-            target_dir=job.target_dir,
-            error=job.error or "",
-            resource=job.resource,
-            created_at=job.created_at,
-            updated_at=job.updated_at,
-            outputs=outputs,
-            preview=preview,
-            loop=(job.resolved or {}).get("loop"),
-            kept_aside=[AsideOut.model_validate(e) for e in job.kept_aside],
-        )
+        return JobOut.of(job_view(self.store, job))
 
     # -- the application -----------------------------------------------------------------
 
@@ -296,9 +280,6 @@ class Daemon:
 
     def job_out(self, job: Job) -> JobOut:
         return self._job_out(job)
-
-    def inside(self, root: Path, relative: str) -> Path | None:
-        return registry.inside(root, relative)
 
     def engine_refusal(self, engine: str, root: Path, target: Path) -> str | None:
         return registry.engine_refusal(engine, root, target)

@@ -1,5 +1,5 @@
-"""The local finishing a re-cut may ask for, and what a loop reports back: frames held in
-place, the seamless span of the clip, trimmed sheets. The service never sees them."""
+"""The local finishing (companion.jobs.ask.finishing) as a request body takes it, and what
+a loop reports back: the seamless span of the clip and its seam."""
 
 from __future__ import annotations
 
@@ -8,44 +8,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from companion.api.schema.export import LOCAL_MIN_SIDE, MAX_OUTPUT_SIDE, MIN_OUTPUT_SIDE
+from companion.jobs import Finishing
 
 
-class Finishing(BaseModel):
-    """Fields of a request body (unknown fields are refused, as in every body)."""
+class FinishingBody(Finishing):
+    """The finishing as fields of a request body (unknown fields are refused, as in every
+    body)."""
 
     model_config = ConfigDict(extra="forbid")
-
-    in_place: bool | None = Field(
-        default=None,
-        description="hold the character still: the camera's shake, drift and zoom taken out "
-        "by registering every frame on the character's core (a local export; left out: on "
-        "for a transparent engine pack)",
-    )
-    loop: bool | None = Field(
-        default=None,
-        description="export the span of the selection whose last frame flows into its "
-        "first; the job's loop says which and its seam (a local export)",
-    )
-    trim: bool | None = Field(
-        default=None,
-        description="sheet frames cut to their visible pixels with their place recorded "
-        "(nothing moves in an engine), identical frames stored once (a local export; left "
-        "out: on for an engine pack)",
-    )
-
-    frame_width: int | None = Field(
-        default=None,
-        ge=LOCAL_MIN_SIDE,
-        lt=MIN_OUTPUT_SIDE,
-        description="set from export.output_width below the service's 64 px (16 to 63): "
-        "the service is asked for 64 px or more, and the frames are scaled down here",
-    )
-    frame_height: int | None = Field(
-        default=None,
-        ge=LOCAL_MIN_SIDE,
-        lt=MIN_OUTPUT_SIDE,
-        description="as frame_width, from export.output_height",
-    )
 
     @model_validator(mode="before")
     @classmethod
@@ -67,20 +37,8 @@ class Finishing(BaseModel):
                 moved[field] = export.pop(side)
         return {**data, "export": export, **moved} if moved else data
 
-    def small(self) -> tuple[int | None, int | None] | None:
-        """The sides asked below the service's 64 px (None: none was)."""
-        if self.frame_width is None and self.frame_height is None:
-            return None
-        return self.frame_width, self.frame_height
 
-    def asked(self) -> dict[str, bool]:
-        """The finishing said (on or off); left out, the request decides it (an engine
-        pack is trimmed and, transparent, held in place: see companion.jobs.ask.defaults)."""
-        said = {k: getattr(self, k) for k in ("in_place", "loop", "trim")}
-        return {k: bool(v) for k, v in said.items() if v is not None}
-
-
-class PaidFinishing(Finishing):
+class PaidFinishing(FinishingBody):
     """The fields of a paid request's body: the finishing, and what the service sells."""
 
     service_export: bool | None = Field(

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from companion.daemon.routes.gif_preview import has_preview_source
 from companion.daemon.schema.requests import ClipOut, GenerationList, GenerationOut, OutputOut
-from companion.jobs import FINAL, State, paid_not_installed
+from companion.jobs import FINAL, job_view, paid_not_installed
 from companion.media import MediaError, probe
 from companion.store import Job, Store
 from companion.store.clips import ClipStore
@@ -52,21 +51,9 @@ def project_of(job: Job) -> str | None:
     return str(install["root"]) if isinstance(install, dict) and "root" in install else None
 
 
-def outputs_of(store: Store, job: Job) -> tuple[list[OutputOut], bool]:
-    """A job's files as listed, and whether a finished one has a preview to show."""
-    outputs = [
-        OutputOut(format=a.format, file=a.file_name, installed_path=a.installed_path)
-        for a in store.assets(job.id)
-    ]
-    preview = job.state == State.DONE and has_preview_source(
-        {o.format for o in outputs if o.installed_path}
-    )
-    return outputs, preview
-
-
 def generation(store: Store, job: Job, clip: ClipOut) -> GenerationOut:
     video: dict[str, Any] = job.request.get("video") or {}
-    outputs, preview = outputs_of(store, job)
+    view = job_view(store, job)
     seed = video.get("seed")
     return GenerationOut(
         id=job.id,
@@ -86,9 +73,9 @@ def generation(store: Store, job: Job, clip: ClipOut) -> GenerationOut:
         cost_credits=0 if job.kind == "recut" else store.charged(job.id),
         created_at=job.created_at,
         finished_at=job.updated_at if job.state in FINAL else None,
-        preview_gif=f"/api/v1/jobs/{job.id}/preview.gif" if preview else None,
+        preview_gif=f"/api/v1/jobs/{job.id}/preview.gif" if view.preview else None,
         clip=clip,
-        outputs=outputs,
+        outputs=OutputOut.each(view),
         installable=paid_not_installed(store, job),
         character=part if isinstance(part := job.request.get("character"), dict) else None,
     )

@@ -14,11 +14,10 @@ from pathlib import Path
 from companion.api.errors import CompanionApiError
 from companion.api.schema.images import sniff_image_type
 from companion.api.transport import RetryPolicy
-from companion.daemon import registry
 from companion.daemon.errors import DaemonError
 from companion.daemon.inbox.drops import MAX_IMAGE_BYTES
 from companion.daemon.schema.requests import AnimateIn, BudgetOut
-from companion.install import read_plain, settable_aside, sha256_of
+from companion.install import confined, read_plain, settable_aside, sha256_of
 from companion.jobs import Engine, ImageReadError, decode_whole
 from companion.store import day_start
 
@@ -57,7 +56,7 @@ def picture(root: Path, field: str, relative: str) -> tuple[Path, str]:
     service takes, decoded whole (project.godot, an empty .png or one cut short is refused
     here, not by the service or a failed job). Read once: the digest prices it and finds
     an earlier job of it. Blocking: run it off the event loop."""
-    path = registry.inside(root, relative)
+    path = confined(root, relative)
     if path is None:
         raise BadInput(f"{field}: must be a file inside the project; {relative} is outside it")
     if not path.is_file():

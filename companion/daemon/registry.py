@@ -20,6 +20,7 @@ from companion.daemon.errors import DaemonError
 from companion.install import (
     InstallError,
     check_unity_target,
+    confined,
     default_target,
     folder_refusal,
     missing_marker,
@@ -120,21 +121,13 @@ def folders_refusal(root: Path, settings: dict[str, object]) -> str | None:
         unusable = folder_text_refusal(text)  # the same rules as a request's target_folder
         if unusable is not None:
             return f"{key}: {unusable}"
-        if not (resolved / text).resolve().is_relative_to(resolved):
+        if confined(resolved, text) is None:
             return f"{key}: {text} must stay inside the project {resolved}"
     return None
 
 
 class Refused(DaemonError, ValueError):
     """A registration that breaks a rule; the message names the field and the fix."""
-
-
-def inside(root: Path, relative: str) -> Path | None:
-    """The path resolved under root, or None when it would leave the root."""
-    if "\x00" in relative:
-        return None
-    candidate = (root / relative).resolve()
-    return candidate if candidate.is_relative_to(root) else None
 
 
 def engine_refusal(engine: str, root: Path, target: Path) -> str | None:
@@ -190,14 +183,14 @@ def register(store: Store, root: Path, given: dict[str, Any]) -> dict[str, Any]:
     resolved = root.resolve()
     merged = {**(existing or {}), **settings}
     target_text = str(merged.get("target") or default_target(engine))
-    target = inside(resolved, target_text)
+    target = confined(resolved, target_text)
     if target is None:
         raise Refused("target: must stay inside the project")
     refusal = engine_refusal(engine, resolved, target)
     if refusal:
         raise Refused(f"target: {refusal}")
     inbox = merged.get("inbox")
-    if inbox is not None and inside(resolved, str(inbox)) is None:
+    if inbox is not None and confined(resolved, str(inbox)) is None:
         raise Refused("inbox: must stay inside the project")
     settings.setdefault("target", target_text)
     store.add_project(str(resolved), engine, settings)

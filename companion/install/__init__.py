@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from companion.install.replaced_set import drop_leftovers
     from companion.install.safety.names import (
         UnsafeName,
+        confined,
         free_name,
         output_file_name,
         output_names,
@@ -88,6 +89,7 @@ _LAZY = {
     "read_plain": ("safety.plain_files", "read_plain"),
     "read_plain_text": ("safety.plain_files", "read_plain_text"),
     "inside_project": ("safety.names", "inside"),
+    "confined": ("safety.names", "confined"),
     "UnsafeName": ("safety.names", "UnsafeName"),
     "output_names": ("safety.names", "output_names"),
     "output_file_name": ("safety.names", "output_file_name"),
@@ -147,6 +149,7 @@ __all__ = [
     "character_holds",
     "character_refusal",
     "check_unity_target",
+    "confined",
     "conflicts",
     "default_target",
     "drop_leftovers",

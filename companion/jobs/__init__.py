@@ -13,6 +13,7 @@ from companion.jobs.errors import JobFailed, JobsError
 
 if TYPE_CHECKING:
     from companion.jobs.ask.defaults import finishing, has_alpha, recut_export, recut_local
+    from companion.jobs.ask.finishing import Finishing
     from companion.jobs.ask.inputs import ImageDamaged, ImageReadError, LocalImage, decode_whole
     from companion.jobs.ask.naming import names_in, suggestion
     from companion.jobs.ask.request import (
@@ -78,6 +79,7 @@ if TYPE_CHECKING:
         unfinished,
     )
     from companion.jobs.team import open_account
+    from companion.jobs.view import JobView, OutputView, has_preview_source, job_view
 
 # Loaded on first use: name -> (module, the name it has there). No name here is also
 # a module's name: importing such a module would put the module where the name should be.
@@ -136,6 +138,7 @@ _LAZY = {
     "what_is_bought": ("remote.bought", "what_is_bought"),
     "recut_local": ("ask.defaults", "recut_local"),
     "finishing": ("ask.defaults", "finishing"),
+    "Finishing": ("ask.finishing", "Finishing"),
     "recut_export": ("ask.defaults", "recut_export"),
     "has_alpha": ("ask.defaults", "has_alpha"),
     "Answer": ("remote.reuse", "Answer"),
@@ -143,6 +146,10 @@ _LAZY = {
     "generation_answer": ("remote.reuse", "generation_answer"),
     "settle": ("remote.reuse", "settle"),
     "waits_for_generation": ("remote.reuse", "waits_for_generation"),
+    "JobView": ("view", "JobView"),
+    "OutputView": ("view", "OutputView"),
+    "has_preview_source": ("view", "has_preview_source"),
+    "job_view": ("view", "job_view"),
 }
 
 
@@ -159,16 +166,19 @@ __all__ = [
     "Budget",
     "CharacterPart",
     "Engine",
+    "Finishing",
     "ImageDamaged",
     "ImageReadError",
     "JobFailed",
     "JobKind",
     "JobRequest",
+    "JobView",
     "JobsError",
     "LocalImage",
     "Move",
     "MoveJob",
     "MovePrice",
+    "OutputView",
     "Picture",
     "Prompt",
     "SetQuote",
@@ -187,8 +197,10 @@ __all__ = [
     "formats_refusal",
     "generation_answer",
     "has_alpha",
+    "has_preview_source",
     "job_folder",
     "job_name",
+    "job_view",
     "live_models",
     "made_before",
     "move_jobs",

@@ -10,6 +10,7 @@ from typing import Any
 
 from companion.api.schema import ExportOptions, Selection
 from companion.install import sha256_of
+from companion.jobs.ask.finishing import Finishing
 from companion.media import Spacing, export_spec, export_video
 
 Row = tuple[str, str, str, int, Path, str]
@@ -25,6 +26,7 @@ def staged_rows(
     selection = Selection.model_validate(request.get("selection") or {})
     local = request.get("local_export") or {}
     key = local.get("key_color")
+    finishing = Finishing.kept(local)
     spec = export_spec(
         options,
         selection,
@@ -32,9 +34,9 @@ def staged_rows(
         key_color=(int(key[0]), int(key[1]), int(key[2])) if key else None,
         pixel_art=bool(local.get("pixel_art", False)),
         spacing=Spacing(int(local.get("padding", 0)), int(local.get("extrude", 0))),
-        in_place=bool(local.get("in_place", False)),
-        loop=bool(local.get("loop", False)),
-        trim=bool(local.get("trim", False)),
+        in_place=bool(finishing.in_place),
+        loop=bool(finishing.loop),
+        trim=bool(finishing.trim),
     )
     size = local.get("frame_size")  # smaller than the service makes: scaled down here
     if size:

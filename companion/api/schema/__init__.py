@@ -1,13 +1,15 @@
 """One description of the remote interface: the client, the sandbox and the generated
 OpenAPI document all come from these models."""
 
-from companion.api.schema.errors import STATUS_OF_CODE, ErrorBody, ErrorCode, ErrorEnvelope
-from companion.api.schema.export import (
+from companion.api.formats import (
     ALPHA_CAPABLE_FORMATS,
     ALPHA_REQUIRED_FORMATS,
-    DEFAULT_FRAME_COUNT,
     METADATA_TEXTURE,
     ExportFormat,
+)
+from companion.api.schema.errors import STATUS_OF_CODE, ErrorBody, ErrorCode, ErrorEnvelope
+from companion.api.schema.export import (
+    DEFAULT_FRAME_COUNT,
     ExportOptions,
     ExportTransparency,
     ExportWarning,

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
+from companion.api.formats import METADATA_TEXTURE, ExportFormat
 from companion.api.schema.base import RequestModel, ResponseModel
 
 DEFAULT_FRAME_COUNT = 24
@@ -15,51 +16,6 @@ MAX_OUTPUT_SIDE = 1024
 # Not the service's: the smallest frame the companion makes, scaled down after the
 # download from the service's smallest (pixel-art sizes, 16 and 32 px).
 LOCAL_MIN_SIDE = 16
-
-
-class ExportFormat(StrEnum):
-    CLIP_VIDEO = "clip_video"
-    WEBM_ALPHA = "webm_alpha"
-    PRORES_4444 = "prores_4444"
-    GIF = "gif"
-    FRAMES_ZIP = "frames_zip"
-    SPRITESHEET = "spritesheet"
-    SPRITESHEET_JSON = "spritesheet_json"
-    UNITY_META = "unity_meta"
-    UNITY_PACK = "unity_pack"
-    GODOT_PACK = "godot_pack"
-    UNREAL_PAPER2D_PACK = "unreal_paper2d_pack"
-    COCOS_CREATOR_PACK = "cocos_creator_pack"
-    CONSTRUCT3_PACK = "construct3_pack"
-
-
-# Metadata formats describe a texture and are useless without it.
-METADATA_TEXTURE: dict[ExportFormat, ExportFormat] = {
-    ExportFormat.SPRITESHEET_JSON: ExportFormat.SPRITESHEET,
-    ExportFormat.UNITY_META: ExportFormat.SPRITESHEET,
-}
-
-# Formats that exist for their alpha channel: they need an alpha_key source (spec 2.8).
-ALPHA_REQUIRED_FORMATS: frozenset[ExportFormat] = frozenset(
-    {ExportFormat.WEBM_ALPHA, ExportFormat.PRORES_4444}
-)
-
-# Formats whose pixels can carry alpha; from an alpha_key source they are keyed
-# automatically. Only the H.264 clip cannot.
-ALPHA_CAPABLE_FORMATS: frozenset[ExportFormat] = frozenset(
-    {
-        ExportFormat.WEBM_ALPHA,
-        ExportFormat.PRORES_4444,
-        ExportFormat.GIF,
-        ExportFormat.FRAMES_ZIP,
-        ExportFormat.SPRITESHEET,
-        ExportFormat.UNITY_PACK,
-        ExportFormat.GODOT_PACK,
-        ExportFormat.UNREAL_PAPER2D_PACK,
-        ExportFormat.COCOS_CREATOR_PACK,
-        ExportFormat.CONSTRUCT3_PACK,
-    }
-)
 
 
 class Pivot(StrEnum):

@@ -7,8 +7,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from companion.api.formats import FORMAT_NAMES
 from companion.cli.errors import UsageError
-from companion.cli.options import ALPHA_ONLY_FORMATS, FORMAT_NAMES
+from companion.cli.options import ALPHA_ONLY_FORMATS
 
 if TYPE_CHECKING:
     from companion.jobs import JobRequest

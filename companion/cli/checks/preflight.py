@@ -30,6 +30,7 @@ from companion.cli.checks.paths import output_folder as output_folder
 from companion.cli.checks.paths import output_paths as output_paths
 from companion.cli.errors import UsageError
 from companion.cli.options import DEFAULT_KEY_COLOUR
+from companion.jobs import Finishing
 from companion.media import (
     DEFAULT_SPACING,
     MAX_SPACING,
@@ -265,14 +266,14 @@ def spacing(args: argparse.Namespace) -> Spacing:
     return Spacing(padding, extrude)
 
 
-def finishing_said(args: argparse.Namespace) -> dict[str, bool | None]:
+def finishing_said(args: argparse.Namespace) -> Finishing:
     """The local finishing flags as given (None: left to the defaults, see finishing)."""
     if args.in_place and getattr(args, "opaque", False):
         raise UsageError(
             "--in-place: registration reads the character's alpha, and --opaque keeps the "
             "background: leave out one of them"
         )
-    return {"in_place": args.in_place, "loop": args.loop == "auto", "trim": args.trim}
+    return Finishing(in_place=args.in_place, loop=args.loop == "auto", trim=args.trim)
 
 
 def animation_ask(
@@ -303,7 +304,7 @@ def animation_ask(
     )
 
 
-def finishing(args: argparse.Namespace, formats: list[str], transparent: bool) -> dict[str, bool]:
+def finishing(args: argparse.Namespace, formats: list[str], transparent: bool) -> Finishing:
     """The local finishing of an export here (companion.jobs.ask.defaults.finishing: an engine
     pack is trimmed and, transparent, held in place unless told --no-trim, --no-in-place).
     --in-place on opaque frames is refused: registering the whole frame would hold the
@@ -311,7 +312,7 @@ def finishing(args: argparse.Namespace, formats: list[str], transparent: bool) -
     from companion.jobs import finishing as decided
 
     said = finishing_said(args)
-    if said["in_place"] and not transparent:
+    if said.in_place and not transparent:
         raise UsageError(
             "--in-place: registration reads the character's alpha, and these frames are "
             "opaque: add --transparent (with --key-color HEX when the background is not "

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from companion.api.formats import FORMAT_NAMES
 from companion.api.schema import ExportOptions, ModelsResponse, Selection, Task, VideoOptions
 from companion.cli import into_project
 from companion.cli.checks import preflight as checks
 from companion.cli.errors import InputFailure, UsageError, say
 from companion.cli.job_report import report
-from companion.cli.options import FORMAT_NAMES
 from companion.cli.progress import Reporter, no_news, reporter
 from companion.cli.session import settings as current_settings
 from companion.cli.session import with_service

@@ -73,7 +73,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         pixel_art=args.pixel_art,
         godot_res_dir=res_dir,
         spacing=layout,
-        **checks.finishing(args, formats, key is not None or info.has_alpha),
+        **checks.finishing(args, formats, key is not None or info.has_alpha).switches(),
     )
     spec = replace(spec, max_sheet_side=args.max_sheet_side)
     small = checks.small_sides(args)  # the service's bound does not hold here

@@ -5,39 +5,33 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 from typing import Any
 
 from companion.cli.errors import UsageError
 from companion.cli.session import settings as load
+from companion.jobs import job_view
 from companion.store import Job, Store
 
 
 def _job_json(store: Store, job: Job) -> dict[str, Any]:
+    view = job_view(store, job, ledger=True)
     return {
-        "id": job.id,
-        "state": job.state,
-        "name": job.name,
-        "priority": job.priority,
-        "quote": job.quote,
-        "remote_id": job.remote_id,
-        "target_dir": job.target_dir,
-        "error": job.error,
-        "created_at": job.created_at,
-        "updated_at": job.updated_at,
-        "ledger": [{k: e[k] for k in ("entry", "credits", "at")} for e in store.ledger(job.id)],
-        "outputs": [
-            {
-                "asset": a.id,
-                "format": a.format,
-                "file": a.file_name,
-                "bytes": a.byte_size,
-                "installed": a.installed_path,
-            }
-            for a in store.assets(job.id)
-        ],
+        "id": view.id,
+        "state": view.state,
+        "name": view.name,
+        "priority": view.priority,
+        "quote": view.quote,
+        "remote_id": view.remote_id,
+        "target_dir": view.target_dir,
+        "error": view.error,
+        "created_at": view.created_at,
+        "updated_at": view.updated_at,
+        "ledger": [asdict(c) for c in view.ledger],
+        "outputs": [asdict(o) for o in view.outputs],
         # Outputs of formats not known here: where each was kept (or that it is at the
         # service), never in the project.
-        "kept_aside": job.kept_aside,
+        "kept_aside": list(view.kept_aside),
     }
 
 

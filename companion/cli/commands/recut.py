@@ -105,7 +105,7 @@ def _into_project(
         "pixel_art": args.pixel_art,
         "padding": layout.padding,
         "extrude": layout.extrude,
-        **checks.finishing_said(args),  # the re-cut's request decides what is left
+        **checks.finishing_said(args).asked(),  # the re-cut's request decides the rest
         **({"frame_size": [args.width, args.height]} if checks.small_sides(args) else {}),
         **({"key_color": list(key)} if key else {}),
         **(

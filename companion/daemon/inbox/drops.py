@@ -188,11 +188,6 @@ def sidecar_text(sidecar: Path, label: str | None = None) -> str | None:
         raise DropError(f"{label} is not UTF-8 text; save it as UTF-8 YAML") from exc
 
 
-def inside(root: Path, path: Path) -> bool:
-    """Does path, with every symbolic link resolved, stay inside root?"""
-    return path.resolve().is_relative_to(root.resolve())
-
-
 def earlier_job(jobs: Iterable[Job]) -> Job | None:
     """Which earlier job with the same content and settings a drop should join: a done
     one wins (its outputs are installed); else one still under way; a failed or

@@ -26,14 +26,13 @@ from companion.daemon.inbox.drops import (
     MAX_SIDECAR_BYTES,
     DropError,
     folder_entries,
-    inside,
     read_image,
     read_regular,
     sidecar_text,
 )
 from companion.daemon.inbox.names import exists, original, sidecar_beside
 from companion.daemon.schema.requests import OutputName, ask_of
-from companion.install import Placement
+from companion.install import Placement, confined
 from companion.jobs import JobRequest, Picture
 from companion.media import clean_name
 
@@ -90,7 +89,7 @@ class DropReader:
         stem = label if folder else Path(label).stem
         # Claimed first, so whatever refuses the drop, its sidecar ends beside it.
         sidecar = source / FOLDER_SETTINGS if folder else self._claim_sidecar(source, stem)
-        if not inside(self.root, self.target):
+        if confined(self.root, self.target) is None:
             raise DropError(
                 f"the target folder {self.target} leads outside the project "
                 f"{self.root} (a symbolic link); make it a real folder inside the project"

@@ -22,7 +22,7 @@ from companion.daemon.http.middleware import Bad, reachable, read_body
 from companion.daemon.quotes import quote_id
 from companion.daemon.schema.quote import EarlierOut, PaidBecause, QuoteOut, RecutOut, Why
 from companion.daemon.schema.requests import AnimateIn, ask_of
-from companion.install import Placement, default_target, foreseen, planned_writes
+from companion.install import Placement, confined, default_target, foreseen, planned_writes
 from companion.jobs import (
     Answer,
     CharacterPart,
@@ -242,7 +242,7 @@ class AnimateRoutes:
                 self._store_inline, body.image_base64 or ""
             )
         engine = str(project.get("engine", "other"))
-        target = registry.inside(
+        target = confined(
             root, body.target_folder or project.get("target") or default_target(engine)
         )
         if target is None:

@@ -30,7 +30,7 @@ from companion.daemon.schema.requests import (
     RecutIn,
     VariationsIn,
 )
-from companion.install import Owner, Placement, conflicts, planned_writes
+from companion.install import Owner, Placement, confined, conflicts, planned_writes
 from companion.jobs import JobRequest, paid_not_installed
 from companion.media import MediaError
 from companion.store import Job, Store
@@ -236,7 +236,7 @@ class GenerationRoutes:
         if gone:
             raise Bad(403, "PROJECT_NOT_REGISTERED", gone)
         if target_folder is not None:
-            chosen = self.daemon.inside(root, target_folder)
+            chosen = confined(root, target_folder)
             if chosen is None:
                 raise Bad(400, "INVALID", "target_folder: must stay inside the project")
             refusal = self.daemon.engine_refusal(str(install.get("engine")), root, chosen)

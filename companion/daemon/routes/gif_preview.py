@@ -118,19 +118,6 @@ def _placed(cut: Image.Image, entry: dict[str, object], caps: Caps) -> Image.Ima
     return frame
 
 
-def has_preview_source(formats: set[str]) -> bool:
-    """Whether a job's installed formats hold frames a preview is made from."""
-    return (
-        "gif" in formats
-        or "frames_zip" in formats
-        or {
-            "spritesheet",
-            "spritesheet_json",
-        }
-        <= formats
-    )
-
-
 def preview_gif(store: Store, job_id: str, cache: Path, caps: Caps | None = None) -> Path | None:
     """A GIF of a finished job, from its installed outputs: its GIF if it has one, else
     built from the spritesheet and its JSON, else from the frames zip."""

@@ -9,8 +9,8 @@ from annotated_types import Ge, Gt, Le, Lt
 from pydantic import BaseModel
 
 from companion.api.schema import ExportOptions, VideoOptions
-from companion.daemon.finishing import Finishing
 from companion.daemon.schema.requests import RecutIn
+from companion.jobs import Finishing
 
 
 def _bounds(model: type[BaseModel], field: str) -> dict[str, float]:

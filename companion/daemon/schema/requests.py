@@ -16,13 +16,13 @@ from pydantic import (
 from companion.api.schema import ExportOptions, Selection, VideoOptions
 from companion.api.schema.images import MAX_REFERENCE_IMAGES
 from companion.api.schema.requests import MAX_NEGATIVE_PROMPT, one_click_export
-from companion.daemon.finishing import Finishing, LoopOut, PaidFinishing
+from companion.daemon.finishing import FinishingBody, LoopOut, PaidFinishing
 from companion.daemon.schema.fields import Folder
 from companion.media import MAX_SPACING, clean_name, is_clean_name
 
 if TYPE_CHECKING:
     from companion.install import Placement
-    from companion.jobs import AnimationAsk, CharacterPart, Picture
+    from companion.jobs import AnimationAsk, CharacterPart, JobView, Picture
 
 
 def _output_name(value: str) -> str:
@@ -191,6 +191,10 @@ class OutputOut(Reply):
     file: str
     installed_path: str | None = None
 
+    @classmethod
+    def each(cls, view: JobView) -> list[OutputOut]:
+        return [cls(format=o.format, file=o.file, installed_path=o.installed) for o in view.outputs]
+
 
 class AsideOut(Reply):
     asset: str
@@ -235,6 +239,27 @@ class JobOut(Reply):
         description="outputs of formats this companion does not know, kept outside the "
         "project and named here; they never fail the job",
     )
+
+    @classmethod
+    def of(cls, view: JobView) -> JobOut:
+        """The job's view (companion.jobs.view) as the daemon answers it."""
+        return cls(
+            id=view.id,
+            state=view.state,
+            name=view.name,
+            progress=view.progress,
+            quote=view.quote,
+            remote_id=view.remote_id,
+            target_dir=view.target_dir,
+            error=view.error or "",
+            resource=view.resource,
+            created_at=view.created_at,
+            updated_at=view.updated_at,
+            outputs=OutputOut.each(view),
+            preview=view.preview,
+            loop=view.loop,
+            kept_aside=[AsideOut.model_validate(e) for e in view.kept_aside],
+        )
 
 
 class JobList(Reply):
@@ -282,7 +307,7 @@ class GenerationOut(Reply):
     )
 
 
-class RecutIn(Finishing):
+class RecutIn(FinishingBody):
     export: ExportOptions = Field(default_factory=ExportOptions)
     selection: Selection = Field(default_factory=Selection)
     name: OutputName | None = None

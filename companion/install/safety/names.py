@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Callable, Collection
 from itertools import count
-from pathlib import Path, PurePosixPath
+from pathlib import Path, PurePath, PurePosixPath
 
 from companion.install.errors import InstallFamilyError
 from companion.media import ENDS, FILE_SUFFIX, MAX_NAME_BYTES, MAX_NAME_CHARS, clean_name
@@ -104,17 +104,27 @@ def relative_path(name: str) -> PurePosixPath:
     return PurePosixPath(*parts)
 
 
+def confined(root: Path, path: str | PurePath) -> Path | None:
+    """Where path (relative to root, or absolute) lands with every symbolic link on the
+    way resolved, or None when that is outside root or the path holds a NUL: the one
+    check that a path from outside, or a folder a link may turn, stays inside its root."""
+    if "\x00" in str(path):
+        return None
+    base = root.resolve()
+    landed = (base / path).resolve()
+    return landed if landed.is_relative_to(base) else None
+
+
 def inside(root: Path, relative: str | PurePosixPath) -> Path:
     """Where relative lands under root, checked now: every existing folder on the way is
     resolved (symbolic links followed) and must stay inside root, and the file itself
     must not be a link or a folder. Create missing folders with make_parents."""
     pure = relative_path(str(relative))
     base = root.resolve()
-    final = base / pure
-    parent = final.parent.resolve()
-    if not parent.is_relative_to(base):
+    parent = confined(base, pure.parent)
+    if parent is None:
         raise UnsafeName(f"{shown(str(relative))}: leads outside {base} through a link")
-    landed = parent / final.name
+    landed = parent / pure.name
     if landed.is_symlink():
         raise UnsafeName(f"{landed} is a symbolic link; it is left alone")
     if landed.is_dir():
@@ -125,5 +135,5 @@ def inside(root: Path, relative: str | PurePosixPath) -> Path:
 def make_parents(root: Path, final: Path) -> None:
     """Create final's folders, then check again that no link took them outside root."""
     final.parent.mkdir(parents=True, exist_ok=True)
-    if not final.parent.resolve().is_relative_to(root.resolve()):
+    if confined(root, final.parent) is None:
         raise UnsafeName(f"{final}: its folder leads outside {root.resolve()} through a link")

@@ -45,6 +45,7 @@ from companion.api.schema import (
     VideoOptions,
 )
 from companion.api.schema.export import LOCAL_MIN_SIDE, MAX_OUTPUT_SIDE, MIN_OUTPUT_SIDE
+from companion.jobs.ask.finishing import Finishing
 from companion.jobs.remote.models_cache import ALPHA_KEY, chosen_model, keying_model
 
 ENGINE_FORMATS: dict[str, list[ExportFormat]] = {
@@ -53,7 +54,6 @@ ENGINE_FORMATS: dict[str, list[ExportFormat]] = {
 }
 SIDES = ("output_width", "output_height")
 ENGINE_PACKS = frozenset({ExportFormat.GODOT_PACK.value, ExportFormat.UNITY_PACK.value})
-FINISHING = ("in_place", "loop", "trim")  # the local finishing a request may ask for
 
 
 @dataclass(frozen=True)
@@ -248,15 +248,14 @@ def recut_export(source_export: Mapping[str, Any], export: ExportOptions) -> Exp
     return export.model_copy(update=sides) if sides else export
 
 
-def finishing(
-    formats: Iterable[str], said: Mapping[str, bool | None] | None, transparent: bool
-) -> dict[str, bool]:
+def finishing(formats: Iterable[str], said: Finishing | None, transparent: bool) -> Finishing:
     """The local finishing of an export of formats: what was said is kept; left open, an
-    engine pack is trimmed, and held in place when transparent; a loop only when asked."""
+    engine pack is trimmed, and held in place when transparent; a loop only when asked.
+    Every switch is decided (none left open); the sides said are kept."""
     pack = any(f in ENGINE_PACKS for f in formats)
-    given = {k: v for k, v in (said or {}).items() if k in FINISHING and v is not None}
+    said = said.finishing() if said is not None else Finishing()
     opened = {"in_place": pack and transparent, "loop": False, "trim": pack}
-    return {k: bool(given.get(k, opened[k])) for k in FINISHING}
+    return said.model_copy(update={**opened, **said.asked()})
 
 
 def small_frames(

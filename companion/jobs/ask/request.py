@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from companion.api.schema import ExportOptions, ModelsResponse, Selection, VideoOptions
 from companion.install import Placement
 from companion.jobs.ask import defaults
-from companion.jobs.ask.defaults import FINISHING
+from companion.jobs.ask.finishing import Finishing
 from companion.store import Job, Store
 
 # The paid task kinds a job may buy (see companion.jobs.remote.bought), as the service names them.
@@ -111,7 +111,7 @@ class AnimationAsk(BaseModel):
     video: VideoOptions
     export: ExportOptions
     selection: Selection
-    finishing: Mapping[str, bool | None] | None = None
+    finishing: Finishing | None = None
     frames: tuple[int | None, int | None] | None = None
     service_export: bool = False
     placement: Placement | None = None
@@ -190,7 +190,7 @@ class JobRequest(BaseModel):
         chosen = defaults.finishing(
             [f.value for f in export.formats], ask.finishing, export.transparent.enabled
         )
-        asked: dict[str, Any] = {k: True for k, on in chosen.items() if on}
+        asked: dict[str, Any] = dict(chosen.on())
         if small is not None:
             asked["frame_size"] = list(small)
         return cls._asked(
@@ -231,11 +231,11 @@ class JobRequest(BaseModel):
         local = defaults.recut_local(source.video, export, local_export) or {}
         chosen = defaults.finishing(
             [f.value for f in export.formats],
-            local,
+            Finishing.kept(local),
             bool(local.get("key_color")) or export.transparent.enabled,
         )
-        local = {k: v for k, v in local.items() if k not in FINISHING}
-        local.update({k: True for k, on in chosen.items() if on})
+        local = {k: v for k, v in local.items() if k not in Finishing.SWITCHES}
+        local.update(chosen.on())
         return cls._asked(
             JobKind.RECUT,
             export,
@@ -277,7 +277,7 @@ class JobRequest(BaseModel):
         """A paid animation whose outputs are exported here from its clip (it asks for
         local finishing or frames smaller than the service makes)."""
         local = self.local_export or {}
-        here = any(local.get(k) for k in FINISHING) or bool(local.get("frame_size"))
+        here = bool(Finishing.kept(local).on()) or bool(local.get("frame_size"))
         return self.kind == JobKind.ANIMATION and here
 
     @property

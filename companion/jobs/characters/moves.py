@@ -11,13 +11,14 @@ priced."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from companion.api.schema import ModelsResponse
+from companion.jobs.ask.finishing import Finishing
 from companion.jobs.ask.request import AnimationAsk, CharacterPart, JobRequest
 from companion.jobs.errors import JobsError
 from companion.media import clean_name, is_clean_name
@@ -146,12 +147,11 @@ def seam_search(asked: bool | None, move: Move) -> bool | None:
     return False if asked and not move.loop else asked
 
 
-def looped(finishing: Mapping[str, bool | None] | None, move: Move) -> dict[str, bool | None]:
+def looped(finishing: Finishing | None, move: Move) -> Finishing | None:
     """A move's own finishing: the set's, with the move's own loop search."""
-    said = dict(finishing or {})
-    if "loop" in said:
-        said["loop"] = seam_search(said["loop"], move)
-    return said
+    if finishing is None:
+        return None
+    return finishing.model_copy(update={"loop": seam_search(finishing.loop, move)})
 
 
 def move_jobs(

@@ -19,20 +19,12 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.api.schema import ExportFormat, ExportOptions, VideoOptions
+from companion.api.formats import ALPHA_REQUIRED_FORMATS, ENGINE_PACKS
+from companion.api.schema import ExportOptions, VideoOptions
 
 DEFAULT_VIDEO_SECONDS = 3.0
-PREMIUM_FORMATS = frozenset(
-    {
-        ExportFormat.WEBM_ALPHA,
-        ExportFormat.PRORES_4444,
-        ExportFormat.UNITY_PACK,
-        ExportFormat.GODOT_PACK,
-        ExportFormat.UNREAL_PAPER2D_PACK,
-        ExportFormat.COCOS_CREATOR_PACK,
-        ExportFormat.CONSTRUCT3_PACK,
-    }
-)
+# Formats that exist for their alpha channel and the engine packs cost more.
+PREMIUM_FORMATS = ALPHA_REQUIRED_FORMATS | ENGINE_PACKS
 
 
 @dataclass

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.api.formats import ENGINE_PACKS
 from companion.api.schema import ALPHA_REQUIRED_FORMATS, ExportFormat, ExportOptions, Selection
 from companion.media import MIME_TYPES, MediaError, is_clean_name
 from companion.sandbox.account.pricing import DEFAULT_VIDEO_SECONDS
@@ -34,15 +35,6 @@ log = logging.getLogger(__name__)
 REJECT_MARKER = "sandbox:reject"
 EXPORT_FAIL_MARKER = "sandbox:export-fail"
 NO_PACKS_MARKER = "sandbox:no-packs"  # a service that returns no engine packs
-ENGINE_PACKS = frozenset(
-    {
-        ExportFormat.UNITY_PACK,
-        ExportFormat.GODOT_PACK,
-        ExportFormat.UNREAL_PAPER2D_PACK,
-        ExportFormat.COCOS_CREATOR_PACK,
-        ExportFormat.CONSTRUCT3_PACK,
-    }
-)
 GENERATION_FPS = 24.0
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from companion.cli.main import main as companion
-from companion.jobs import finishing
+from companion.jobs import Finishing, finishing
 from tests.support.daemon import body, call, godot_project, wait_final
 from tests.support.drops import start_daemon
 from tests.support.media import spread, zip_frames
@@ -54,14 +54,20 @@ def green_clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_defaults_table() -> None:
-    assert finishing(["spritesheet"], None, True) == {"in_place": False, "loop": False,
-                                                      "trim": False}  # fmt: skip
-    assert finishing(["spritesheet", "godot_pack"], None, True) == {
+    def decided(formats: list[str], said: Finishing | None, alpha: bool) -> dict[str, bool]:
+        return finishing(formats, said, alpha).switches()
+
+    assert decided(["spritesheet"], None, True) == {"in_place": False, "loop": False,
+                                                    "trim": False}  # fmt: skip
+    assert decided(["spritesheet", "godot_pack"], None, True) == {
         "in_place": True, "loop": False, "trim": True}  # fmt: skip
-    assert finishing(["unity_pack"], {"in_place": None}, False) == {
+    assert decided(["unity_pack"], Finishing(in_place=None), False) == {
         "in_place": False, "loop": False, "trim": True}  # fmt: skip
-    said = {"in_place": False, "trim": False, "loop": True}
+    said = Finishing(in_place=False, trim=False, loop=True)
     assert finishing(["godot_pack"], said, True) == said
+    small = Finishing(frame_width=32)  # the sides said are kept, the switches decided
+    assert finishing(["godot_pack"], small, False) == Finishing(
+        in_place=False, loop=False, trim=True, frame_width=32)  # fmt: skip
 
 
 def _export(clip: Path, out: Path, *flags: str) -> int:

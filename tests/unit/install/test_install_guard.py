@@ -7,7 +7,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from companion.install.safety.names import UnsafeName, inside, output_names
+from companion.install.safety.names import UnsafeName, confined, inside, output_names
 from companion.install.safety.ownership import Owner
 from companion.install.safety.policy import refusal
 from companion.install.tree import InstallError, Tree
@@ -36,6 +36,26 @@ def test_inside_refuses_links_out(tmp_path: Path) -> None:
         with pytest.raises(UnsafeName):
             inside(target, relative)
     assert inside(target, "ok/a.png") == target.resolve() / "ok" / "a.png"
+
+
+def test_confined_follows_links_and_stays_in_the_root(tmp_path: Path) -> None:
+    """The one confinement check (a project's target and inbox, a request's folder and
+    picture, a drop's target, an install's folders): links resolved, NUL refused."""
+    root, outside = tmp_path / "project", tmp_path / "outside"
+    (root / "art").mkdir(parents=True)
+    outside.mkdir()
+    (root / "away").symlink_to(outside)
+    (root / "back").symlink_to(root / "art")
+    assert confined(root, "art/hero.png") == root.resolve() / "art" / "hero.png"
+    assert confined(root, "back") == root.resolve() / "art"
+    assert confined(root, root / "art") == root.resolve() / "art"  # absolute, inside
+    assert confined(root, ".") == root.resolve()
+    for path in ("away", "away/x.png", "../outside", "/etc", "art/../..", "a\x00b"):
+        assert confined(root, path) is None, path
+    assert confined(root, outside) is None
+    # A root given through a link is the folder it leads to.
+    (tmp_path / "link").symlink_to(root)
+    assert confined(tmp_path / "link", "art") == root.resolve() / "art"
 
 
 def test_tree_checks_paths_when_it_moves_not_when_it_was_planned(tmp_path: Path) -> None:
