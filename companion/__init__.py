@@ -33,10 +33,19 @@ def front_door(
 
 
 class CompanionError(Exception):
-    """Root of every error the companion raises on purpose. Each layer has one family
-    under it, named in that layer (api.errors.CompanionApiError, media.errors.MediaError,
-    install.errors.InstallFamilyError, store.errors.StoreError, settings.config.
-    SettingsError, jobs.errors.JobsError, daemon.errors.DaemonError, cli.errors.CliError).
-    exit_code: what the command line exits with when one reaches it (see cli/errors.py)."""
+    """The companion refused or failed on purpose."""
 
+    # Each layer has one family under this root, drawn in the layer's errors module
+    # (api, media, install, store, settings, jobs, daemon, cli). exit_code: what the
+    # command line exits with when one reaches it (see cli/errors.py).
     exit_code = 1
+
+    def __str__(self) -> str:
+        # Raised without a message, an error says its class's docstring: the nearest
+        # class in the tree that has one.
+        if self.args:
+            return super().__str__()
+        for cls in type(self).__mro__:
+            if cls.__doc__ and issubclass(cls, CompanionError):
+                return " ".join(cls.__doc__.split())
+        return ""

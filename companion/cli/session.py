@@ -23,8 +23,9 @@ from companion.cli.errors import (
     as_cli_error,
     say,
 )
-from companion.settings.config import ConfigError, Settings, load_settings
+from companion.settings.config import Settings, load_settings
 from companion.settings.endpoint import Endpoint
+from companion.settings.errors import ConfigError
 
 if TYPE_CHECKING:
     from companion.api.client import Client

@@ -21,7 +21,8 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from companion.daemon.registry import register_listed
-from companion.settings.config import ConfigError, load_settings
+from companion.settings.config import load_settings
+from companion.settings.errors import ConfigError
 from companion.store import Store
 
 log = logging.getLogger("companion.daemon")

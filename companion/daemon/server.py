@@ -32,7 +32,7 @@ from companion.daemon.registry import register_listed
 from companion.runtime import open_client, open_endpoint, open_engine
 from companion.settings.config import Settings
 from companion.store import Store
-from companion.store.account import TeamUnavailable
+from companion.store.errors import TeamUnavailable
 
 log = logging.getLogger("companion.daemon")
 HEADROOM = 0.2  # a fifth of the account's request budget stays free for interactive calls

@@ -42,9 +42,9 @@ from companion.jobs.remote.steps import Budget as Budget
 from companion.jobs.remote.steps import RemoteSteps
 from companion.jobs.resume import paid_not_installed
 from companion.store import Job, Store
-from companion.store.account import LocalAccount, SharedAccount, TeamUnavailable
+from companion.store.account import LocalAccount, SharedAccount
 from companion.store.clips import ClipStore
-from companion.store.db import StateChanged
+from companion.store.errors import StateChanged, TeamUnavailable
 
 log = logging.getLogger("companion.jobs")
 

@@ -12,13 +12,8 @@ from typing import TYPE_CHECKING
 
 from companion import front_door
 from companion.media.catalog import FILE_SUFFIX, FORMATS, MIME_TYPES, SHEET_FORMATS
-from companion.media.engine_text import (
-    EngineTextError,
-    folder_text_refusal,
-    godot_res_path,
-    godot_string,
-)
-from companion.media.errors import MediaError
+from companion.media.engine_text import folder_text_refusal, godot_res_path, godot_string
+from companion.media.errors import EngineTextError, MediaError
 from companion.media.names import (
     ENDS,
     MAX_NAME_BYTES,

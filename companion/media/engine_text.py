@@ -9,16 +9,12 @@ from __future__ import annotations
 import posixpath
 import re
 
-from companion.media.errors import MediaError
+from companion.media.errors import EngineTextError
 
 MAX_COMPONENT_BYTES = 255  # one file or folder name, on every file system we write to
 # What cannot stand inside a double-quoted engine string without escaping: the quote and
 # backslash, every control character (a newline starts a new section) and DEL.
 UNSAFE = re.compile(r'["\\\x00-\x1f\x7f]')
-
-
-class EngineTextError(MediaError):
-    """Text that cannot stand in an engine file; the message says which character."""
 
 
 def string_refusal(text: str) -> str | None:

@@ -5,3 +5,7 @@ from companion import CompanionError
 
 class MediaError(CompanionError):
     """Input the engine cannot work with: the message says what and what to do."""
+
+
+class EngineTextError(MediaError):
+    """Text that cannot stand in an engine file; the message says which character."""

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 
 from companion.api.client import Client
 from companion.api.transport import RetryPolicy
-from companion.settings.config import ConfigError, Settings
+from companion.settings.config import Settings
 from companion.settings.endpoint import EMBEDDED_KEY, Endpoint, address_mistake
+from companion.settings.errors import ConfigError
 from companion.store import Job, Store
 
 if TYPE_CHECKING:

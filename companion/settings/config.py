@@ -19,20 +19,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from annotated_types import Ge, Gt, Le
 
-from companion import CompanionError
+from companion.settings.errors import ConfigError
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
-
-
-class SettingsError(CompanionError):
-    """Root of what reading the settings raises on purpose."""
-
-
-class ConfigError(SettingsError):
-    """The config file is unreadable or invalid; the message says where and how."""
-
-    exit_code = 2  # the configuration is wrong: nothing was spent
 
 
 class Secret:

@@ -20,7 +20,6 @@ from typing import Any, Protocol
 
 from companion.api.schema import AccountLimits
 from companion.store.db import Store
-from companion.store.errors import StoreError
 
 
 def upload_scope(service: str, owner: str) -> str:
@@ -28,10 +27,6 @@ def upload_scope(service: str, owner: str) -> str:
     made under the bare service address, before accounts were told apart, match no
     scope and are never reused.)"""
     return f"{service}#account={owner}"
-
-
-class TeamUnavailable(StoreError):
-    """The team database cannot be reached now; the message names it (no password)."""
 
 
 class SharedAccount(Protocol):

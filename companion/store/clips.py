@@ -15,17 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from companion.store.errors import StoreError
+from companion.store.errors import ClipGone
 
 if TYPE_CHECKING:
     from companion.settings.config import Settings
 
 _ID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 _GENERATION = re.compile(r"^[0-9a-f]{64}$")  # a remote part's SHA-256: a safe file name
-
-
-class ClipGone(StoreError):
-    """The job's clip is not kept (evicted, or never kept); the message says what to do."""
 
 
 @dataclass(frozen=True)

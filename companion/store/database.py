@@ -11,17 +11,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from companion.store.errors import StoreError
+from companion.store.errors import StoreClosed
 from companion.store.sql_files import SQLITE, migrations, queries
 
 # Migrations are only ever appended: a store at version N has run the first N of them.
 MIGRATIONS: tuple[str, ...] = tuple(script for _, _, script in migrations(SQLITE))
 QUERIES: dict[str, str] = queries(SQLITE)
 BUSY_SECONDS = 60.0  # another thread's (or process's) write waits, never fails
-
-
-class StoreClosed(StoreError, RuntimeError):
-    """The store was closed; work still running when it was closed stops here."""
 
 
 class _Connection:

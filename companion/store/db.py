@@ -14,8 +14,8 @@ import json
 import uuid
 from typing import Any
 
-from companion.store.database import BUSY_SECONDS, MIGRATIONS, StoreClosed, fill, run
-from companion.store.errors import StoreError
+from companion.store.database import BUSY_SECONDS, MIGRATIONS, fill, run
+from companion.store.errors import StateChanged
 from companion.store.ledger import Ledger
 from companion.store.records import (
     JOB_FIELDS,
@@ -32,16 +32,10 @@ __all__ = [
     "MIGRATIONS",
     "AssetRow",
     "Job",
-    "StateChanged",
     "Store",
-    "StoreClosed",
     "WrittenFile",
     "now",
 ]
-
-
-class StateChanged(StoreError):
-    """A job moved (a cancel, another runner) since it was read; nothing was written."""
 
 
 class Store(Ledger):

@@ -5,3 +5,19 @@ from companion import CompanionError
 
 class StoreError(CompanionError):
     """Root of what the companion's books raises on purpose."""
+
+
+class TeamUnavailable(StoreError):
+    """The team database cannot be reached now; the message names it (no password)."""
+
+
+class StoreClosed(StoreError, RuntimeError):
+    """The store was closed; work still running when it was closed stops here."""
+
+
+class StateChanged(StoreError):
+    """A job moved (a cancel, another runner) since it was read; nothing was written."""
+
+
+class ClipGone(StoreError):
+    """The job's clip is not kept (evicted, or never kept); the message says what to do."""

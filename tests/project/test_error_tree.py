@@ -16,7 +16,7 @@ from companion.install.errors import InstallFamilyError
 from companion.jobs.engine import JobFailed
 from companion.jobs.errors import JobsError
 from companion.media.errors import MediaError
-from companion.settings.config import ConfigError, SettingsError
+from companion.settings.errors import ConfigError, SettingsError
 from companion.store.errors import StoreError
 
 FAMILIES: dict[str, type[CompanionError]] = {

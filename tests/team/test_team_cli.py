@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from companion.sandbox import SandboxThread
-from companion.settings.config import ConfigError, load_settings
+from companion.settings.config import load_settings
+from companion.settings.errors import ConfigError
 from companion.store import Store
 from companion.store.team import PostgresAccount, describe
 from tests.conftest import TEST_KEY

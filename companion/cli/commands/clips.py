@@ -40,7 +40,8 @@ def _row(store: Store, clip: KeptClip) -> dict[str, Any]:
 
 
 def cmd_clips(args: argparse.Namespace) -> int:
-    from companion.settings.config import ConfigError, load_settings
+    from companion.settings.config import load_settings
+    from companion.settings.errors import ConfigError
 
     try:
         settings = load_settings()

@@ -81,7 +81,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         spec = replace(spec, width=small[0] or spec.width, height=small[1] or spec.height)
 
     from companion.install import Owner
-    from companion.settings.config import ConfigError, load_settings
+    from companion.settings.config import load_settings
+    from companion.settings.errors import ConfigError
     from companion.store import Store
 
     try:

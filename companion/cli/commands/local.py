@@ -42,7 +42,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from companion.api.errors import CompanionApiError
     from companion.daemon.server import run_forever
-    from companion.settings.config import ConfigError
+    from companion.settings.errors import ConfigError
 
     if args.home is not None:  # before anything reads the settings
         os.environ["COMPANION_HOME"] = str(args.home.expanduser())

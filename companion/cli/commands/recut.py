@@ -26,9 +26,11 @@ if TYPE_CHECKING:
 def cmd_recut(args: argparse.Namespace) -> int:
     from companion.cli.commands.export import cmd_export
     from companion.cli.commands.jobs_books import find
-    from companion.settings.config import ConfigError, load_settings
+    from companion.settings.config import load_settings
+    from companion.settings.errors import ConfigError
     from companion.store import Store
-    from companion.store.clips import ClipGone, ClipStore
+    from companion.store.clips import ClipStore
+    from companion.store.errors import ClipGone
 
     try:
         current = load_settings()

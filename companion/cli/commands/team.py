@@ -11,7 +11,7 @@ from companion.cli.errors import InputFailure, UsageError
 from companion.cli.session import settings as load_settings
 from companion.settings.config import Settings
 from companion.store import Store
-from companion.store.account import TeamUnavailable
+from companion.store.errors import TeamUnavailable
 
 OFF = (
     "team mode is off: set team.database in config.yaml or COMPANION_TEAM_DATABASE "

@@ -17,7 +17,7 @@ from companion.daemon.errors import DaemonError
 from companion.daemon.http.security import MAX_BODY, error
 from companion.daemon.reach import Reach, unreachable
 from companion.daemon.schema import bodies
-from companion.store.account import TeamUnavailable
+from companion.store.errors import TeamUnavailable
 
 log = logging.getLogger("companion.daemon")
 Model = TypeVar("Model", bound=BaseModel)

@@ -34,7 +34,7 @@ from companion.install import Owner, Placement, confined, conflicts, planned_wri
 from companion.jobs import JobRequest, paid_not_installed
 from companion.media import MediaError
 from companion.store import Job, Store
-from companion.store.clips import ClipGone
+from companion.store.errors import ClipGone
 
 if TYPE_CHECKING:
     from companion.daemon.http.host import Host

@@ -44,7 +44,8 @@ from companion.jobs.provenance import kept_record, service_name
 from companion.jobs.remote.bought import made_here
 from companion.media import MediaError
 from companion.store import Job, Store
-from companion.store.clips import ClipGone, ClipStore
+from companion.store.clips import ClipStore
+from companion.store.errors import ClipGone
 
 log = logging.getLogger("companion.jobs")
 PARENT_POLL = 0.5  # seconds between looks at the generation a re-cut waits for

@@ -17,7 +17,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
-from companion.store.account import TeamUnavailable
+from companion.store.errors import TeamUnavailable
 from companion.store.team.migrate import migrate
 from companion.store.team.sql import queries
 

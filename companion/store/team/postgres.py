@@ -21,8 +21,9 @@ import socket
 from typing import Any
 
 from companion.api.schema import AccountLimits
-from companion.store.account import LocalAccount, TeamUnavailable
+from companion.store.account import LocalAccount
 from companion.store.db import Store
+from companion.store.errors import TeamUnavailable
 from companion.store.team.database import TeamDatabase
 from companion.store.team.slots import RECHECK, TURN, SlotQueue
 from companion.store.team.uploads import POLL, TeamUploads

@@ -14,7 +14,7 @@ import contextlib
 
 import psycopg
 
-from companion.store.account import TeamUnavailable
+from companion.store.errors import TeamUnavailable
 from companion.store.team.database import TeamDatabase
 
 RECHECK = 5.0  # seconds a waiting job re-asks for a slot even unwoken (expired leases)

@@ -11,7 +11,8 @@ import pytest
 
 from companion.media.demo_art import draw_character
 from companion.store import Store
-from companion.store.clips import ClipGone, ClipStore
+from companion.store.clips import ClipStore
+from companion.store.errors import ClipGone
 from tests.conftest import TEST_KEY
 from tests.support.calls import Api
 from tests.support.cli import companion, tasks
@@ -85,7 +86,8 @@ def test_the_clip_store_evicts_oldest_first_and_says_so(tmp_path: Path) -> None:
 
 
 def test_the_clip_store_cap_is_a_setting(tmp_path: Path) -> None:
-    from companion.settings.config import ConfigError, load_settings
+    from companion.settings.config import load_settings
+    from companion.settings.errors import ConfigError
 
     # Kept clips are paid assets: none is dropped until the user sets a cap.
     assert load_settings({"COMPANION_HOME": str(tmp_path)}).clip_store_mb is None

@@ -133,8 +133,9 @@ def test_the_retry_count_is_a_setting(tmp_path: Path) -> None:
     """Eight tries a call by default; retry_attempts (config.yaml) or
     COMPANION_RETRY_ATTEMPTS sets it, within 1 to 20, and the client is made with it."""
     from companion.runtime.assemble import open_client
-    from companion.settings.config import ConfigError, load_settings
+    from companion.settings.config import load_settings
     from companion.settings.endpoint import Endpoint
+    from companion.settings.errors import ConfigError
 
     home = {"COMPANION_HOME": str(tmp_path)}
     assert load_settings(home).retry_attempts == RetryPolicy().max_attempts == 8

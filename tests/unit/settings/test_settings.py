@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.settings.config import ConfigError, Secret, load_settings
+from companion.settings.config import Secret, load_settings
+from companion.settings.errors import ConfigError
 
 
 def test_a_key_never_shows_where_settings_are_printed(tmp_path: Path) -> None:

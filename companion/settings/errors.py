@@ -1,0 +1,18 @@
+"""The settings layer's errors.
+
+CompanionError
+└── SettingsError
+    └── ConfigError
+"""
+
+from companion import CompanionError
+
+
+class SettingsError(CompanionError):
+    """Root of what reading the settings raises on purpose."""
+
+
+class ConfigError(SettingsError):
+    """The config file is unreadable or invalid; the message says where and how."""
+
+    exit_code = 2  # the configuration is wrong: nothing was spent
