@@ -23,15 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from companion.daemon.errors import DaemonError
+from companion.daemon.errors import AutostartError
 
 LABEL = "companion"
 TASK_NAMESPACE = "http://schemas.microsoft.com/windows/2004/02/mit/task"
 RESTART_SECONDS = 10
-
-
-class AutostartError(DaemonError):
-    """A service file that would not load; the message says which line or element."""
 
 
 def platform_name(value: str | None = None) -> str:

@@ -13,21 +13,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from companion.daemon.http.middleware import Bad
+from companion.daemon.errors import FilesBusy
 
 T = TypeVar("T")
 THREADS = 3
 SECONDS = 15.0  # longer than any honest read of a project's files takes
 
 _pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="companion-files")
-
-
-class FilesBusy(Bad):
-    """The project's files did not answer within the bound (503, BUSY): the request may
-    still finish its own work (a removal) after the reply."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(503, "BUSY", message)
 
 
 async def on_files(fn: Callable[..., T], *args: object, seconds: float = SECONDS) -> T:

@@ -12,21 +12,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from companion.daemon.errors import DaemonError
+from companion.daemon.errors import HomeInUse
 from companion.settings.filelock import lock_file as _lock
 from companion.settings.filelock import unlock_file as _unlock
-
-
-class HomeInUse(DaemonError):
-    """Another daemon holds this COMPANION_HOME; the message names its pid."""
-
-    def __init__(self, home: Path, pid: int | None) -> None:
-        who = f"pid {pid}" if pid else "another process"
-        super().__init__(
-            f"a daemon ({who}) already serves COMPANION_HOME={home}; see: companion status "
-            "(stop that one first, or give this one another COMPANION_HOME)"
-        )
-        self.pid = pid
 
 
 class HomeLock:

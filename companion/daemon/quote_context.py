@@ -14,7 +14,7 @@ from pathlib import Path
 from companion.api.errors import CompanionApiError
 from companion.api.schema.images import sniff_image_type
 from companion.api.transport import RetryPolicy
-from companion.daemon.errors import DaemonError
+from companion.daemon.errors import BadInput, CannotReplace
 from companion.daemon.inbox.drops import MAX_IMAGE_BYTES
 from companion.daemon.schema.requests import AnimateIn, BudgetOut
 from companion.install import confined, read_plain, settable_aside, sha256_of
@@ -45,10 +45,6 @@ def budget_for(engine: Engine, credits: int) -> BudgetOut:
 async def context(engine: Engine, credits: int) -> dict[str, object]:
     budget = await asyncio.to_thread(budget_for, engine, credits)
     return {"balance": await balance_now(engine), "budget": budget.model_dump()}
-
-
-class BadInput(DaemonError, ValueError):
-    """A named field of the request is wrong; the message starts with its name."""
 
 
 def picture(root: Path, field: str, relative: str) -> tuple[Path, str]:
@@ -112,10 +108,6 @@ def extra_images(root: Path, body: AnimateIn) -> tuple[Path | None, list[Path]]:
     last = one("last_frame_path", body.last_frame_path) if body.last_frame_path else None
     references = [one(f"reference_paths[{n}]", p) for n, p in enumerate(body.reference_paths)]
     return last, references
-
-
-class CannotReplace(DaemonError, ValueError):
-    """A conflict "replace": true cannot move aside; the message names it and what to do."""
 
 
 def agreed(conflicts: list[dict[str, str]]) -> dict[str, str]:

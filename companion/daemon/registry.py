@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from companion.daemon.errors import DaemonError
+from companion.daemon.errors import Refused
 from companion.install import (
     InstallError,
     check_unity_target,
@@ -124,10 +124,6 @@ def folders_refusal(root: Path, settings: dict[str, object]) -> str | None:
         if confined(resolved, text) is None:
             return f"{key}: {text} must stay inside the project {resolved}"
     return None
-
-
-class Refused(DaemonError, ValueError):
-    """A registration that breaks a rule; the message names the field and the fix."""
 
 
 def engine_refusal(engine: str, root: Path, target: Path) -> str | None:

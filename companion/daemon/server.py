@@ -26,7 +26,8 @@ from companion.api.schema import AccountResponse
 from companion.api.transport import RetryPolicy
 from companion.daemon.app import Daemon
 from companion.daemon.config_watch import ConfigWatch
-from companion.daemon.lock import HomeInUse, HomeLock
+from companion.daemon.errors import HomeInUse
+from companion.daemon.lock import HomeLock
 from companion.daemon.reach import Reach
 from companion.daemon.registry import register_listed
 from companion.runtime import open_client, open_endpoint, open_engine

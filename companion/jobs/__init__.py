@@ -9,12 +9,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from companion import front_door
-from companion.jobs.errors import JobFailed, JobsError
+from companion.jobs.errors import (
+    BadMove,
+    ImageDamaged,
+    ImageReadError,
+    JobFailed,
+    JobsError,
+    StagingRefused,
+)
 
 if TYPE_CHECKING:
     from companion.jobs.ask.defaults import finishing, has_alpha, recut_export, recut_local
     from companion.jobs.ask.finishing import Finishing
-    from companion.jobs.ask.inputs import ImageDamaged, ImageReadError, LocalImage, decode_whole
+    from companion.jobs.ask.inputs import LocalImage, decode_whole
     from companion.jobs.ask.naming import names_in, suggestion
     from companion.jobs.ask.request import (
         AnimationAsk,
@@ -34,7 +41,6 @@ if TYPE_CHECKING:
     )
     from companion.jobs.characters.moves import (
         LOOPING,
-        BadMove,
         Move,
         MoveJob,
         character_name,
@@ -47,12 +53,7 @@ if TYPE_CHECKING:
     from companion.jobs.characters.moves import parts as character_parts
     from companion.jobs.characters.wiring import rewire
     from companion.jobs.engine import Engine
-    from companion.jobs.landing.staging import (
-        STAGING,
-        StagingRefused,
-        job_folder,
-        release_if_unused,
-    )
+    from companion.jobs.landing.staging import STAGING, job_folder, release_if_unused
     from companion.jobs.lifecycle import FINAL, State
     from companion.jobs.provenance import project_files, service_name
     from companion.jobs.remote.books import follow_pending
@@ -87,7 +88,6 @@ _LAZY = {
     "project_files": ("provenance", "project_files"),
     "service_name": ("provenance", "service_name"),
     "LOOPING": ("characters.moves", "LOOPING"),
-    "BadMove": ("characters.moves", "BadMove"),
     "Move": ("characters.moves", "Move"),
     "MoveJob": ("characters.moves", "MoveJob"),
     "character_name": ("characters.moves", "character_name"),
@@ -107,7 +107,6 @@ _LAZY = {
     "Picture": ("ask.request", "Picture"),
     "Prompt": ("ask.request", "Prompt"),
     "STAGING": ("landing.staging", "STAGING"),
-    "StagingRefused": ("landing.staging", "StagingRefused"),
     "job_folder": ("landing.staging", "job_folder"),
     "release_if_unused": ("landing.staging", "release_if_unused"),
     "Engine": ("engine", "Engine"),
@@ -118,8 +117,6 @@ _LAZY = {
     "submit": ("ask.request", "submit"),
     "FINAL": ("lifecycle", "FINAL"),
     "State": ("lifecycle", "State"),
-    "ImageReadError": ("ask.inputs", "ImageReadError"),
-    "ImageDamaged": ("ask.inputs", "ImageDamaged"),
     "decode_whole": ("ask.inputs", "decode_whole"),
     "LocalImage": ("ask.inputs", "LocalImage"),
     "live_models": ("remote.models_cache", "live_models"),

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from companion.jobs.errors import JobsError
+from companion.jobs.errors import TransitionError
 
 
 class State(StrEnum):
@@ -61,10 +61,6 @@ ALLOWED: dict[State, frozenset[State]] = {
     State.FAILED: frozenset({State.NEW, State.DOWNLOADING}),  # retry; reinstall if paid
     State.CANCELLED: frozenset({State.NEW, State.DOWNLOADING}),
 }
-
-
-class TransitionError(JobsError):
-    """A move the lifecycle does not allow."""
 
 
 def check(current: str, target: State) -> None:

@@ -13,8 +13,7 @@ from companion.api.errors import ApiStatusError, CompanionApiError, TransportErr
 from companion.cli.errors import CliError, as_cli_error
 from companion.daemon.errors import DaemonError
 from companion.install.errors import InstallFamilyError
-from companion.jobs.engine import JobFailed
-from companion.jobs.errors import JobsError
+from companion.jobs.errors import JobFailed, JobsError
 from companion.media.errors import MediaError
 from companion.settings.errors import ConfigError, SettingsError
 from companion.store.errors import StoreError

@@ -18,7 +18,8 @@ from pathlib import Path
 from companion.cli.errors import InputFailure
 from companion.cli.session import settings
 from companion.daemon import autostart
-from companion.daemon.autostart import AutostartError, Service
+from companion.daemon.autostart import Service
+from companion.daemon.errors import AutostartError
 from companion.settings.config import default_home
 
 

@@ -117,7 +117,8 @@ def cmd_remove(args: argparse.Namespace) -> int:
 def _without_daemon(home: Path, work: Callable[[Store], T]) -> T | None:
     """work's result with the registry held, when no daemon serves this home (None: one
     does, ask it). The daemon's lock keeps one from starting meanwhile."""
-    from companion.daemon.lock import HomeInUse, HomeLock
+    from companion.daemon.errors import HomeInUse
+    from companion.daemon.lock import HomeLock
 
     lock = HomeLock(home)
     try:
@@ -137,11 +138,12 @@ def _without_daemon(home: Path, work: Callable[[Store], T]) -> T | None:
 def _register(store: Store, body: dict[str, Any]) -> dict[str, Any]:
     """The registry's rules (the daemon's own), for a daemon that is not running."""
     from companion.daemon import registry
+    from companion.daemon.errors import Refused
 
     given = {k: v for k, v in body.items() if k != "root"}
     try:
         registered = registry.register(store, Path(body["root"]), given)
-    except registry.Refused as exc:
+    except Refused as exc:
         raise UsageError(str(exc)) from exc
     return {
         "root": registered["root"],

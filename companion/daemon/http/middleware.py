@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from companion.api.errors import ApiStatusError, CompanionApiError
 from companion.api.schema.base import first_error
-from companion.daemon.errors import DaemonError
+from companion.daemon.errors import Bad, BodyError
 from companion.daemon.http.security import MAX_BODY, error
 from companion.daemon.reach import Reach, unreachable
 from companion.daemon.schema import bodies
@@ -22,19 +22,6 @@ from companion.store.errors import TeamUnavailable
 log = logging.getLogger("companion.daemon")
 Model = TypeVar("Model", bound=BaseModel)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-class Bad(DaemonError):
-    """A request refused with a status, a code and a message naming the field; extra:
-    more fields of the error's answer (a free name to give instead, the move refused)."""
-
-    def __init__(self, status: int, code: str, message: str, **extra: str) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message, self.extra = status, code, message, extra
-
-    def response(self) -> web.Response:
-        said = {"code": self.code, "message": self.message, **self.extra}
-        return web.json_response({"error": said}, status=self.status)
 
 
 def errors(reach: Callable[[], Reach | None]) -> Callable[..., Awaitable[web.StreamResponse]]:
@@ -83,7 +70,7 @@ async def read_body(request: web.Request, model: type[Model], limit: int = MAX_B
         raise Bad(415, "UNSUPPORTED_MEDIA_TYPE", "send application/json")
     try:  # size, depth and count limits: every bad body is a JSON 400
         data = await bodies.decode_async(await request.read(), limit)
-    except bodies.BodyError as exc:
+    except BodyError as exc:
         raise Bad(413 if exc.code == "TOO_LARGE" else 400, exc.code, str(exc)) from exc
     try:
         return model.model_validate(data)

@@ -18,21 +18,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from companion.api.schema.images import sniff_image_type
-from companion.daemon.errors import DaemonError
+from companion.daemon.errors import DropError, Incomplete
 from companion.jobs import FINAL, ImageDamaged, ImageReadError, State, decode_whole
 from companion.store import Job
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp"})
 MAX_IMAGE_BYTES = 20_000_000  # the service's upload limit
 MAX_SIDECAR_BYTES = 64 * 1024
-
-
-class DropError(DaemonError):
-    """Why a drop cannot become a job; written to failed/NAME.error.txt."""
-
-
-class Incomplete(DropError):
-    """The file does not decode: damaged, or still being written. Worth another look."""
 
 
 def kind_of(mode: int) -> str:

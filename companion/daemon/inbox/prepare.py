@@ -20,11 +20,11 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator
 from companion.api.schema import ExportOptions, ModelsResponse, Selection, VideoOptions
 from companion.api.schema.base import first_error
 from companion.api.schema.requests import one_click_export
+from companion.daemon.errors import DropError
 from companion.daemon.finishing import PaidFinishing
 from companion.daemon.inbox.drops import (
     IMAGE_SUFFIXES,
     MAX_SIDECAR_BYTES,
-    DropError,
     folder_entries,
     read_image,
     read_regular,

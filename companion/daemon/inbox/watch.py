@@ -49,7 +49,8 @@ from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserver
 
 from companion.api.schema import ModelsResponse
-from companion.daemon.inbox.drops import DropError, Incomplete, earlier_job, footprint, probe
+from companion.daemon.errors import DropError, Incomplete
+from companion.daemon.inbox.drops import earlier_job, footprint, probe
 from companion.daemon.inbox.endings import Endings
 from companion.daemon.inbox.names import has_picture, original
 from companion.daemon.inbox.prepare import DropReader, Prepared

@@ -16,9 +16,10 @@ from aiohttp import web
 
 from companion.api.schema.images import sniff_image_type
 from companion.daemon import model_fit, quote_context, registry
+from companion.daemon.errors import Bad, BadInput, CannotReplace
 from companion.daemon.file_work import on_files
 from companion.daemon.http.host import Earlier, Prepared
-from companion.daemon.http.middleware import Bad, reachable, read_body
+from companion.daemon.http.middleware import reachable, read_body
 from companion.daemon.quotes import quote_id
 from companion.daemon.schema.quote import EarlierOut, PaidBecause, QuoteOut, RecutOut, Why
 from companion.daemon.schema.requests import AnimateIn, ask_of
@@ -171,7 +172,7 @@ class AnimateRoutes:
         if clashes and body.replace:  # said explicitly: each is moved aside, never lost
             try:
                 replace = await on_files(quote_context.agreed, clashes)
-            except quote_context.CannotReplace as exc:
+            except CannotReplace as exc:
                 raise Bad(409, "CONFLICT", str(exc)) from exc
             job_request = job_request.model_copy(update={"replace": replace})
         elif clashes:
@@ -234,7 +235,7 @@ class AnimateRoutes:
                 image, image_sha256 = await asyncio.to_thread(
                     quote_context.picture, root, "image_path", body.image_path
                 )
-            except quote_context.BadInput as exc:
+            except BadInput as exc:
                 raise Bad(400, "INVALID", str(exc)) from exc
         else:
             # Base64 decoding, hashing and writing up to 16 MiB: off the event loop
@@ -265,7 +266,7 @@ class AnimateRoutes:
         name = body.name or clean_name(image.stem)
         try:
             last_frame, references = await asyncio.to_thread(quote_context.extra_images, root, body)
-        except quote_context.BadInput as exc:
+        except BadInput as exc:
             raise Bad(400, "INVALID", str(exc)) from exc
         daemon = self.daemon
         models = await model_fit.listing_for(

@@ -14,8 +14,9 @@ from aiohttp import web
 from pydantic import Field, model_validator
 
 from companion.daemon import quote_context
+from companion.daemon.errors import Bad
 from companion.daemon.http.host import Earlier, Prepared
-from companion.daemon.http.middleware import Bad, read_body
+from companion.daemon.http.middleware import read_body
 from companion.daemon.schema.requests import AnimateIn
 from companion.jobs import JobKind, set_over_budget
 from companion.media import clean_name

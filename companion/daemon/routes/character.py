@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from companion.daemon import quote_context
+from companion.daemon.errors import Bad
 from companion.daemon.http.host import Earlier, Prepared
-from companion.daemon.http.middleware import Bad, read_body
+from companion.daemon.http.middleware import read_body
 from companion.daemon.quotes import quote_id
 from companion.daemon.schema.character import (
     CharacterIn,

@@ -17,10 +17,11 @@ from aiohttp import web
 
 from companion.api.schema import ExportOptions, Selection
 from companion.daemon import generation_checks, quote_context, registry
+from companion.daemon.errors import Bad, CannotReplace
 from companion.daemon.file_work import on_files
 from companion.daemon.generations import project_of
 from companion.daemon.http.host import Earlier
-from companion.daemon.http.middleware import Bad, read_body
+from companion.daemon.http.middleware import read_body
 from companion.daemon.schema import bodies
 from companion.daemon.schema.requests import (
     AgainIn,
@@ -265,7 +266,7 @@ class GenerationRoutes:
         if clashes and replace:  # said explicitly: each is moved aside, never lost
             try:
                 agreed = await on_files(quote_context.agreed, clashes)
-            except quote_context.CannotReplace as exc:
+            except CannotReplace as exc:
                 raise Bad(409, "CONFLICT", str(exc)) from exc
             request = request.model_copy(update={"replace": agreed})
         elif clashes:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from companion.daemon.errors import DaemonError
+from companion.daemon.errors import PreviewRefused
 from companion.install import MetaLimits, ScanError, scan_zip
 from companion.store import Store
 
@@ -33,10 +33,6 @@ class Caps:
     max_total_pixels: int = 256 * 2**20
     max_sheet_pixels: int = 32 * 2**20  # 128 MiB decoded as RGBA
     max_json_bytes: int = 8 * 2**20
-
-
-class PreviewRefused(DaemonError):
-    """An output is over a cap or unreadable; no preview is made."""
 
 
 class _Pixels:

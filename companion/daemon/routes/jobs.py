@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from companion.daemon import generations, registry
+from companion.daemon.errors import Bad
 from companion.daemon.http.events import CLOSED
-from companion.daemon.http.middleware import Bad
 from companion.daemon.registry import expand
 from companion.daemon.routes.gif_preview import preview_gif
 from companion.daemon.schema.requests import JobList

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from companion.daemon import registry
-from companion.daemon.http.middleware import Bad, read_body
+from companion.daemon.errors import Bad, Refused
+from companion.daemon.http.middleware import read_body
 from companion.daemon.registry import expand
 from companion.daemon.schema import bodies
 from companion.daemon.schema.requests import ProjectIn, ProjectOut, ProjectRef
@@ -45,7 +46,7 @@ class ProjectRoutes:
         given = {k: getattr(project, k) for k in project.model_fields_set if k != "root"}
         try:
             registered = registry.register(store, root, given)
-        except registry.Refused as exc:
+        except Refused as exc:
             raise Bad(400, "INVALID", str(exc)) from exc
         if registered != existing:
             await self.daemon.watch(registered)

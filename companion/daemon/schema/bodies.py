@@ -11,20 +11,12 @@ import asyncio
 import json
 from typing import Any
 
-from companion.daemon.errors import DaemonError
+from companion.daemon.errors import BodyError
 
 MAX_DEPTH = 32  # the deepest legitimate body (export options in defaults) is under 8
 MAX_VALUES = 100_000  # arrays, objects, and scalars in all
 SMALL_BODY = 256 * 1024  # a project's registration: settings, never an image
 THREAD_ABOVE = 256 * 1024  # larger bodies are decoded off the event loop
-
-
-class BodyError(DaemonError):
-    """The body cannot be used; `code` and the message go to the client as they are."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 def decode(raw: bytes, limit: int) -> Any:

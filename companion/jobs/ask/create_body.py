@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from companion.api.errors import NotFoundError, UncertainRequestError
 from companion.api.schema import AnimationCreate, FileImageInput, ImageInput, QuoteResponse
-from companion.jobs.ask.inputs import ImageReadError, LocalImage
+from companion.jobs.ask.inputs import LocalImage
 from companion.jobs.ask.request import VIDEO_GENERATION, JobRequest
-from companion.jobs.errors import JobFailed
+from companion.jobs.errors import ImageReadError, JobFailed
 from companion.jobs.remote.bought import generation_quote
 from companion.store import Job
 from companion.store.account import SharedAccount

@@ -21,7 +21,7 @@ from PIL import Image, ImageFile, JpegImagePlugin, PngImagePlugin, WebPImagePlug
 
 from companion.api.schema import Base64ImageInput, FileImageInput
 from companion.api.schema.images import sniff_image_type
-from companion.jobs.errors import JobsError
+from companion.jobs.errors import ImageDamaged, ImageReadError
 
 if TYPE_CHECKING:  # a type only: reading a picture needs no HTTP client
     from companion.api.client import Client
@@ -37,14 +37,6 @@ _OPENERS: dict[str, Callable[[IO[bytes]], ImageFile.ImageFile]] = {
     "image/webp": WebPImagePlugin.WebPImageFile,
 }
 _UNREADABLE = (OSError, SyntaxError, ValueError, EOFError, Image.DecompressionBombError)
-
-
-class ImageReadError(JobsError):
-    """The file cannot be sent as an image; the message says why."""
-
-
-class ImageDamaged(ImageReadError):
-    """The picture does not decode whole: damaged, cut short, or still being written."""
 
 
 def decode_whole(data: bytes, mime: str, label: str) -> None:

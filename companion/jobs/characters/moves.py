@@ -20,21 +20,12 @@ from pydantic import BaseModel, ConfigDict
 from companion.api.schema import ModelsResponse
 from companion.jobs.ask.finishing import Finishing
 from companion.jobs.ask.request import AnimationAsk, CharacterPart, JobRequest
-from companion.jobs.errors import JobsError
+from companion.jobs.errors import BadMove
 from companion.media import clean_name, is_clean_name
 
 # Moves a game plays over and over; any other (attack, jump, hurt) plays once unless told.
 LOOPING = frozenset({"idle", "walk", "run", "fly", "swim", "float"})
 MAX_MOVES = 12
-
-
-class BadMove(JobsError, ValueError):
-    """A move of the set is unusable; `index` says which (None: the set as a whole) and
-    the message says why and what to do, without naming the flag or field."""
-
-    def __init__(self, message: str, index: int | None = None) -> None:
-        super().__init__(message)
-        self.index = index
 
 
 class Move(BaseModel):

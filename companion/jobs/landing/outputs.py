@@ -34,10 +34,10 @@ from companion.jobs import recut
 from companion.jobs.ask.request import JobRequest
 from companion.jobs.characters.wiring import into_character
 from companion.jobs.crash import crash_point
-from companion.jobs.errors import JobFailed
+from companion.jobs.errors import JobFailed, StagingRefused
 from companion.jobs.landing import aside
 from companion.jobs.landing.page_names import placed_names
-from companion.jobs.landing.staging import STAGING, StagingRefused, job_folder, release_if_unused
+from companion.jobs.landing.staging import STAGING, job_folder, release_if_unused
 from companion.jobs.landing.unwritten import unexportable, unwritable
 from companion.jobs.lifecycle import FINAL, State
 from companion.jobs.provenance import kept_record, service_name

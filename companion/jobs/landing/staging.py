@@ -6,14 +6,10 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from companion.jobs.errors import JobsError
+from companion.jobs.errors import StagingRefused
 
 STAGING = ".companion-staging~"  # hidden from Unity ("~") and, with .gdignore, from Godot
 GDIGNORE = ".gdignore"
-
-
-class StagingRefused(JobsError):
-    """The staging folder would be reached through a link; the message says what to do."""
 
 
 def job_folder(target: Path, job_id: str) -> Path:

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from companion.daemon import autostart
-from companion.daemon.autostart import TASK_NAMESPACE, AutostartError, Service
+from companion.daemon.autostart import TASK_NAMESPACE, Service
+from companion.daemon.errors import AutostartError
 
 
 def service_env(tmp_path: Path) -> dict[str, str]:

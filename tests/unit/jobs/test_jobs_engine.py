@@ -12,7 +12,8 @@ from PIL import Image
 
 from companion.api.client import Client
 from companion.jobs.engine import STAGING, Budget, Engine
-from companion.jobs.lifecycle import ALLOWED, State, TransitionError, check
+from companion.jobs.errors import TransitionError
+from companion.jobs.lifecycle import ALLOWED, State, check
 from companion.media.demo_art import draw_character
 from companion.store import Store
 from tests.conftest import TEST_KEY
