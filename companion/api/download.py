@@ -43,6 +43,8 @@ EXPIRY_MARGIN = 2.0  # seconds before download_expires_at a URL is taken as expi
 Refresh = Callable[[str], Awaitable[Asset]]
 
 
+# The three below are control flow of one download, raised and caught in this module
+# only, so they stay here, outside the api tree: none ever reaches a caller.
 class _Refused(Exception):
     """The signed URL was refused (expired, altered, gone, or rate limited)."""
 

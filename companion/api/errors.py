@@ -1,31 +1,33 @@
 """Every failure the client raises, in one tree keyed by HTTP status and error.code.
 
-    CompanionApiError
-    ├── TransportError                no HTTP answer: refused, reset, timed out
-    │   └── UncertainRequestError     sent, maybe processed, not safe to resend (uploads)
-    ├── DeadlineExceededError         the call's overall deadline passed while retrying
-    │   └── WaitTimeoutError          waiting for a task ended locally; the task goes on
-    ├── DownloadError                 a download stayed short or wrong after its retries
-    │   └── ContentEncodingError      a compressed answer damaged, cut short or undecodable
-    └── ApiStatusError                an HTTP error with the spec's envelope
-        ├── BadRequestError                 400 INVALID_REQUEST, INVALID_BASE64, INVALID_IMAGE
-        ├── AuthenticationError             401 INVALID_API_KEY
-        ├── InsufficientCreditsError        402 INSUFFICIENT_CREDITS
-        ├── PermissionDeniedError           403
-        │   ├── AccountNotEligibleError         API_ACCOUNT_NOT_ELIGIBLE
-        │   ├── AccountPausedError              API_ACCOUNT_PAUSED
-        │   └── InsufficientScopeError          INSUFFICIENT_SCOPE
-        ├── NotFoundError                   404 NOT_FOUND (also: not owned, URL expired)
-        ├── ConflictError                   409
-        │   ├── IdempotencyConflictError        IDEMPOTENCY_CONFLICT: stop
-        │   └── IdempotencyInProgressError      IDEMPOTENCY_IN_PROGRESS: wait, resend
-        ├── PayloadTooLargeError            413 PAYLOAD_TOO_LARGE
-        ├── UnsupportedMediaTypeError       415 UNSUPPORTED_MEDIA_TYPE
-        ├── ImageTooLargeError              422 IMAGE_DIMENSIONS_TOO_LARGE
-        ├── RateLimitError                  429 RATE_LIMITED
-        │   └── QueueLimitError                 QUEUE_LIMIT_EXCEEDED
-        ├── InternalServerError             500
-        └── ServiceUnavailableError         503 API_DISABLED, API_UNAVAILABLE,
+    CompanionError
+    └── CompanionApiError
+        ├── TransportError            no HTTP answer: refused, reset, timed out
+        │   └── UncertainRequestError sent, maybe processed, not safe to resend (uploads)
+        ├── DeadlineExceededError     the call's overall deadline passed while retrying
+        │   └── WaitTimeoutError      waiting for a task ended locally; the task goes on
+        ├── DownloadError             a download stayed short or wrong after its retries
+        │   └── ContentEncodingError  a compressed answer damaged, cut short or undecodable
+        └── ApiStatusError            an HTTP error with the spec's envelope
+            ├── BadRequestError             400 INVALID_REQUEST, INVALID_BASE64,
+            │                                   INVALID_IMAGE
+            ├── AuthenticationError         401 INVALID_API_KEY
+            ├── InsufficientCreditsError    402 INSUFFICIENT_CREDITS
+            ├── PermissionDeniedError       403
+            │   ├── AccountNotEligibleError     API_ACCOUNT_NOT_ELIGIBLE
+            │   ├── AccountPausedError          API_ACCOUNT_PAUSED
+            │   └── InsufficientScopeError      INSUFFICIENT_SCOPE
+            ├── NotFoundError               404 NOT_FOUND (also: not owned, URL expired)
+            ├── ConflictError               409
+            │   ├── IdempotencyConflictError    IDEMPOTENCY_CONFLICT: stop
+            │   └── IdempotencyInProgressError  IDEMPOTENCY_IN_PROGRESS: wait, resend
+            ├── PayloadTooLargeError        413 PAYLOAD_TOO_LARGE
+            ├── UnsupportedMediaTypeError   415 UNSUPPORTED_MEDIA_TYPE
+            ├── ImageTooLargeError          422 IMAGE_DIMENSIONS_TOO_LARGE
+            ├── RateLimitError              429 RATE_LIMITED
+            │   └── QueueLimitError             QUEUE_LIMIT_EXCEEDED
+            ├── InternalServerError         500
+            └── ServiceUnavailableError     503 API_DISABLED, API_UNAVAILABLE,
                                                 PROVIDER_UNAVAILABLE
 
 Every ApiStatusError carries status, code, message, param, details, request_id,
@@ -73,6 +75,8 @@ class ContentEncodingError(DownloadError):
 
 
 class ApiStatusError(CompanionApiError):
+    """The service answered with an HTTP error and the spec's envelope."""
+
     exit_code = 3  # the service refused
 
     def __init__(
@@ -98,58 +102,76 @@ class ApiStatusError(CompanionApiError):
         self.retry_after = retry_after
 
 
-class BadRequestError(ApiStatusError): ...
+class BadRequestError(ApiStatusError):
+    """The service found the request malformed (400)."""
 
 
-class AuthenticationError(ApiStatusError): ...
+class AuthenticationError(ApiStatusError):
+    """The service does not know the API key (401)."""
 
 
-class InsufficientCreditsError(ApiStatusError): ...
+class InsufficientCreditsError(ApiStatusError):
+    """The account has too few credits for this (402)."""
 
 
-class PermissionDeniedError(ApiStatusError): ...
+class PermissionDeniedError(ApiStatusError):
+    """The account may not do this (403)."""
 
 
-class AccountNotEligibleError(PermissionDeniedError): ...
+class AccountNotEligibleError(PermissionDeniedError):
+    """The account is not eligible for the API (403)."""
 
 
-class AccountPausedError(PermissionDeniedError): ...
+class AccountPausedError(PermissionDeniedError):
+    """The account's API access is paused (403)."""
 
 
-class InsufficientScopeError(PermissionDeniedError): ...
+class InsufficientScopeError(PermissionDeniedError):
+    """The API key lacks the scope this needs (403)."""
 
 
-class NotFoundError(ApiStatusError): ...
+class NotFoundError(ApiStatusError):
+    """Not found, not the account's, or its URL expired (404)."""
 
 
-class ConflictError(ApiStatusError): ...
+class ConflictError(ApiStatusError):
+    """The request conflicts with one made before (409)."""
 
 
-class IdempotencyConflictError(ConflictError): ...
+class IdempotencyConflictError(ConflictError):
+    """The idempotency key was used for another request (409)."""
 
 
-class IdempotencyInProgressError(ConflictError): ...
+class IdempotencyInProgressError(ConflictError):
+    """The request under this idempotency key is still running (409)."""
 
 
-class PayloadTooLargeError(ApiStatusError): ...
+class PayloadTooLargeError(ApiStatusError):
+    """The request or its image is too large (413)."""
 
 
-class UnsupportedMediaTypeError(ApiStatusError): ...
+class UnsupportedMediaTypeError(ApiStatusError):
+    """The image's type is not one the service takes (415)."""
 
 
-class ImageTooLargeError(ApiStatusError): ...
+class ImageTooLargeError(ApiStatusError):
+    """The image's dimensions are over the service's limit (422)."""
 
 
-class RateLimitError(ApiStatusError): ...
+class RateLimitError(ApiStatusError):
+    """Too many requests for now (429)."""
 
 
-class QueueLimitError(RateLimitError): ...
+class QueueLimitError(RateLimitError):
+    """Too many tasks waiting in the account's queue (429)."""
 
 
-class InternalServerError(ApiStatusError): ...
+class InternalServerError(ApiStatusError):
+    """The service failed inside (500)."""
 
 
-class ServiceUnavailableError(ApiStatusError): ...
+class ServiceUnavailableError(ApiStatusError):
+    """The service or its provider is unavailable now (503)."""
 
 
 BY_STATUS: dict[int, type[ApiStatusError]] = {

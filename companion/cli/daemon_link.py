@@ -8,11 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from companion.cli.errors import InputFailure
-
-
-class NotRunning(InputFailure):
-    """No daemon answers for this COMPANION_HOME."""
+from companion.cli.errors import NotRunning
 
 
 def daemon_info(home: Path) -> dict[str, Any]:

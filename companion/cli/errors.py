@@ -62,6 +62,10 @@ class InputFailure(CliError):
     code = EXIT_FAILED
 
 
+class NotRunning(InputFailure):
+    """No daemon answers for this COMPANION_HOME."""
+
+
 class ServiceRefused(CliError):
     """The service (or the sandbox) said no: key, credits, limits, or the request."""
 

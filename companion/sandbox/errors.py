@@ -1,4 +1,11 @@
-"""The sandbox's one exception: raised anywhere, rendered as the spec's error envelope."""
+"""The sandbox's errors: it plays the service, so they are the service's, outside the
+companion's tree. ApiError, raised anywhere, is rendered as the spec's error envelope;
+StageFailure ends a task failed.
+
+    Exception
+    ├── ApiError
+    └── StageFailure
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,8 @@ from companion.api.schema import STATUS_OF_CODE, ErrorCode
 
 
 class ApiError(Exception):
+    """A request the service refuses, answered as the spec's error envelope."""
+
     def __init__(
         self,
         code: ErrorCode,
@@ -39,6 +48,16 @@ class ApiError(Exception):
                 "retryable": self.retryable,
             }
         }
+
+
+class StageFailure(Exception):
+    """A task's stage failed: the task ends failed with this code (Task.error)."""
+
+    def __init__(self, code: str, message: str, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.retryable = retryable
 
 
 def not_found(what: str) -> ApiError:

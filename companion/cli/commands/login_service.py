@@ -177,7 +177,8 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def _daemon_answers(home: Path) -> str | None:
     """The daemon's version when it answers on loopback (never through a proxy)."""
-    from companion.cli.daemon_link import NotRunning, call, daemon_info
+    from companion.cli.daemon_link import call, daemon_info
+    from companion.cli.errors import NotRunning
 
     try:
         info = daemon_info(home)

@@ -23,6 +23,7 @@ from companion.api.schema import ALPHA_REQUIRED_FORMATS, ExportFormat, ExportOpt
 from companion.media import MIME_TYPES, MediaError, is_clean_name
 from companion.sandbox.account.pricing import DEFAULT_VIDEO_SECONDS
 from companion.sandbox.account.tiers import Limits
+from companion.sandbox.errors import StageFailure
 from companion.sandbox.face import DEFAULT, Face
 from companion.sandbox.models import size_of
 from companion.sandbox.state import AssetRecord, State, TaskRecord, iso, now, stable_id
@@ -39,14 +40,6 @@ GENERATION_FPS = 24.0
 
 
 Stage = tuple[str, Callable[[TaskRecord], "StageResult"]]
-
-
-class StageFailure(Exception):
-    def __init__(self, code: str, message: str, retryable: bool = False) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.retryable = retryable
 
 
 @dataclass
