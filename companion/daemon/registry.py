@@ -18,7 +18,7 @@ from typing import Any
 
 from companion.daemon.errors import Refused
 from companion.install import (
-    InstallError,
+    NotInstallable,
     check_unity_target,
     confined,
     default_target,
@@ -131,7 +131,7 @@ def engine_refusal(engine: str, root: Path, target: Path) -> str | None:
     if engine == "unity":
         try:
             check_unity_target(root, target)
-        except InstallError as exc:
+        except NotInstallable as exc:
             return str(exc)
     return None
 

@@ -10,12 +10,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from companion import front_door
-from companion.install.errors import InstallFamilyError
+from companion.install.errors import (
+    ApplyFailed,
+    InstallError,
+    LostError,
+    NotInstallable,
+    NotPlainFile,
+    PluginError,
+    ScanError,
+    SheetSourceError,
+    UnsafeName,
+)
 
 if TYPE_CHECKING:
-    from companion.install.downloads import LostError
     from companion.install.downloads import place as place_download
-    from companion.install.editor_plugins import Change, PluginError
+    from companion.install.editor_plugins import Change
     from companion.install.editor_plugins import Engine as PluginEngine
     from companion.install.editor_plugins import install as install_plugin
     from companion.install.editor_plugins import status as plugin_status
@@ -27,7 +36,6 @@ if TYPE_CHECKING:
     from companion.install.godot.character import holds as character_holds
     from companion.install.godot.character import refusal as character_refusal
     from companion.install.godot.sprite_merge import merge_changed as merge_changed_sprites
-    from companion.install.into_engine import ApplyFailed
     from companion.install.into_engine import install as install_into_engine
     from companion.install.plan import Placement, default_target
     from companion.install.plan import build as build_tree
@@ -36,7 +44,6 @@ if TYPE_CHECKING:
     from companion.install.provenance import Provenance
     from companion.install.replaced_set import drop_leftovers
     from companion.install.safety.names import (
-        UnsafeName,
         confined,
         free_name,
         output_file_name,
@@ -45,13 +52,12 @@ if TYPE_CHECKING:
     )
     from companion.install.safety.names import inside as inside_project
     from companion.install.safety.ownership import Owner
-    from companion.install.safety.plain_files import NotPlainFile, read_plain, read_plain_text
-    from companion.install.safety.scan import MetaLimits, ScanError, scan_zip
+    from companion.install.safety.plain_files import read_plain, read_plain_text
+    from companion.install.safety.scan import MetaLimits, scan_zip
     from companion.install.safety.set_aside import set_aside as set_aside_files
     from companion.install.safety.set_aside import settable_aside
     from companion.install.sheet_pages import pages as pages_of
-    from companion.install.sheet_source import SheetSourceError
-    from companion.install.tree import InstallError, Staged, load_manifest, sha256_of
+    from companion.install.tree import Staged, load_manifest, sha256_of
     from companion.install.unity.anim_merge import merge_changed as merge_changed_clips
     from companion.install.unity.character import add_unity_move, set_clip_loop
     from companion.install.unity.controller import ControllerMove, merge_controller
@@ -65,11 +71,9 @@ _LAZY = {
     "character_files": ("godot.character", "files"),
     "character_holds": ("godot.character", "holds"),
     "character_refusal": ("godot.character", "refusal"),
-    "ApplyFailed": ("into_engine", "ApplyFailed"),
     "install_into_engine": ("into_engine", "install"),
     "Change": ("editor_plugins", "Change"),
     "PluginEngine": ("editor_plugins", "Engine"),
-    "PluginError": ("editor_plugins", "PluginError"),
     "install_plugin": ("editor_plugins", "install"),
     "plugin_status": ("editor_plugins", "status"),
     "uninstall_plugin": ("editor_plugins", "uninstall"),
@@ -85,31 +89,25 @@ _LAZY = {
     "foreseen": ("forecast", "foreseen"),
     "folder_refusal": ("forecast", "folder_refusal"),
     "free_name": ("safety.names", "free_name"),
-    "NotPlainFile": ("safety.plain_files", "NotPlainFile"),
     "read_plain": ("safety.plain_files", "read_plain"),
     "read_plain_text": ("safety.plain_files", "read_plain_text"),
     "inside_project": ("safety.names", "inside"),
     "confined": ("safety.names", "confined"),
-    "UnsafeName": ("safety.names", "UnsafeName"),
     "output_names": ("safety.names", "output_names"),
     "output_file_name": ("safety.names", "output_file_name"),
     "shown": ("safety.names", "shown"),
     "Owner": ("safety.ownership", "Owner"),
     "drop_leftovers": ("replaced_set", "drop_leftovers"),
     "place_download": ("downloads", "place"),
-    "LostError": ("downloads", "LostError"),
     "merge_changed_clips": ("unity.anim_merge", "merge_changed"),
     "merge_changed_sprites": ("godot.sprite_merge", "merge_changed"),
     "set_aside_files": ("safety.set_aside", "set_aside"),
     "settable_aside": ("safety.set_aside", "settable_aside"),
-    "SheetSourceError": ("sheet_source", "SheetSourceError"),
     "pages_of": ("sheet_pages", "pages"),
-    "InstallError": ("tree", "InstallError"),
     "Staged": ("tree", "Staged"),
     "load_manifest": ("tree", "load_manifest"),
     "sha256_of": ("tree", "sha256_of"),
     "MetaLimits": ("safety.scan", "MetaLimits"),
-    "ScanError": ("safety.scan", "ScanError"),
     "scan_zip": ("safety.scan", "scan_zip"),
     "check_unity_target": ("unity.files", "check_target"),
     "ControllerMove": ("unity.controller", "ControllerMove"),
@@ -129,9 +127,9 @@ __all__ = [
     "Change",
     "ControllerMove",
     "InstallError",
-    "InstallFamilyError",
     "LostError",
     "MetaLimits",
+    "NotInstallable",
     "NotPlainFile",
     "Owner",
     "Placement",

@@ -9,14 +9,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from companion.install.safety.names import UnsafeName, inside, make_parents
-from companion.install.tree import Guard, InstallError, sha256_of
+from companion.install.errors import LostError, NotInstallable, UnsafeName
+from companion.install.safety.names import inside, make_parents
+from companion.install.tree import Guard, sha256_of
 
 MAX_ASIDE = 100
-
-
-class LostError(InstallError):
-    """The staged download is gone and is not in the target either."""
 
 
 @dataclass(frozen=True)
@@ -44,7 +41,7 @@ def place(
         try:
             final = inside(target, candidate)
         except UnsafeName as exc:
-            raise InstallError(str(exc)) from exc
+            raise NotInstallable(str(exc)) from exc
         exists = os.path.lexists(final)
         if not pending:
             if exists and final.is_file() and sha256 and sha256_of(final) == sha256:
@@ -61,11 +58,11 @@ def place(
                 make_parents(target, final)
                 final = inside(target, candidate)
             except UnsafeName as exc:
-                raise InstallError(str(exc)) from exc
+                raise NotInstallable(str(exc)) from exc
             reason = guard.refusal(final)  # checked again at the moment of writing
             if reason is None:
                 staged.replace(final)  # atomic on one filesystem: whole file or nothing
                 guard.claim(final, sha256)  # the download's digest: no second read
                 return Placed(final, refused)
         refused = refused or reason
-    raise InstallError(f"no free name for {file_name} in {target}")
+    raise NotInstallable(f"no free name for {file_name} in {target}")

@@ -23,7 +23,7 @@ from importlib.resources import as_file, files
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
-from companion.install.errors import InstallFamilyError
+from companion.install.errors import PluginError
 from companion.install.godot.plugin_cfg import GODOT_CFG, enabled_plugins, set_enabled
 from companion.install.project import missing_marker
 from companion.install.safety.plain_files import read_plain_text, sha256_plain
@@ -32,11 +32,6 @@ Engine = Literal["godot", "unity"]
 ENGINES: tuple[Engine, ...] = ("godot", "unity")
 RECORD = ".companion-install.json"
 UNITY_NAME = "dev.companion.animate"
-
-
-class PluginError(InstallFamilyError):
-    """The project is not one of that engine, or installing would overwrite a user's file;
-    the message says which and what to do."""
 
 
 @dataclass

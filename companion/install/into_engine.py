@@ -11,20 +11,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.install.errors import ApplyFailed, NotInstallable
 from companion.install.godot.sprite_merge import merge_changed as merge_changed_sprites
 from companion.install.plan import Placement
 from companion.install.plan import build as build_tree
 from companion.install.provenance import Provenance, stamp
 from companion.install.replaced_set import drop_leftovers
 from companion.install.safety.ownership import Owner
-from companion.install.tree import InstallError, Staged, Tree, load_manifest
+from companion.install.tree import Staged, Tree, load_manifest
 from companion.install.unity.anim_merge import merge_changed as merge_changed_clips
 from companion.store import Store
-
-
-class ApplyFailed(InstallError):
-    """The moves began and one failed: some files are in, so the install is not redone
-    another way (a paid job fails saying why; the same action again finishes it)."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +41,7 @@ def install(
     record: Provenance | None = None,
 ) -> Installed:
     """Install staged (laid out under staging) into placement.target. Raises
-    InstallError, naming the file, when one is not the companion's to replace. record,
+    NotInstallable, naming the file, when one is not the companion's to replace. record,
     when given, goes into every meta and text resource written (see provenance.py)."""
     target = placement.target
     tree = load_manifest(staging)
@@ -68,10 +64,10 @@ def install(
     refused = tree.clashes(target, guard)
     if refused:
         more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
-        raise InstallError(f"{refused[0]}{more}: it is never replaced")
+        raise NotInstallable(f"{refused[0]}{more}: it is never replaced")
     try:
         tree.apply(target, after_each=after_each, guard=guard)
-    except InstallError as exc:
+    except NotInstallable as exc:
         raise ApplyFailed(str(exc)) from exc
     written = {tree.final(target, r) for r in tree.order}
     return Installed(tree, drop_leftovers(store, guard.owner, target, written))

@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from companion.install.safety.archive import ArchiveError, extract
+from companion.install.errors import ArchiveError, NotInstallable
+from companion.install.safety.archive import extract
 from companion.install.sheet_pages import pages
 from companion.install.sheet_source import Defaults, SheetPair, read_animation
-from companion.install.tree import InstallError, Staged, Tree
+from companion.install.tree import Staged, Tree
 from companion.media import Animation
 
 
@@ -41,10 +42,10 @@ def unpack(pack: Staged, scratch: Path) -> dict[PurePosixPath, Path]:
     try:
         placed = extract(pack.path, folder)
     except ArchiveError as exc:
-        raise InstallError(f"{pack.name} was refused: {exc}") from exc
+        raise NotInstallable(f"{pack.name} was refused: {exc}") from exc
     files = {PurePosixPath(p.relative_to(folder).as_posix()): p for p in placed}
     if not files:
-        raise InstallError(f"{pack.name} is empty")
+        raise NotInstallable(f"{pack.name} is empty")
     return files
 
 
@@ -54,7 +55,7 @@ def animation_from_sheets(
     """The animation the returned spritesheets describe, to build a missing pack from."""
     pairs = sheet_pairs(tree, outputs)
     if not pairs:
-        raise InstallError(
+        raise NotInstallable(
             f"the {pack} pack was not returned, and without the spritesheet and its JSON "
             "it cannot be built here: ask for spritesheet and spritesheet_json too"
         )

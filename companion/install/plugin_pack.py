@@ -16,7 +16,8 @@ import zipfile
 from pathlib import Path
 
 from companion import __version__
-from companion.install.editor_plugins import RECORD, PluginError, source, version_of
+from companion.install.editor_plugins import RECORD, source, version_of
+from companion.install.errors import PluginError
 
 # Fixed timestamps: the same sources always give the same bytes.
 _ZIP_TIME = (2020, 1, 1, 0, 0, 0)

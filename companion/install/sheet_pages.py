@@ -13,7 +13,7 @@ from typing import Any
 
 from PIL import Image
 
-from companion.install.sheet_source import SheetSourceError
+from companion.install.errors import SheetSourceError
 from companion.install.tree import Staged
 
 

@@ -11,12 +11,8 @@ from typing import Any
 
 from PIL import Image
 
-from companion.install.errors import InstallFamilyError
+from companion.install.errors import SheetSourceError
 from companion.media import PIVOTS, Animation, FrameRect, SheetPage, frame_name
-
-
-class SheetSourceError(InstallFamilyError):
-    """The spritesheet JSON cannot describe an animation; the message says why."""
 
 
 @dataclass(frozen=True)

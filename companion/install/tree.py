@@ -21,15 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
-from companion.install.errors import InstallFamilyError
-from companion.install.safety.names import UnsafeName, inside, make_parents
+from companion.install.errors import NotInstallable, UnsafeName
+from companion.install.safety.names import inside, make_parents
 from companion.install.safety.plain_files import read_plain, sha256_plain
 
 MANIFEST = "install.json"
-
-
-class InstallError(InstallFamilyError):
-    """What the service returned cannot be installed; the message says why."""
 
 
 def sha256_of(path: Path) -> str:
@@ -131,7 +127,7 @@ class Tree:
             candidate = str(pure.with_name(f"{stem}{extra}{suffixes}"))
             if not self.has(candidate):
                 return candidate, False
-        raise InstallError(f"too many files named like {relative}")
+        raise NotInstallable(f"too many files named like {relative}")
 
     def add(self, relative: str, source: Path, *, link: bool = True) -> None:
         target = self.path(relative)
@@ -159,7 +155,7 @@ class Tree:
         try:
             return inside(target, relative)
         except UnsafeName as exc:
-            raise InstallError(str(exc)) from exc
+            raise NotInstallable(str(exc)) from exc
 
     def clashes(self, target: Path, guard: Guard) -> list[str]:
         """Why files still to move may not go in (paths outside target, files the
@@ -194,17 +190,17 @@ class Tree:
                 try:
                     make_parents(target, final)
                 except UnsafeName as exc:
-                    raise InstallError(str(exc)) from exc
+                    raise NotInstallable(str(exc)) from exc
                 final = self.final(target, relative)
                 reason = guard.refusal(final)
                 if reason is not None:
-                    raise InstallError(f"{reason}; it is left alone")
+                    raise NotInstallable(f"{reason}; it is left alone")
                 source.replace(final)  # atomic on one filesystem: whole file or nothing
                 guard.claim(final)
             elif final.exists():
                 guard.claim(final)  # moved before a crash: the record catches up
             else:
-                raise InstallError(f"{relative} was lost while it was installed; run it again")
+                raise NotInstallable(f"{relative} was lost while it was installed; run it again")
             if after_each is not None:
                 after_each()
 

@@ -12,7 +12,7 @@ from companion import CompanionError
 from companion.api.errors import ApiStatusError, CompanionApiError, TransportError
 from companion.cli.errors import CliError, as_cli_error
 from companion.daemon.errors import DaemonError
-from companion.install.errors import InstallFamilyError
+from companion.install.errors import InstallError
 from companion.jobs.errors import JobFailed, JobsError
 from companion.media.errors import MediaError
 from companion.settings.errors import ConfigError, SettingsError
@@ -21,7 +21,7 @@ from companion.store.errors import StoreError
 FAMILIES: dict[str, type[CompanionError]] = {
     "api": CompanionApiError,
     "media": MediaError,
-    "install": InstallFamilyError,
+    "install": InstallError,
     "store": StoreError,
     "settings": SettingsError,
     "jobs": JobsError,

@@ -16,7 +16,7 @@ from companion.cli import into_project
 from companion.cli.errors import InputFailure, UsageError, say
 from companion.install import (
     ApplyFailed,
-    InstallError,
+    NotInstallable,
     Owner,
     Placement,
     Staged,
@@ -63,7 +63,7 @@ def export_into(
             )
         except ApplyFailed as exc:
             raise InputFailure(f"the install into {where.target} stopped: {exc}") from exc
-        except InstallError as exc:
+        except NotInstallable as exc:
             raise UsageError(f"--out: {exc} (nothing was written)") from exc
     finally:
         shutil.rmtree(where.target / STAGING / writer, ignore_errors=True)

@@ -15,13 +15,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from companion.install.errors import NotMergeable
 from companion.install.godot.files import res_path
 from companion.install.godot.sprite_merge import (
     ID,
     LOOP,
     NAME,
     REF,
-    NotMergeable,
     animation_items,
     merge,
     mergeable,

@@ -14,10 +14,11 @@ import posixpath
 import re
 from pathlib import Path, PurePosixPath
 
+from companion.install.errors import NotInstallable
 from companion.install.packs import Context, animation_from_sheets, place_outputs, unpack
 from companion.install.safety import policy
 from companion.install.sheet_source import Defaults
-from companion.install.tree import InstallError, Staged, Tree, strip_common_top
+from companion.install.tree import Staged, Tree, strip_common_top
 from companion.media import godot_res_path, godot_string
 from companion.media.formats.godot import sprite_frames
 
@@ -99,7 +100,7 @@ def _install_pack(
         try:
             text = files[original].read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
-            raise InstallError(f"{pack.name}: {original} is not a text resource") from exc
+            raise NotInstallable(f"{pack.name}: {original} is not a text resource") from exc
         tree.write(final[original], rewrite(text, moved, short[original].parent))
         if main is None and SPRITE_FRAMES.search(text):
             main = final[original]
@@ -121,6 +122,6 @@ def _build_pack(
     res_dir = res_path(project_root, target)
     relative = f"{name}.tres"
     if tree.has(relative):
-        raise InstallError(f"{relative} is already among the outputs")
+        raise NotInstallable(f"{relative} is already among the outputs")
     tree.write(relative, sprite_frames(animation, res_dir))
     tree.resource = res_path(project_root, target, relative)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from companion.install.errors import InstallFamilyError
+from companion.install.errors import NotKept
 from companion.media import EngineTextError, godot_res_path, godot_string
 
 EXT_TYPES = frozenset({"Texture2D", "CompressedTexture2D", "ImageTexture", "AtlasTexture"})
@@ -43,10 +43,6 @@ TOKEN = re.compile(
 KEY = re.compile(r"^([A-Za-z_][\w/]*)[ \t]*=", re.M)
 ATTR = re.compile(r'(\w+)=("[^"\n]*"|[\w.]+)')
 REF = re.compile(r'\b(?:ExtResource|SubResource)\("([^"\n]+)"\)')
-
-
-class NotKept(InstallFamilyError):
-    """Something the user's animations need cannot be carried over safely."""
 
 
 def plain_value(text: str) -> bool:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from companion.install.errors import InstallFamilyError
-from companion.install.godot.kept import NotKept, kept_resources
+from companion.install.errors import NotKept, NotMergeable
+from companion.install.godot.kept import kept_resources
 from companion.install.safety.ownership import Owner
 from companion.install.safety.plain_files import read_plain_text
 from companion.install.tree import Tree
@@ -30,10 +30,6 @@ EARLIER_NAME = "default"  # every generated animation's name before they were na
 # Godot writes it again over several lines when it saves.
 GENERATED = re.compile(r"^metadata/companion_generated[ \t]*=[ \t]*(\{[^}]*\})", re.M)
 RECORDED = re.compile(r'"([^"\n]+)":\s*([-+0-9.eE]+|true|false)')
-
-
-class NotMergeable(InstallFamilyError):
-    """The file is not a SpriteFrames this module can read; it stays a conflict."""
 
 
 def sections(text: str) -> list[tuple[str, str, str]]:

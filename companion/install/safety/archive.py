@@ -22,15 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
 
-from companion.install.errors import InstallFamilyError
-from companion.install.safety.names import UnsafeName, inside, make_parents, relative_path
-from companion.install.safety.scan import MetaLimits, ScanError, scan_tar, scan_zip
+from companion.install.errors import ArchiveError, ScanError, UnsafeName
+from companion.install.safety.names import inside, make_parents, relative_path
+from companion.install.safety.scan import MetaLimits, scan_tar, scan_zip
 
 CHUNK = 1 << 16
-
-
-class ArchiveError(InstallFamilyError):
-    """The archive is refused; the message says which entry and why."""
 
 
 @dataclass(frozen=True)

@@ -15,16 +15,11 @@ from collections.abc import Callable, Collection
 from itertools import count
 from pathlib import Path, PurePath, PurePosixPath
 
-from companion.install.errors import InstallFamilyError
+from companion.install.errors import UnsafeName
 from companion.media import ENDS, FILE_SUFFIX, MAX_NAME_BYTES, MAX_NAME_CHARS, clean_name
 
 DRIVE = re.compile(r"^[A-Za-z]:")
 SHOWN = 80  # characters of a hostile string quoted in a message
-
-
-class UnsafeName(InstallFamilyError):
-    """A name or path from outside would land somewhere it must not; the message says
-    which and why."""
 
 
 def shown(text: str) -> str:

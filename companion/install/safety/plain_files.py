@@ -15,14 +15,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from companion.install.errors import InstallFamilyError
+from companion.install.errors import NotPlainFile
 
 TEXT_LIMIT = 4 * 2**20  # a user's .tres, .anim, .meta or plugin.cfg: far larger is not one
-
-
-class NotPlainFile(InstallFamilyError, OSError):
-    """Not a regular file (a FIFO, a folder, a device), or larger than the bound; an
-    OSError too, so every caller that handles an unreadable file handles this one."""
 
 
 @contextmanager

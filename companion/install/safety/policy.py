@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from companion.install.errors import NotInstallable
 from companion.install.safety.names import shown
-from companion.install.tree import InstallError
 
 PICTURES = frozenset({".png", ".jpg", ".jpeg", ".webp", ".tga", ".gif"})
 ALLOWED: dict[str, frozenset[str]] = {
@@ -108,7 +108,7 @@ def refusal(engine: str, inside: PurePosixPath) -> str | None:
 def check(engine: str, inside: PurePosixPath, pack: str) -> None:
     reason = refusal(engine, inside)
     if reason is not None:
-        raise InstallError(f"{pack} was refused: {reason}; nothing of it was installed")
+        raise NotInstallable(f"{pack} was refused: {reason}; nothing of it was installed")
 
 
 def check_godot_resource(inside: PurePosixPath, data: bytes, pack: str) -> None:
@@ -118,7 +118,7 @@ def check_godot_resource(inside: PurePosixPath, data: bytes, pack: str) -> None:
     else:
         found = GODOT_SCRIPT.search(data.decode("utf-8", errors="replace")) is not None
     if found:
-        raise InstallError(
+        raise NotInstallable(
             f"{pack} was refused: {shown(inside.as_posix())} carries or attaches a script "
             "(the editor would run it); nothing of it was installed"
         )

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from companion.install.errors import InstallFamilyError
+from companion.install.errors import ScanError
 
 BLOCK = 512
 CHUNK = 1 << 16
@@ -31,10 +31,6 @@ EOCD64 = b"PK\x06\x06"
 
 class Reader(Protocol):
     def read(self, size: int = ..., /) -> bytes: ...
-
-
-class ScanError(InstallFamilyError):
-    """The archive's metadata is over a cap or malformed; the message says which."""
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from companion.install.errors import InstallFamilyError
+from companion.install.errors import NotMergeable
 from companion.install.safety.ownership import Owner
 from companion.install.safety.plain_files import read_plain_text
 from companion.install.tree import Tree
@@ -32,10 +32,6 @@ from companion.install.tree import Tree
 GUID = re.compile(r"^guid:\s*([0-9a-fA-F]{32})\s*$", re.M)
 REF = re.compile(r"\{fileID: (-?\d+), guid: ([0-9a-fA-F]{32}), type: (\d+)\}")
 CLIP_HEADER = "--- !u!74 "
-
-
-class NotMergeable(InstallFamilyError):
-    """Not a clip or meta this module can read; the file stays a conflict."""
 
 
 # -- Unity's YAML, line by line ----------------------------------------------------------

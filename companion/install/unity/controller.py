@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from companion.install.tree import InstallError
+from companion.install.errors import NotInstallable
 from companion.media.formats.common import stable_int64
 
 HEADER = "%YAML 1.1\n%TAG !u! tag:unity3d.com,2011:\n"
@@ -65,18 +65,18 @@ def merge_controller(existing: str | None, name: str, moves: Sequence[Controller
 
 def _check(name: str, moves: Sequence[ControllerMove]) -> None:
     if not name.strip() or "\n" in name:
-        raise InstallError(f"controller name {name!r}: give a one-line, non-empty name")
+        raise NotInstallable(f"controller name {name!r}: give a one-line, non-empty name")
     if not moves:
-        raise InstallError("moves: give at least one move for the controller")
+        raise NotInstallable("moves: give at least one move for the controller")
     seen: set[str] = set()
     for move in moves:
         if not move.name.strip() or "\n" in move.name:
-            raise InstallError(f"move name {move.name!r}: give a one-line, non-empty name")
+            raise NotInstallable(f"move name {move.name!r}: give a one-line, non-empty name")
         if move.name in seen:
-            raise InstallError(f"move {move.name!r} is given twice: give each move once")
+            raise NotInstallable(f"move {move.name!r} is given twice: give each move once")
         seen.add(move.name)
         if not GUID.match(move.clip_guid):
-            raise InstallError(
+            raise NotInstallable(
                 f"move {move.name!r}: clip_guid {move.clip_guid!r} is not a Unity guid "
                 "(32 lowercase hex digits, as in the clip's .meta)"
             )
@@ -114,7 +114,7 @@ class _Ids:
             if candidate not in self.used and candidate not in (CONTROLLER_ID, CLIP_ID):
                 self.used.add(candidate)
                 return candidate
-        raise InstallError(f"{self.name}.controller: no free fileID for {parts}")
+        raise NotInstallable(f"{self.name}.controller: no free fileID for {parts}")
 
 
 def _state(file_id: int, move: ControllerMove, transition: int | None) -> str:
@@ -247,8 +247,8 @@ def _refs(lines: list[str], key: str) -> list[int]:
     return [int(m.group(1)) for line in lines if key in line for m in [FILE_ID.search(line)] if m]
 
 
-def _unreadable(name: str, why: str) -> InstallError:
-    return InstallError(
+def _unreadable(name: str, why: str) -> NotInstallable:
+    return NotInstallable(
         f"{name}.controller: {why}; it is left alone (rename or move it and run again to "
         "have a new controller made)"
     )

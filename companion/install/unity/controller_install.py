@@ -13,14 +13,9 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from companion.install.errors import NotInstallable
 from companion.install.safety.ownership import Owner
-from companion.install.tree import (
-    InstallError,
-    Tree,
-    path_lock,
-    read_with_digest,
-    sha256_of,
-)
+from companion.install.tree import Tree, path_lock, read_with_digest, sha256_of
 from companion.install.unity.controller import CONTROLLER_ID, ControllerMove, merge_controller
 from companion.install.unity.files import asset_path, check_target, project_guids
 from companion.media import stable_hex
@@ -91,7 +86,7 @@ def _install(
     read_sha: str | None = None
     if os.path.lexists(final):
         if final.is_symlink() or not final.is_file():
-            raise InstallError(f"{final} is not a plain file; it is left alone")
+            raise NotInstallable(f"{final} is not a plain file; it is left alone")
         existing, read_sha = read_with_digest(final)  # one read: the digest is of the text merged
     text = merge_controller(existing, name, moves)
     needs_meta = not os.path.lexists(final.with_name(relative + ".meta"))
@@ -106,6 +101,6 @@ def _install(
             tree.write(relative, text)
         refused = tree.clashes(folder, _MergeGuard(final, read_sha, owner))
         if refused:
-            raise InstallError(f"{refused[0]}: it is never replaced")
+            raise NotInstallable(f"{refused[0]}: it is never replaced")
         tree.apply(folder, guard=_MergeGuard(final, read_sha, owner))
     return final

@@ -19,12 +19,13 @@ import re
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
+from companion.install.errors import ArchiveError, NotInstallable
 from companion.install.packs import Context, animation_from_sheets, place_outputs, unpack
 from companion.install.safety import policy
-from companion.install.safety.archive import ArchiveError, safe_name
+from companion.install.safety.archive import safe_name
 from companion.install.safety.plain_files import open_plain
 from companion.install.sheet_source import Defaults
-from companion.install.tree import InstallError, Staged, Tree, strip_common_top
+from companion.install.tree import Staged, Tree, strip_common_top
 from companion.install.unity.anim_merge import GUID
 from companion.media import stable_hex
 from companion.media.formats.unity import animation_clip, clip_meta, texture_meta
@@ -42,7 +43,7 @@ def in_unity_assets(project_root: Path, target: Path) -> bool:
 
 def check_target(project_root: Path, target: Path) -> None:
     if not in_unity_assets(project_root, target):
-        raise InstallError(
+        raise NotInstallable(
             f"{target} is outside the project's Assets folder, where Unity cannot see it; "
             "choose a target folder under Assets/"
         )
@@ -81,9 +82,9 @@ def _entries(
             try:
                 where = safe_name(lines[0].strip() if lines else "")
             except ArchiveError as exc:
-                raise InstallError(f"{pack}: {folder}/pathname: {exc}") from exc
+                raise NotInstallable(f"{pack}: {folder}/pathname: {exc}") from exc
             if where.parts[0] != "Assets":
-                raise InstallError(f"{pack}: {where} is not under Assets/")
+                raise NotInstallable(f"{pack}: {where} is not under Assets/")
             asset = files.get(folder / "asset")
             if asset is not None:  # folders carry only a meta and a pathname
                 policy.check("unity", where, pack)
@@ -100,7 +101,7 @@ def _entries(
 def _install_pack(tree: Tree, pack: Staged, scratch: Path) -> None:
     entries = _entries(unpack(pack, scratch), pack.name)
     if not entries:
-        raise InstallError(f"{pack.name} carries no assets")
+        raise NotInstallable(f"{pack.name} carries no assets")
     short = strip_common_top([e[0] for e in entries])
     clip: str | None = None
     for (_, asset, meta), relative in zip(entries, short, strict=True):
@@ -125,11 +126,11 @@ def _build_pack(
         # The clip refers to these guids and sprite ids, so this meta replaces any other.
         relative = page.path.relative_to(tree.root).as_posix()
         if "/" in relative:
-            raise InstallError(f"{relative}: the spritesheet must sit beside its clip")
+            raise NotInstallable(f"{relative}: the spritesheet must sit beside its clip")
         tree.write(relative + ".meta", texture_meta(animation, page, place))
     clip = f"{name}.anim"
     if tree.has(clip):
-        raise InstallError(f"{clip} is already among the outputs")
+        raise NotInstallable(f"{clip} is already among the outputs")
     tree.write(clip + ".meta", clip_meta(animation, place))
     tree.write(clip, animation_clip(animation, place))
 

@@ -10,7 +10,7 @@ import logging
 from pathlib import Path
 
 from companion.install import (
-    InstallFamilyError,
+    InstallError,
     Owner,
     Placement,
     add_character_move,
@@ -57,7 +57,7 @@ def into_character(
                 move_frames=placement.project_root / resource[len("res://") :],
                 owner=owner,
             )
-    except InstallFamilyError as exc:
+    except InstallError as exc:
         kind = "controller" if placement.engine == "unity" else "tres"
         return [f"the move's files are in, but {part.character}.{kind} did not take it: {exc}"]
     return []

@@ -17,8 +17,8 @@ from companion.api.schema import Asset
 from companion.install import (
     ApplyFailed,
     InstallError,
-    InstallFamilyError,
     LostError,
+    NotInstallable,
     Owner,
     Placement,
     Provenance,
@@ -248,7 +248,7 @@ class OutputSteps:
             log.warning("job %s: install failed: %s", job.id, exc)
             assert job.target_dir
             raise JobFailed(self._unwritable(job, Path(job.target_dir), exc)) from exc
-        except (InstallFamilyError, MediaError, UnicodeDecodeError, ValueError) as exc:
+        except (InstallError, MediaError, UnicodeDecodeError, ValueError) as exc:
             # The install layer's whole family (and the engine text it writes, which may
             # refuse a name): a refusal there fails the job, saying why, instead of
             # leaving it stuck installing, where a retry would wait on it for ever.
@@ -267,7 +267,7 @@ class OutputSteps:
         if placement is not None and placement.engine_aware and record is not None:
             try:
                 return self._install_for_engine(job, placement, record)
-            except (InstallError, SheetSourceError) as exc:
+            except (NotInstallable, SheetSourceError) as exc:
                 # The downloads are paid for: they go in as they are, and the job says why.
                 log.warning(
                     "job %s: engine install failed (%s); files kept as downloaded", job.id, exc

@@ -13,7 +13,8 @@ import pytest
 import yaml
 from unityparser import UnityDocument
 
-from companion.install.unity.anim_merge import NotMergeable, merge_clip, merge_texture_meta
+from companion.install.errors import NotMergeable
+from companion.install.unity.anim_merge import merge_clip, merge_texture_meta
 from companion.media import ExportResult, ExportSpec, export_video
 from tests.support.daemon import DaemonThread
 from tests.support.engine_checks import check_sprite_clip

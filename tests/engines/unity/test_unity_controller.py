@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from unityparser import UnityDocument
 
-from companion.install import ControllerMove, InstallError, install_controller, merge_controller
+from companion.install import ControllerMove, NotInstallable, install_controller, merge_controller
 from companion.install.unity.controller_install import controller_meta
 from tests.support.unity import DATABASE
 
@@ -203,11 +203,11 @@ def test_a_renamed_state_still_plays_its_clip_and_is_not_made_twice(tmp_path: Pa
 
 
 def test_bad_moves_are_refused_naming_the_field() -> None:
-    with pytest.raises(InstallError, match="clip_guid"):
+    with pytest.raises(NotInstallable, match="clip_guid"):
         merge_controller(None, "hero", [ControllerMove("idle", "not-a-guid", True)])
-    with pytest.raises(InstallError, match="given twice"):
+    with pytest.raises(NotInstallable, match="given twice"):
         merge_controller(None, "hero", [MOVES[0], MOVES[0]])
-    with pytest.raises(InstallError, match="left alone"):
+    with pytest.raises(NotInstallable, match="left alone"):
         merge_controller("just some text\n", "hero", MOVES)
 
 
@@ -245,11 +245,11 @@ def test_install_refuses_what_is_not_a_controller(tmp_path: Path) -> None:
     folder = root / "Assets" / "hero"
     folder.mkdir()
     (folder / "hero.controller").write_text("my notes\n")
-    with pytest.raises(InstallError, match="left alone"):
+    with pytest.raises(NotInstallable, match="left alone"):
         install_controller(root, folder, "hero", MOVES)
     assert (folder / "hero.controller").read_text() == "my notes\n"
     assert not (folder / "hero.controller.meta").exists()
-    with pytest.raises(InstallError, match="Assets"):
+    with pytest.raises(NotInstallable, match="Assets"):
         install_controller(root, root / "Elsewhere", "hero", MOVES)
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.install.safety.archive import ArchiveError, Limits, extract
+from companion.install.errors import ArchiveError
+from companion.install.safety.archive import Limits, extract
 from companion.media import ExportSpec, export_video
 from tests.support import hostile_archives as crafted
 

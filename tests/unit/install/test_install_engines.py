@@ -14,9 +14,10 @@ import yaml
 from PIL import Image
 
 from companion.install import plan as install_plan
+from companion.install.errors import NotInstallable
 from companion.install.godot.files import rewrite
 from companion.install.plan import Placement
-from companion.install.tree import InstallError, Staged, load_manifest
+from companion.install.tree import Staged, load_manifest
 from companion.install.unity.files import metas_first
 from companion.jobs.engine import STAGING, Engine
 from companion.media import ExportResult
@@ -233,7 +234,7 @@ def test_metas_first_pairs_each_meta_with_its_asset() -> None:
 def test_unity_target_outside_assets_is_refused(exported: ExportResult, tmp_path: Path) -> None:
     project = unity_project(tmp_path / "game")
     outputs = staged(exported, tmp_path / "dl", "spritesheet", "unity_pack")
-    with pytest.raises(InstallError, match="Assets"):
+    with pytest.raises(NotInstallable, match="Assets"):
         install("unity", project, "Library/hero", outputs)
     assert not (project / "Library").exists()
 
@@ -251,7 +252,7 @@ def test_a_hostile_pack_is_refused_and_nothing_lands(
         bundle.writestr("hero.png", b"x")
         bundle.writestr("../../escaped.txt", b"gotcha")
     target = "anims" if engine == "godot" else "Assets/anims"
-    with pytest.raises(InstallError, match="climbs out"):
+    with pytest.raises(NotInstallable, match="climbs out"):
         install(engine, project, target, [Staged(f"{engine}_pack", pack.name, pack)])
     assert not list(tmp_path.rglob("escaped.txt"))
     assert not (project / target).exists()
@@ -261,7 +262,7 @@ def test_missing_pack_without_a_sheet_says_what_to_ask_for(tmp_path: Path) -> No
     project = godot_project(tmp_path / "game")
     gif = tmp_path / "hero.gif"
     gif.write_bytes(b"GIF89a")
-    with pytest.raises(InstallError, match="spritesheet_json"):
+    with pytest.raises(NotInstallable, match="spritesheet_json"):
         install("godot", project, "anims", [Staged("gif", gif.name, gif)])
 
 

@@ -7,10 +7,11 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from companion.install.safety.names import UnsafeName, confined, inside, output_names
+from companion.install.errors import NotInstallable, UnsafeName
+from companion.install.safety.names import confined, inside, output_names
 from companion.install.safety.ownership import Owner
 from companion.install.safety.policy import refusal
-from companion.install.tree import InstallError, Tree
+from companion.install.tree import Tree
 from companion.store import Store
 
 
@@ -67,7 +68,7 @@ def test_tree_checks_paths_when_it_moves_not_when_it_was_planned(tmp_path: Path)
     tree.seal()
     target.mkdir(parents=True)
     (target / "hero").symlink_to(outside)
-    with pytest.raises(InstallError, match="outside"):
+    with pytest.raises(NotInstallable, match="outside"):
         tree.apply(target)
     assert not any(outside.iterdir())
 
