@@ -12,6 +12,16 @@
   141  the reader of stdout went away (`companion jobs list | head -1`); the rest of
        the output is dropped, quietly, as for any command killed by SIGPIPE
 
+Each code is a class of the tree; the other families' errors carry theirs (exit_code):
+
+    CompanionError
+    └── CliError                a failure shown as one line (code 1 unless given)
+        ├── UsageError          2: options that contradict each other or the bounds
+        ├── InputFailure        1: an input file, a video or a task that cannot be used
+        │   └── NotRunning      no daemon answers for this COMPANION_HOME
+        ├── ServiceRefused      3: the service said no
+        └── AwaitingApproval    4: held by a budget, nothing spent
+
 This module is imported on every start, so it imports nothing heavy."""
 
 from __future__ import annotations

@@ -1,4 +1,19 @@
-"""The daemon layer's family of errors under the companion's one root."""
+"""The daemon layer's family of errors under the companion's one root.
+
+CompanionError
+└── DaemonError
+    ├── Bad                 a request refused: status, code, a message naming the field
+    │   └── FilesBusy       the project's files did not answer in time (503 BUSY)
+    ├── BodyError           a request's body cannot be used
+    ├── BadInput            a named field of a quote or job is wrong (also ValueError)
+    ├── CannotReplace       a conflict to replace cannot move aside (also ValueError)
+    ├── Refused             a project registration breaks a rule (also ValueError)
+    ├── DropError           a drop cannot become a job
+    │   └── Incomplete      the dropped file does not decode yet
+    ├── PreviewRefused      an output is over a cap or unreadable: no preview
+    ├── HomeInUse           another daemon holds this COMPANION_HOME
+    └── AutostartError      a login service file that would not load
+"""
 
 from __future__ import annotations
 
@@ -17,8 +32,10 @@ class DaemonError(CompanionError):
 
 
 class Bad(DaemonError):
-    """A request refused with a status, a code and a message naming the field; extra:
-    more fields of the error's answer (a free name to give instead, the move refused)."""
+    """A request refused with a status, a code and a message naming the field."""
+
+    # extra: more fields of the error's answer (a free name to give instead, the move
+    # refused).
 
     def __init__(self, status: int, code: str, message: str, **extra: str) -> None:
         super().__init__(message)
@@ -32,8 +49,9 @@ class Bad(DaemonError):
 
 
 class FilesBusy(Bad):
-    """The project's files did not answer within the bound (503, BUSY): the request may
-    still finish its own work (a removal) after the reply."""
+    """The project's files did not answer within the bound (503, BUSY)."""
+
+    # The request may still finish its own work (a removal) after the reply.
 
     def __init__(self, message: str) -> None:
         super().__init__(503, "BUSY", message)

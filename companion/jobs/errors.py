@@ -1,4 +1,14 @@
-"""The jobs layer's family of errors under the companion's one root."""
+"""The jobs layer's family of errors under the companion's one root.
+
+CompanionError
+└── JobsError
+    ├── JobFailed           the job cannot go on
+    ├── TransitionError     a move the lifecycle does not allow
+    ├── BadMove             a move of a character's set is unusable (also ValueError)
+    ├── ImageReadError      the file cannot be sent as an image
+    │   └── ImageDamaged    the picture does not decode whole
+    └── StagingRefused      the staging folder would be reached through a link
+"""
 
 from companion import CompanionError
 
@@ -15,9 +25,10 @@ class TransitionError(JobsError):
     """A move the lifecycle does not allow."""
 
 
+# `index` says which move (None: the set as a whole); the message says why and what to
+# do, without naming the flag or field.
 class BadMove(JobsError, ValueError):
-    """A move of the set is unusable; `index` says which (None: the set as a whole) and
-    the message says why and what to do, without naming the flag or field."""
+    """A move of the character's set is unusable."""
 
     def __init__(self, message: str, index: int | None = None) -> None:
         super().__init__(message)

@@ -1,4 +1,9 @@
-"""The one error the media engine raises for bad input; its message is shown to users."""
+"""The media engine's errors for bad input; their messages are shown to users.
+
+CompanionError
+└── MediaError              input the engine cannot work with
+    └── EngineTextError     text that cannot stand in an engine file
+"""
 
 from companion import CompanionError
 

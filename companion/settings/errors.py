@@ -1,8 +1,8 @@
-"""The settings layer's errors.
+"""The settings layer's family of errors under the companion's one root.
 
 CompanionError
 └── SettingsError
-    └── ConfigError
+    └── ConfigError         config.yaml or the environment is wrong (exit code 2)
 """
 
 from companion import CompanionError

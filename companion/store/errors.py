@@ -1,4 +1,12 @@
-"""The store layer's family of errors under the companion's one root."""
+"""The store layer's family of errors under the companion's one root.
+
+CompanionError
+└── StoreError
+    ├── TeamUnavailable     the team database cannot be reached now
+    ├── StoreClosed         the store was closed under running work (also RuntimeError)
+    ├── StateChanged        a job moved since it was read; nothing was written
+    └── ClipGone            the job's clip is not kept
+"""
 
 from companion import CompanionError
 
