@@ -51,7 +51,15 @@ async def serve_asgi(app: Asgi, request: web.Request) -> web.StreamResponse:
         return {"type": "http.disconnect"}
 
     async def send(message: dict[str, Any]) -> None:
+        try:
+            await _send(message)
+        except ConnectionResetError:  # the client went away: the app hears a disconnect
+            finished.set()
+
+    async def _send(message: dict[str, Any]) -> None:
         nonlocal response
+        if finished.is_set():
+            return
         if message["type"] == "http.response.start":
             response = web.StreamResponse(status=int(message["status"]))
             for key, value in message.get("headers", []):

@@ -91,6 +91,7 @@ class Priced(BaseModel):
     quote: dict[str, Any]
     decision: Decision
     body: dict[str, Any]
+    unasked: bool = False  # over the limits, and the client cannot ask the user
 
 
 class _Raw(ArgModelBase):
@@ -187,14 +188,17 @@ class Agents:
         value = status.get("balance") if isinstance(status, dict) else None
         return value if isinstance(value, int) else None
 
-    def question(self, what: str, priced: Priced) -> Elicit[Approval] | Priced:
+    def question(self, what: str, priced: Priced, ctx: Context) -> Elicit[Approval] | Priced:
         """The question put to the user when a call is over the agent limits (its
-        words hold the quote id, so another request is another question)."""
+        words hold the quote id, so another request is another question); a client
+        that cannot ask is answered that nothing was spent."""
         decision, quote = priced.decision, priced.quote
         if decision.verdict == "refused":
             raise ToolError(decision.why)
         if decision.verdict != "ask":
             return priced
+        if not _can_ask(ctx):
+            return priced.model_copy(update={"unasked": True})
         budget = quote.get("budget") or {}
         limits = ", ".join(
             f"{k.replace('_', ' ')} {budget.get(k)}"
@@ -213,7 +217,7 @@ class Agents:
         """Whether to spend: within the limits, or the user said yes."""
         if priced.decision.verdict in ("free", "within"):
             return True
-        if not isinstance(answer, AcceptedElicitation):
+        if priced.unasked or not isinstance(answer, AcceptedElicitation):
             return False
         data = answer.data
         return isinstance(data, Approval) and data.approve
@@ -275,11 +279,11 @@ class Agents:
         what quote says, within the agent limits or once the user agrees; the same
         arguments again answer the job made or under way and spend nothing. Returns the
         job at once, or follows it to its end while the client waits with progress."""
+        priced = _as_asked(priced, answer)
         if not self.go(priced, answer, ctx):
             return AnimateDone(
-                made=False, spent=0, balance=priced.quote.get("balance"), asked=True,
-                note=f"nothing was spent: the user did not agree to {priced.decision.spends} "
-                f"credits ({priced.decision.why}); {HOW_TO_APPROVE}",
+                made=False, spent=0, balance=priced.quote.get("balance"),
+                asked=not priced.unasked, note=_not_spent(priced),
             )  # fmt: skip
         job = JobOut.model_validate(await self.call("POST", "/api/v1/animate", priced.body))
         spends = priced.decision.spends if priced.quote.get("earlier") is None else 0
@@ -312,11 +316,11 @@ class Agents:
     ) -> CharacterDone:
         """A character's moves from one picture (the daemon's character body): priced as
         one set, spent within the agent limits or once the user agrees."""
+        priced = _as_asked(priced, answer)
         if not self.go(priced, answer, ctx):
             return CharacterDone(
-                made=False, spent=0, balance=priced.quote.get("balance"), asked=True,
-                note=f"nothing was spent: the user did not agree to {priced.decision.spends} "
-                f"credits ({priced.decision.why}); {HOW_TO_APPROVE}",
+                made=False, spent=0, balance=priced.quote.get("balance"),
+                asked=not priced.unasked, note=_not_spent(priced),
             )  # fmt: skip
         made = CharacterOut.model_validate(
             await self.call("POST", "/api/v1/character", priced.body)
@@ -404,6 +408,36 @@ class Agents:
         return None
 
 
+def _as_asked(priced: Priced, answer: ElicitationResult[Any]) -> Priced:
+    """The priced call as the asking resolver left it (it marks one it could not ask)."""
+    if isinstance(answer, AcceptedElicitation) and isinstance(answer.data, Priced):
+        return answer.data
+    return priced
+
+
+def _can_ask(ctx: Context) -> bool:
+    """Whether the client declared form elicitation (a bare elicitation: {} counts)."""
+    try:
+        capabilities = ctx.client_capabilities
+    except ValueError:
+        return False
+    asks = capabilities.elicitation if capabilities is not None else None
+    return asks is not None and (asks.form is not None or asks.url is None)
+
+
+def _not_spent(priced: Priced) -> str:
+    decision = priced.decision
+    why = (
+        "this client cannot ask the user (no elicitation)"
+        if priced.unasked
+        else "the user did not agree"
+    )
+    return (
+        f"nothing was spent: {decision.spends} credits need the user's yes ({decision.why}), "
+        f"and {why}; {HOW_TO_APPROVE}"
+    )
+
+
 def _job_id(value: str) -> str:
     if not JOB_ID.fullmatch(value):
         raise ToolError("id: a job id holds letters, digits, - and _ only")
@@ -425,7 +459,13 @@ def _job_note(job: JobOut) -> str:
 
 def build(agents: Agents, name: str = "companion") -> MCPServer:
     """The server of these tools (bound to agents), with their annotations and schemas."""
-    return MCPServer(name, version=__version__, instructions=INSTRUCTIONS, tools=_tools(agents))
+    return MCPServer(
+        name,
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        tools=_tools(agents),
+        log_level="WARNING",  # the SDK configures logging if nothing did: quietly
+    )
 
 
 def _tools(agents: Agents) -> list[Tool]:
@@ -437,14 +477,14 @@ def _tools(agents: Agents) -> list[Tool]:
         return await agents.price_character(body, ctx)
 
     def ask_animate(
-        priced: Annotated[Priced, Resolve(price_animate)],
+        priced: Annotated[Priced, Resolve(price_animate)], ctx: Context
     ) -> Elicit[Approval] | Priced:
-        return agents.question("an animation", priced)
+        return agents.question("an animation", priced, ctx)
 
     def ask_character(
-        priced: Annotated[Priced, Resolve(price_character)],
+        priced: Annotated[Priced, Resolve(price_character)], ctx: Context
     ) -> Elicit[Approval] | Priced:
-        return agents.question("a character's moves", priced)
+        return agents.question("a character's moves", priced, ctx)
 
     async def animate(
         body: dict[str, Any],

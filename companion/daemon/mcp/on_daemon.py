@@ -6,15 +6,18 @@ loopback like any other client, meeting the same checks."""
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
+from companion.daemon.http.security import MAX_BODY
 from companion.daemon.mcp.asgi import Asgi, mount
 from companion.daemon.mcp.link import DaemonLink
 from companion.daemon.mcp.tools import Agents, build
+from companion.settings.config import load_settings
 
 PATH = "/mcp"
 
@@ -22,8 +25,10 @@ PATH = "/mcp"
 def serve_tools(app: web.Application, port: Callable[[], int], token: str, home: Path) -> None:
     def make() -> tuple[Asgi, Callable[[], Any]]:
         link = DaemonLink(lambda: f"http://127.0.0.1:{port()}", token)
-        server = build(Agents(link, home))
-        asgi = server.streamable_http_app(streamable_http_path=PATH)
+        # The limits of this daemon's home, read at each call (config.yaml may change).
+        server = build(Agents(link, home, lambda: load_settings(_environ(home))))
+        # Bodies as large as the daemon's own cap: a refusal then names the field.
+        asgi = server.streamable_http_app(streamable_http_path=PATH, max_request_body_size=MAX_BODY)
 
         @contextlib.asynccontextmanager
         async def running() -> AsyncIterator[None]:
@@ -36,3 +41,7 @@ def serve_tools(app: web.Application, port: Callable[[], int], token: str, home:
         return asgi, running
 
     mount(app, make, PATH)
+
+
+def _environ(home: Path) -> dict[str, str]:
+    return {**os.environ, "COMPANION_HOME": str(home)}
