@@ -116,4 +116,4 @@ def balance(sandbox: SandboxThread) -> int:
 
 
 def files_under(folder: Path) -> set[Path]:
-    return {p for p in folder.rglob("*")}
+    return set(folder.rglob("*"))

@@ -152,7 +152,7 @@ def test_hostile_arguments_are_refused_naming_the_field(served: Served) -> None:
             return answers
 
     answers = asyncio.run(drive())
-    for (sent, field), answer in zip(cases, answers, strict=False):
+    for (_sent, field), answer in zip(cases, answers, strict=False):
         text = answer.content[0].text
         assert answer.is_error, (field, text[:200])
         assert field in text and len(text) < 2000, (field, text[:200])

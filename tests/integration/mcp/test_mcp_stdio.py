@@ -44,15 +44,15 @@ def test_quote_then_animate_lands_and_pays_once(
     async def progressed(done: float, total: float | None, message: str | None) -> None:
         progress.append(done)
 
-    async def drive() -> tuple[Any, Any, Any, list[str]]:
+    async def drive() -> tuple[Any, Any, Any, Any, list[str]]:
         async with stdio_client(home, sandbox, mode) as client:
             listed = {t.name: t for t in (await client.list_tools()).tools}
             quote = await client.call_tool("quote", body)
             made = await client.call_tool("animate", body, progress_callback=progressed)
             again = await client.call_tool("animate", body)
-            return listed, quote, made, [client.protocol_version]
+            return listed, quote, made, again, [client.protocol_version]
 
-    listed, quote, made, version = asyncio.run(drive())
+    listed, quote, made, again, version = asyncio.run(drive())
     assert version == (["2025-11-25"] if mode == "legacy" else [mode])
     assert listed["quote"].annotations.read_only_hint is True
     assert listed["animate"].annotations.read_only_hint is False
