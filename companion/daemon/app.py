@@ -250,6 +250,9 @@ class Daemon:
         ]
         for method, path, handler in routes:
             app.router.add_route(method, path, handler)
+        from companion.daemon.mcp.on_daemon import serve_tools  # the SDK loads with the daemon only
+
+        serve_tools(app, lambda: self.port, self.token, self.home)
         app[TOKEN] = self.token
         app[CODES] = self.link_codes
         return app

@@ -84,6 +84,13 @@ class Settings:
     # Room for kept paid videos (free re-cuts), oldest out; unset: every clip is kept
     # (they are paid assets, never dropped unasked).
     clip_store_mb: Annotated[int, Ge(0)] | None = None
+    # What a coding agent may spend through `companion mcp` without asking the user
+    # (config.yaml's agents:); all three unset: every paid call asks.
+    agent_per_call: Annotated[int, Ge(0)] | None = None
+    agent_per_session: Annotated[int, Ge(0)] | None = None
+    agent_per_day: Annotated[int, Ge(0)] | None = None
+    # No paid call from an agent at all (agents.no_spend, or COMPANION_NO_SPEND=1).
+    agent_no_spend: bool = False
 
     @property
     def uses_sandbox(self) -> bool:
@@ -121,6 +128,9 @@ UNSET = {
     "team_member",
     "team_clips",
     "clip_store_mb",
+    "agent_per_call",
+    "agent_per_session",
+    "agent_per_day",
 }
 
 
@@ -200,7 +210,8 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         values["budget_per_day"] = budgets.get("per_day")
         values["budget_per_month"] = budgets.get("per_month")
         values.update(_team(path, loaded.get("team")))
-        unknown = set(loaded) - PLAIN - {"projects", "budgets", "daemon", "team"}
+        values.update(_agents(path, loaded.get("agents")))
+        unknown = set(loaded) - PLAIN - {"projects", "budgets", "daemon", "team", "agents"}
         if unknown:
             raise ConfigError(f"{path}: unknown setting {sorted(unknown)[0]!r}")
     if env.get("COMPANION_BASE_URL"):
@@ -217,6 +228,8 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         values["team_member"] = env["COMPANION_TEAM_MEMBER"]
     if env.get("COMPANION_TEAM_POOLED"):
         values["team_pooled"] = env["COMPANION_TEAM_POOLED"]
+    if env.get("COMPANION_NO_SPEND", "").strip() not in ("", "0"):
+        values["agent_no_spend"] = True
     if _as_they_are(values):
         given: dict[str, Any] = {
             k: Secret(v) if k in SECRET and v is not None else v for k, v in values.items()
@@ -251,6 +264,26 @@ def _team(path: Path, team: Any) -> dict[str, Any]:
         values["team_pooled"] = team["pooled"]
     if team.get("clips") is not None:
         values["team_clips"] = Path(str(team["clips"])).expanduser()
+    return values
+
+
+def _agents(path: Path, agents: Any) -> dict[str, Any]:
+    """agents: per_call, per_session, per_day (credits an agent spends unasked) and
+    no_spend (refuse every paid call from an agent)."""
+    if agents is None:
+        return {}
+    if not isinstance(agents, dict):
+        raise ConfigError(
+            f"{path}: agents must be a mapping with per_call, per_session, per_day, no_spend"
+        )
+    unknown = set(agents) - {"per_call", "per_session", "per_day", "no_spend"}
+    if unknown:
+        raise ConfigError(f"{path}: unknown setting agents.{sorted(unknown)[0]}")
+    values = {
+        f"agent_{k}": agents[k] for k in ("per_call", "per_session", "per_day") if k in agents
+    }
+    if agents.get("no_spend") is not None:
+        values["agent_no_spend"] = agents["no_spend"]
     return values
 
 

@@ -1,5 +1,5 @@
-"""Commands about this machine: the daemon (`serve`, `status`), the emulator
-(`sandbox`) and the OpenAPI document."""
+"""Commands about this machine: the daemon (`serve`, `status`), the agents' door (`mcp`),
+the emulator (`sandbox`) and the OpenAPI document."""
 
 from __future__ import annotations
 
@@ -89,6 +89,28 @@ def _preflight(current: Settings) -> None:
             )
 
     with_service(look, current)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+
+    from companion.cli.daemon_link import NotRunning, daemon_info
+    from companion.daemon.mcp.stdio import run
+
+    current = settings()
+    try:
+        info = daemon_info(current.home)
+        found: tuple[int, str] | None = (int(info["port"]), str(info["token"]))
+    except NotRunning:
+        found = None  # one is started in this process
+    # Stdout is the protocol's: every word of the daemon goes to stderr.
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    try:
+        asyncio.run(run(current, found))
+    except KeyboardInterrupt:
+        return 0
+    return 0
 
 
 def cmd_openapi(args: argparse.Namespace) -> int:

@@ -22,6 +22,17 @@ def add_local(commands: Any) -> None:
         metavar="FOLDER",
         help="COMPANION_HOME for this daemon (the login task on Windows passes it this way)",
     )
+    command(
+        commands,
+        "mcp",
+        "local",
+        help="serve coding agents over stdio (Model Context Protocol)",
+        description="The daemon's quote, animate, character, recut and job tools for a "
+        "coding agent that starts this command (Claude Code, Cursor, VS Code, Codex): the "
+        "daemon of this COMPANION_HOME when one runs, or one started here. Paid calls "
+        "spend within the agent limits of config.yaml (agents:) or ask first; "
+        "COMPANION_NO_SPEND=1 refuses them all. See docs/agents.md.",
+    )
     add_service(commands)
     add_projects(commands)
     add_provenance(commands)
