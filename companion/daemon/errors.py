@@ -12,7 +12,8 @@ CompanionError
     │   └── Incomplete      the dropped file does not decode yet
     ├── PreviewRefused      an output is over a cap or unreadable: no preview
     ├── HomeInUse           another daemon holds this COMPANION_HOME
-    └── AutostartError      a login service file that would not load
+    ├── AutostartError      a login service file that would not load
+    └── CallRefused         the daemon refused an agent tool's call: status, code, message
 """
 
 from __future__ import annotations
@@ -103,3 +104,11 @@ class HomeInUse(DaemonError):
 
 class AutostartError(DaemonError):
     """A service file that would not load; the message says which line or element."""
+
+
+class CallRefused(DaemonError):
+    """The daemon refused an agent tool's call: its status, code and message."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message

@@ -95,7 +95,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     import asyncio
     import logging
 
-    from companion.cli.daemon_link import NotRunning, daemon_info
+    from companion.cli.daemon_link import daemon_info
+    from companion.cli.errors import NotRunning
     from companion.daemon.mcp.stdio import run
 
     current = settings()

@@ -9,17 +9,9 @@ from typing import Any
 
 import aiohttp
 
-from companion.daemon.errors import DaemonError
+from companion.daemon.errors import CallRefused
 
 TIMEOUT = aiohttp.ClientTimeout(total=120)
-
-
-class Refused(DaemonError):
-    """The daemon refused a call: its status, code and message (which names the field)."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
 
 
 class DaemonLink:
@@ -32,7 +24,7 @@ class DaemonLink:
         self._session: aiohttp.ClientSession | None = None
 
     async def call(self, method: str, path: str, body: Any = None) -> Any:
-        """The parsed answer of a 2xx; Refused with the daemon's own words otherwise."""
+        """The parsed answer of a 2xx; CallRefused with the daemon's own words otherwise."""
         if self._session is None or self._session.closed:
             self._session = aiohttp.ClientSession(trust_env=False, timeout=TIMEOUT)
         headers = {"Authorization": f"Bearer {self._token}"}
@@ -46,7 +38,8 @@ class DaemonLink:
                 raw = await reply.read()
                 status = reply.status
         except aiohttp.ClientError as exc:
-            raise Refused(503, "DAEMON_UNREACHABLE", f"the daemon does not answer ({exc})") from exc
+            said = f"the daemon does not answer ({exc})"
+            raise CallRefused(503, "DAEMON_UNREACHABLE", said) from exc
         try:
             answer = json.loads(raw or b"null")
         except ValueError:
@@ -54,8 +47,8 @@ class DaemonLink:
         if status >= 400:
             said = answer.get("error") if isinstance(answer, dict) else None
             if isinstance(said, dict):
-                raise Refused(status, str(said.get("code", "")), str(said.get("message", "")))
-            raise Refused(status, "REFUSED", f"the daemon answered {status}")
+                raise CallRefused(status, str(said.get("code", "")), str(said.get("message", "")))
+            raise CallRefused(status, "REFUSED", f"the daemon answered {status}")
         return answer
 
     async def close(self) -> None:

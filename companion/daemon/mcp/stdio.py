@@ -10,7 +10,8 @@ import contextlib
 from typing import Any
 
 from companion.daemon.app import Daemon
-from companion.daemon.mcp.link import DaemonLink, Refused
+from companion.daemon.errors import CallRefused
+from companion.daemon.mcp.link import DaemonLink
 from companion.daemon.mcp.tools import Agents, build
 from companion.settings.config import Settings
 
@@ -20,7 +21,7 @@ START_SECONDS = 60
 async def _answers(link: DaemonLink) -> bool:
     try:
         await link.call("GET", "/api/v1/health")
-    except Refused:
+    except CallRefused:
         return False
     return True
 

@@ -24,7 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from companion import __version__
 from companion.api.schema.base import first_error
-from companion.daemon.mcp.link import DaemonLink, Refused
+from companion.daemon.errors import CallRefused
+from companion.daemon.mcp.link import DaemonLink
 from companion.daemon.mcp.results import (
     HOW_TO_APPROVE,
     AgentCharacterQuoteOut,
@@ -112,7 +113,7 @@ def parsed(model: type[Model], body: dict[str, Any]) -> Model:
         raise ToolError(f"{param}: {message}" if param else message) from None
 
 
-def refused(exc: Refused) -> ToolError:
+def refused(exc: CallRefused) -> ToolError:
     return ToolError(f"{exc.message} ({exc.code}; nothing was spent)")
 
 
@@ -177,13 +178,13 @@ class Agents:
     async def call(self, method: str, path: str, body: Any = None) -> Any:
         try:
             return await self.link.call(method, path, body)
-        except Refused as exc:
+        except CallRefused as exc:
             raise refused(exc) from None
 
     async def balance(self) -> int | None:
         try:
             status = await self.link.call("GET", "/api/v1/status")
-        except Refused:
+        except CallRefused:
             return None
         value = status.get("balance") if isinstance(status, dict) else None
         return value if isinstance(value, int) else None
