@@ -28,7 +28,7 @@ from tests.support.agents import (
     http_client,
 )
 from tests.support.calls import request
-from tests.support.daemon import DaemonThread
+from tests.support.daemon import DaemonThread, wait_final
 from tests.support.paid import creates
 
 PICTURE = {"legacy": "hero", "2026-07-28": "coin"}  # one job per era, one daemon
@@ -104,6 +104,8 @@ def test_over_the_limits_nothing_is_spent_unless_the_user_agrees(served: Served,
     again, asked_again = _call(served, mode, "animate", body, "accept")
     assert again.structured_content["spent"] == 0 and asked_again == []
     assert again.structured_content["job"]["id"] == said["job"]["id"]
+    # Answered at once (no progress token): the job lands on its own, before the next test.
+    assert wait_final(served.daemon, said["job"]["id"])["state"] == "done"
     assert balance(served.sandbox) == before - priced["credits"]
     assert len(creates(served.sandbox)) == made_before + 1
 
