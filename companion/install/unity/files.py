@@ -27,7 +27,12 @@ from companion.install.sheet_source import Defaults
 from companion.install.tree import InstallError, Staged, Tree, strip_common_top
 from companion.install.unity.anim_merge import GUID
 from companion.media import stable_hex
-from companion.media.formats.unity import animation_clip, clip_meta, texture_meta
+from companion.media.formats.unity import (
+    animation_clip,
+    clip_meta,
+    pixels_per_unit,
+    texture_meta,
+)
 
 PACK = "unity_pack"
 TEXT_ASSETS = frozenset(
@@ -121,12 +126,13 @@ def _build_pack(
     tree: Tree, outputs: list[Staged], name: str, defaults: Defaults, place: str
 ) -> None:
     animation = animation_from_sheets(tree, outputs, name, defaults, "Unity")
+    per_unit = pixels_per_unit(animation)
     for page in animation.pages:
         # The clip refers to these guids and sprite ids, so this meta replaces any other.
         relative = page.path.relative_to(tree.root).as_posix()
         if "/" in relative:
             raise InstallError(f"{relative}: the spritesheet must sit beside its clip")
-        tree.write(relative + ".meta", texture_meta(animation, page, place))
+        tree.write(relative + ".meta", texture_meta(animation, page, place, per_unit))
     clip = f"{name}.anim"
     if tree.has(clip):
         raise InstallError(f"{clip} is already among the outputs")
