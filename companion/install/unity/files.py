@@ -66,7 +66,7 @@ def plan(tree: Tree, outputs: list[Staged], job: Context) -> None:
     if job.wants_pack and not packs:
         _build_pack(tree, outputs, job.name, job.defaults, place)
     _fresh_guids(tree, job.project_root, job.target)
-    _default_metas(tree, place)
+    _default_metas(tree, place, job.defaults.pixel_art)
     tree.order = metas_first(tree.order)
     clip = next((r for r in tree.order if r.endswith(".anim")), None)
     if clip is not None:
@@ -200,9 +200,19 @@ IMPORTERS = {
     ".png": "TextureImporter",
     ".gif": "TextureImporter",
 }
+# A loose texture of pixel art: point filtered, uncompressed, no mipmaps (Unity fills
+# every setting not named with its default, as it does for the bare meta).
+PIXEL_ART_TEXTURE = """  mipmaps:
+    enableMipMap: 0
+  textureSettings:
+    filterMode: 0
+  platformSettings:
+  - buildTarget: DefaultTexturePlatform
+    textureCompression: 0
+"""
 
 
-def _default_metas(tree: Tree, place: str) -> None:
+def _default_metas(tree: Tree, place: str, pixel_art: bool = False) -> None:
     """Every other file gets a meta too, so Unity has nothing to invent on import; its
     guid comes from where the file lands, like the pack's own."""
     present = set(tree.order)
@@ -210,10 +220,11 @@ def _default_metas(tree: Tree, place: str) -> None:
         if relative.endswith(".meta") or relative + ".meta" in present:
             continue
         importer = IMPORTERS.get(PurePosixPath(relative).suffix.lower(), "DefaultImporter")
+        settings = PIXEL_ART_TEXTURE if pixel_art and importer == "TextureImporter" else ""
         tree.write(
             relative + ".meta",
             f"fileFormatVersion: 2\nguid: {stable_hex('unity-asset', f'{place}/{relative}')}\n"
-            f"{importer}:\n"
+            f"{importer}:\n{settings}"
             "  externalObjects: {}\n  userData:\n  assetBundleName:\n  assetBundleVariant:\n",
         )
 

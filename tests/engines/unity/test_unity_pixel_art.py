@@ -65,6 +65,13 @@ def test_pixel_art_textures_are_point_filtered_at_art_pixels_a_unit(
     outputs = staged(made, tmp_path / "downloads", "spritesheet", "spritesheet_json")
     install("unity", project, "Assets/Art", outputs, FORMATS, pixel_art=True)
     assert _settings(_importer(project / "Assets/Art/hero.png.meta")) == POINT
+    # The sheet alone, no pack asked: its meta still says point, uncompressed, no mipmaps.
+    alone = staged(made, tmp_path / "alone", "spritesheet")
+    install("unity", project, "Assets/Loose", alone, ("spritesheet",), pixel_art=True)
+    loose = _importer(project / "Assets/Loose/hero.png.meta")
+    assert int(loose["textureSettings"]["filterMode"]) == 0
+    assert int(loose["mipmaps"]["enableMipMap"]) == 0
+    assert [int(p["textureCompression"]) for p in loose["platformSettings"]] == [0]
 
 
 def test_asked_units_and_smooth_art_stay_as_asked(clip: Path, tmp_path: Path) -> None:
@@ -73,4 +80,11 @@ def test_asked_units_and_smooth_art_stay_as_asked(clip: Path, tmp_path: Path) ->
     smooth = _export(clip, tmp_path / "smooth")
     assert _settings(_importer(smooth.paths("unity_meta")[0])) == {
         **POINT, "filter": 1, "per_unit": 100.0
+    }  # fmt: skip
+    # A loose smooth sheet keeps the bare meta: Unity's own defaults.
+    project = unity_project(tmp_path / "game")
+    alone = staged(smooth, tmp_path / "alone", "spritesheet")
+    install("unity", project, "Assets/Loose", alone, ("spritesheet",))
+    assert set(_importer(project / "Assets/Loose/hero.png.meta")) == {
+        "externalObjects", "userData", "assetBundleName", "assetBundleVariant"
     }  # fmt: skip
