@@ -37,12 +37,15 @@ def install(
     staging: Path,
     *,
     export: dict[str, Any],
+    pixel_art: bool = False,
     after_each: Callable[[], None] | None = None,
     record: Provenance | None = None,
 ) -> Installed:
     """Install staged (laid out under staging) into placement.target. Raises
     NotInstallable, naming the file, when one is not the companion's to replace. record,
-    when given, goes into every meta and text resource written (see provenance.py)."""
+    when given, goes into every meta and text resource written (see provenance.py).
+    pixel_art: the frames are pixel art (a local export option the service's export
+    does not echo), so the engine files made here filter them nearest."""
     target = placement.target
     tree = load_manifest(staging)
     if tree is None:
@@ -53,6 +56,7 @@ def install(
             name=owner.name,
             formats=[str(f) for f in export.get("output_formats") or []],
             export=export,
+            pixel_art=pixel_art,
         )
     # A SpriteFrames the user changed is merged (their other animations, loop and speed
     # kept), not refused; so are a Unity clip and its metas (settings, events and every

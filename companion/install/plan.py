@@ -39,12 +39,13 @@ def default_target(engine: str) -> str:
     return "Assets/Animations" if engine == "unity" else "animations"
 
 
-def defaults_from(export: dict[str, Any]) -> Defaults:
+def defaults_from(export: dict[str, Any], pixel_art: bool = False) -> Defaults:
     unity_options = export.get("unity") or {}
     return Defaults(
         fps=float(export.get("fps") or 12.0),
         pivot=str(unity_options.get("pivot") or "bottom_center"),
         pixels_per_unit=float(unity_options.get("pixels_per_unit") or 100.0),
+        pixel_art=pixel_art,
     )
 
 
@@ -56,6 +57,7 @@ def build(
     name: str,
     formats: list[str],
     export: dict[str, Any],
+    pixel_art: bool = False,
 ) -> Tree:
     """Lay the install out under folder/tree and seal it with the manifest."""
     tree = Tree(root=folder / "tree")
@@ -70,7 +72,7 @@ def build(
             target=placement.target,
             name=name,
             wants_pack=module.PACK in formats,
-            defaults=defaults_from(export),
+            defaults=defaults_from(export, pixel_art),
             scratch=scratch,
         )
         module.plan(tree, outputs, job)

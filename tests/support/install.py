@@ -49,13 +49,15 @@ def install(
     outputs: list[Staged],
     formats: tuple[str, ...] = FORMATS,
     work: Path | None = None,
+    pixel_art: bool = False,
 ) -> tuple[Tree, list[str]]:
     folder = work or (project.parent / f"staging-{engine}")
     shutil.rmtree(folder, ignore_errors=True)
     placement = Placement(engine, project, project / target)
     tree = install_plan.build(
-        placement, outputs, folder, name="hero", formats=list(formats), export={}
-    )
+        placement, outputs, folder, name="hero", formats=list(formats), export={},
+        pixel_art=pixel_art,
+    )  # fmt: skip
     order = list(tree.order)
     # A re-install of the same animation replaces the files the companion wrote before.
     store = Store(project.parent / "books.db")

@@ -60,6 +60,7 @@ def export_into(
                 [Staged(o.format, o.path.name, o.path) for o in result.outputs],
                 staging,
                 export=options.model_dump(mode="json", by_alias=True),
+                pixel_art=spec.pixel_art,
             )
         except ApplyFailed as exc:
             raise InputFailure(f"the install into {where.target} stopped: {exc}") from exc

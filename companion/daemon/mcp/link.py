@@ -38,8 +38,8 @@ class DaemonLink:
                 raw = await reply.read()
                 status = reply.status
         except aiohttp.ClientError as exc:
-            said = f"the daemon does not answer ({exc})"
-            raise CallRefused(503, "DAEMON_UNREACHABLE", said) from exc
+            unreached = f"the daemon does not answer ({exc})"
+            raise CallRefused(503, "DAEMON_UNREACHABLE", unreached) from exc
         try:
             answer = json.loads(raw or b"null")
         except ValueError:

@@ -8,7 +8,8 @@ sheets, every resource id prefixed by the move's name so moves never meet) and m
 into the character's file the way a user's edited SpriteFrames is merged (see
 sprite_merge: their own animations, and the loop and speed they set on a move, are
 kept; so are the moves made before). The scene is made once; from then on it is the
-user's and never written again."""
+user's and never written again. Made for pixel art, its sprite filters nearest (Godot 4
+filters on the CanvasItem, not in the texture's import), so no art pixel is blurred."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ from companion.media import godot_string
 
 EMPTY = '[gd_resource type="SpriteFrames" format=3]\n\n[resource]\nanimations = []\n'
 OWNER_PREFIX = "character:"  # the record's name for a character's own files
+TEXTURE_FILTER_NEAREST = 1  # CanvasItem.TEXTURE_FILTER_NEAREST
 # One character file is merged by one install at a time (the daemon installs several
 # moves at once, on threads).
 
@@ -97,10 +99,12 @@ def move_animation(text: str, move: str, loop: bool) -> str:
     return "\n".join(lines)
 
 
-def scene(frames_res: str, character: str, autoplay: str) -> str:
-    """An AnimatedSprite2D showing the character's SpriteFrames, playing autoplay."""
+def scene(frames_res: str, character: str, autoplay: str, pixel_art: bool = False) -> str:
+    """An AnimatedSprite2D showing the character's SpriteFrames, playing autoplay; for
+    pixel art, filtered nearest."""
     node = "".join(c if c not in '.:@/"%' else "_" for c in character) or "Character"
     played = godot_string(autoplay)
+    nearest = [f"texture_filter = {TEXTURE_FILTER_NEAREST}"] if pixel_art else []
     return "\n".join(
         [
             "[gd_scene load_steps=2 format=3]",
@@ -108,6 +112,7 @@ def scene(frames_res: str, character: str, autoplay: str) -> str:
             f'[ext_resource type="SpriteFrames" path={godot_string(frames_res)} id="1_frames"]',
             "",
             f'[node name={godot_string(node)} type="AnimatedSprite2D"]',
+            *nearest,
             'sprite_frames = ExtResource("1_frames")',
             f"animation = &{played}",
             f"autoplay = {played}",
@@ -132,9 +137,11 @@ def add_move(
     autoplay: str,
     move_frames: Path,
     owner: Owner,
+    pixel_art: bool = False,
 ) -> list[Path]:
     """The move (its SpriteFrames at move_frames) into the character's SpriteFrames, and
-    the scene made when there is none; returns the files written. NotMergeable when the
+    the scene made when there is none (filtered nearest when the move is pixel art);
+    returns the files written. NotMergeable when the
     character's file cannot take it (it is left as it was)."""
     frames, scene_path = files(target, character)
     generated = move_animation(read_plain_text(move_frames, follow=False), move, loop)
@@ -146,7 +153,8 @@ def add_move(
         record = Owner(owner.record, owner.job_id, OWNER_PREFIX + character)
         record.claim(frames)
         if not os.path.lexists(scene_path):  # made once: then it is the user's
-            text = scene(res_path(project_root, target, frames.name), character, autoplay)
+            frames_res = res_path(project_root, target, frames.name)
+            text = scene(frames_res, character, autoplay, pixel_art)
             _write_new(scene_path, text, None)
             record.claim(scene_path)
             written.append(scene_path)

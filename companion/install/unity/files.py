@@ -28,7 +28,12 @@ from companion.install.sheet_source import Defaults
 from companion.install.tree import Staged, Tree, strip_common_top
 from companion.install.unity.anim_merge import GUID
 from companion.media import stable_hex
-from companion.media.formats.unity import animation_clip, clip_meta, texture_meta
+from companion.media.formats.unity import (
+    animation_clip,
+    clip_meta,
+    pixels_per_unit,
+    texture_meta,
+)
 
 PACK = "unity_pack"
 TEXT_ASSETS = frozenset(
@@ -62,7 +67,7 @@ def plan(tree: Tree, outputs: list[Staged], job: Context) -> None:
     if job.wants_pack and not packs:
         _build_pack(tree, outputs, job.name, job.defaults, place)
     _fresh_guids(tree, job.project_root, job.target)
-    _default_metas(tree, place)
+    _default_metas(tree, place, job.defaults.pixel_art)
     tree.order = metas_first(tree.order)
     clip = next((r for r in tree.order if r.endswith(".anim")), None)
     if clip is not None:
@@ -122,12 +127,13 @@ def _build_pack(
     tree: Tree, outputs: list[Staged], name: str, defaults: Defaults, place: str
 ) -> None:
     animation = animation_from_sheets(tree, outputs, name, defaults, "Unity")
+    per_unit = pixels_per_unit(animation)
     for page in animation.pages:
         # The clip refers to these guids and sprite ids, so this meta replaces any other.
         relative = page.path.relative_to(tree.root).as_posix()
         if "/" in relative:
             raise NotInstallable(f"{relative}: the spritesheet must sit beside its clip")
-        tree.write(relative + ".meta", texture_meta(animation, page, place))
+        tree.write(relative + ".meta", texture_meta(animation, page, place, per_unit))
     clip = f"{name}.anim"
     if tree.has(clip):
         raise NotInstallable(f"{clip} is already among the outputs")
@@ -195,9 +201,19 @@ IMPORTERS = {
     ".png": "TextureImporter",
     ".gif": "TextureImporter",
 }
+# A loose texture of pixel art: point filtered, uncompressed, no mipmaps (Unity fills
+# every setting not named with its default, as it does for the bare meta).
+PIXEL_ART_TEXTURE = """  mipmaps:
+    enableMipMap: 0
+  textureSettings:
+    filterMode: 0
+  platformSettings:
+  - buildTarget: DefaultTexturePlatform
+    textureCompression: 0
+"""
 
 
-def _default_metas(tree: Tree, place: str) -> None:
+def _default_metas(tree: Tree, place: str, pixel_art: bool = False) -> None:
     """Every other file gets a meta too, so Unity has nothing to invent on import; its
     guid comes from where the file lands, like the pack's own."""
     present = set(tree.order)
@@ -205,10 +221,11 @@ def _default_metas(tree: Tree, place: str) -> None:
         if relative.endswith(".meta") or relative + ".meta" in present:
             continue
         importer = IMPORTERS.get(PurePosixPath(relative).suffix.lower(), "DefaultImporter")
+        settings = PIXEL_ART_TEXTURE if pixel_art and importer == "TextureImporter" else ""
         tree.write(
             relative + ".meta",
             f"fileFormatVersion: 2\nguid: {stable_hex('unity-asset', f'{place}/{relative}')}\n"
-            f"{importer}:\n"
+            f"{importer}:\n{settings}"
             "  externalObjects: {}\n  userData:\n  assetBundleName:\n  assetBundleVariant:\n",
         )
 

@@ -281,6 +281,12 @@ class JobRequest(BaseModel):
         return self.kind == JobKind.ANIMATION and here
 
     @property
+    def pixel_art(self) -> bool:
+        """Its frames are pixel art (a local export option): the engine files made for
+        them filter nearest."""
+        return bool((self.local_export or {}).get("pixel_art"))
+
+    @property
     def buys(self) -> str:
         """The task this request buys: the video alone, exported here (the clip kept is
         then the generated video itself, whatever formats a service returns unasked),

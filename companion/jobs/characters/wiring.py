@@ -56,6 +56,7 @@ def into_character(
                 autoplay=part.autoplay,
                 move_frames=placement.project_root / resource[len("res://") :],
                 owner=owner,
+                pixel_art=JobRequest.of(job.request).pixel_art,
             )
     except InstallError as exc:
         kind = "controller" if placement.engine == "unity" else "tres"

@@ -312,6 +312,7 @@ class OutputSteps:
                 ],
                 staging,
                 export=(job.resolved or {}).get("export") or {},
+                pixel_art=JobRequest.of(job.request).pixel_art,
                 after_each=lambda: crash_point("mid_install"),
                 record=record,
             )

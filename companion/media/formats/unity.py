@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+from PIL import Image
+
 from companion.media.formats.common import (
+    RGBA,
     Animation,
     FrameRect,
     SheetPage,
@@ -33,6 +37,40 @@ ALIGNMENT = {
 }
 CUSTOM = 9  # SpriteAlignment.Custom: the pivot as given
 DEFAULT_UNITY_DIR = "Assets/Animations"
+# The service's pixels per unit when none is asked for. Pixel art asked with it gets
+# ART_PIXELS_PER_UNIT pixels of its art a unit instead, whatever size the art is drawn
+# at, so a tile of 16 art pixels is one unit.
+DEFAULT_PIXELS_PER_UNIT = 100.0
+ART_PIXELS_PER_UNIT = 16
+
+
+def art_pixel(frame: RGBA) -> int:
+    """The side, in frame pixels, of one pixel of the art: the greatest common divisor of
+    the runs of one colour along rows and columns (those that meet the frame's edge may be
+    cut short and are left out); 1 for art on no whole-pixel grid."""
+    packed = np.ascontiguousarray(frame).view(np.uint32)[..., 0]
+    packed = np.where(frame[..., 3] == 0, 0, packed)  # every clear pixel one colour
+    runs: list[np.ndarray] = []
+    for grid in (packed, packed.T):
+        rows, edges = np.nonzero(grid[:, 1:] != grid[:, :-1])  # a run ends after each
+        same_row = np.diff(rows) == 0
+        runs.append(np.diff(edges)[same_row])
+    lengths = np.concatenate(runs)
+    return int(np.gcd.reduce(lengths)) if lengths.size else 1
+
+
+def pixels_per_unit(animation: Animation) -> float:
+    """What spritePixelsToUnits says: the animation's own, or for pixel art asked with
+    the default, ART_PIXELS_PER_UNIT art pixels a unit (measured on the first frame)."""
+    if not animation.pixel_art or animation.pixels_per_unit != DEFAULT_PIXELS_PER_UNIT:
+        return animation.pixels_per_unit
+    first = animation.frames[0] if animation.pages else None
+    if first is None:
+        return float(ART_PIXELS_PER_UNIT)
+    box = (first.x, first.y, first.x + first.width, first.y + first.height)
+    with Image.open(animation.pages[first.page].path) as sheet:
+        frame = np.asarray(sheet.crop(box).convert("RGBA"))
+    return float(ART_PIXELS_PER_UNIT * art_pixel(frame))
 
 
 def trimmed_pivot(rect: FrameRect, pivot_x: float, pivot_y_up: float) -> tuple[float, float]:
@@ -63,7 +101,12 @@ def sprite_internal_id(animation: Animation, frame_name: str) -> int:
     return stable_int64("unity-sprite", animation.name, frame_name)
 
 
-def texture_meta(animation: Animation, page: SheetPage, place: str) -> str:
+def texture_meta(
+    animation: Animation, page: SheetPage, place: str, per_unit: float | None = None
+) -> str:
+    """A sheet page's meta; per_unit is pixels_per_unit(animation), given when known
+    (it reads a frame of pixel art)."""
+    per_unit = pixels_per_unit(animation) if per_unit is None else per_unit
     pivot_x, pivot_y_down = animation.pivot_xy_down
     pivot_y = 1.0 - pivot_y_down  # Unity measures pivots from the bottom
     sprites: list[str] = []
@@ -148,7 +191,7 @@ TextureImporter:
   spriteMeshType: 0
   alignment: {ALIGNMENT[animation.pivot]}
   spritePivot: {{x: {pivot_x:g}, y: {pivot_y:g}}}
-  spritePixelsToUnits: {animation.pixels_per_unit:g}
+  spritePixelsToUnits: {per_unit:g}
   spriteBorder: {{x: 0, y: 0, z: 0, w: 0}}
   spriteGenerateFallbackPhysicsShape: 1
   alphaUsage: 1
@@ -314,10 +357,11 @@ def write_unity_metas(
     animation: Animation, folder: Path, unity_dir: str = DEFAULT_UNITY_DIR
 ) -> list[Path]:
     place = default_place(animation.name, unity_dir)
+    per_unit = pixels_per_unit(animation)
     paths = []
     for page in animation.pages:
         path = folder / f"{page.path.name}.meta"
-        path.write_text(texture_meta(animation, page, place))
+        path.write_text(texture_meta(animation, page, place, per_unit))
         paths.append(path)
     return paths
 
@@ -326,13 +370,14 @@ def write_unity_package(
     animation: Animation, folder: Path, unity_dir: str = DEFAULT_UNITY_DIR
 ) -> Path:
     base = default_place(animation.name, unity_dir)
+    per_unit = pixels_per_unit(animation)
     members: list[tuple[str, bytes | Path]] = []
     for page in animation.pages:
         guid = texture_guid(base, page)
         # The .meta goes in with its asset, so Unity never invents its own guid.
         members += [
             (f"{guid}/asset", page.path),
-            (f"{guid}/asset.meta", texture_meta(animation, page, base).encode()),
+            (f"{guid}/asset.meta", texture_meta(animation, page, base, per_unit).encode()),
             (f"{guid}/pathname", f"{base}/{page.path.name}".encode()),
         ]
     guid = clip_guid(animation, base)

@@ -22,6 +22,7 @@ import pytest
 from PIL import Image
 
 from companion.api.schema import ExportOptions, Selection
+from companion.install import Owner, add_character_move
 from companion.media import export_video, far_key_colour
 from companion.media.from_schema import export_spec
 from companion.sandbox import SandboxThread
@@ -43,6 +44,18 @@ def assert_plays(found: dict[str, Any], frames: int, fps: float, size: list[int]
     assert found["missing"] == 0 and found["sizes"] == [size], found
     assert found["filter_clip"] and found["playing"] and found["loop"], found
     assert len(found["shown"]) >= 3, f"the sprite did not advance: {found['shown']}"
+
+
+def _import_params(path: Path) -> dict[str, str]:
+    """The [params] section of a .import file Godot wrote, key by key as written."""
+    section, params = "", {}
+    for line in path.read_text().splitlines():
+        if line.startswith("["):
+            section = line.strip("[]")
+        elif section == "params" and "=" in line:
+            key, value = line.split("=", 1)
+            params[key] = value
+    return params
 
 
 def run_job(plugin: ScriptedPlugin, body: dict[str, Any]) -> dict[str, Any]:
@@ -350,12 +363,25 @@ def test_real_godot_plays_every_shape_of_output(
     by_hand = project / "somewhere" / "else"
     with zipfile.ZipFile(pack) as archive:
         archive.extractall(by_hand)
+    # Characters made of a move each: the pixel-art one's scene filters nearest, the
+    # other's draws as its parent does.
+    for name, frames, pixel_art in (
+        ("pixel_hero", by_hand / "pixel.tres", True),
+        ("coin_hero", project / nested["resource"].removeprefix("res://"), False),
+    ):
+        add_character_move(
+            project, frames.parent, character=name, move="idle", loop=True, autoplay="idle",
+            move_frames=frames, owner=Owner(None, name, name), pixel_art=pixel_art,
+        )  # fmt: skip
+    pixel_scene = "res://somewhere/else/pixel_hero.tscn"
+    coin_scene = "res://animations/chars/hero/coin_hero.tscn"
     played = play(
         real_godot,
         project,
         tmp_path / "godot-home",
-        [big["resource"], nested["resource"], "res://somewhere/else/pixel.tres"],
-    )
+        [big["resource"], nested["resource"], "res://somewhere/else/pixel.tres", pixel_scene,
+         coin_scene],
+    )  # fmt: skip
     slime = played[big["resource"]]
     assert_plays(slime, 66, 33.0, [1024, 1024])
     assert slime["atlases"] == {
@@ -366,6 +392,16 @@ def test_real_godot_plays_every_shape_of_output(
     pixel = played["res://somewhere/else/pixel.tres"]
     assert_plays(pixel, 12, 6.0, [64, 64])
     assert list(pixel["atlases"]) == ["res://somewhere/else/pixel.png"]
+    nearest = played[pixel_scene]
+    assert nearest["loaded"] and nearest["type"] == "AnimatedSprite2D", nearest
+    assert nearest["nearest"] and nearest["texture_filter"] == 1, nearest  # NEAREST
+    assert nearest["sprite_frames"] == "res://somewhere/else/pixel_hero.tres", nearest
+    smooth = played[coin_scene]
+    assert smooth["loaded"] and not smooth["nearest"] and smooth["texture_filter"] == 0, smooth
+    # Godot's own import of a pixel-art sheet: lossless, no mipmaps (its 2D defaults,
+    # which nothing of the companion's changes).
+    params = _import_params(by_hand / "pixel.png.import")
+    assert params["compress/mode"] == "0" and params["mipmaps/generate"] == "false", params
 
 
 @pytest.mark.skipif(

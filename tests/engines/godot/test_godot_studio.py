@@ -162,6 +162,9 @@ def test_the_studio_in_a_real_editor(
            "trim": True}  # fmt: skip
     assert local == cut, pixel
     assert any("Loop seam" in m for m in seen["extended_messages"]), seen["extended_messages"]
+    # The dock played the pixel-art cut nearest (CanvasItem.TEXTURE_FILTER_NEAREST), and
+    # the next, smooth, result as its parent draws (TEXTURE_FILTER_PARENT_NODE).
+    assert (seen["pixel_player_filter"], seen["named_player_filter"]) == (1, 0), seen
     kept = seen["extended_read"]
     assert kept["wave"] == {"count": 2, "loop": True, "speed": 3.0}, kept
     assert kept["hero"] == {"count": 8, "loop": False, "speed": 5.0}, kept

@@ -2,7 +2,8 @@ extends SceneTree
 ## Plays SpriteFrames in an AnimatedSprite2D, as a game would (not the editor).
 ## Arguments after "--": the result file, then res:// paths. For each it writes the
 ## frame count, speed, frame sizes, whether every texture and atlas loaded, and the
-## frames the sprite showed over about a second.
+## frames the sprite showed over about a second. A scene (.tscn) is instantiated instead:
+## its root's type, texture filter and the SpriteFrames it shows.
 
 
 func _initialize() -> void:
@@ -16,6 +17,9 @@ func _run() -> void:
 	for path in args.slice(1):
 		var found := {"loaded": false}
 		results[path] = found
+		if path.ends_with(".tscn"):
+			_read_scene(path, found)
+			continue
 		var frames := ResourceLoader.load(path, "SpriteFrames") as SpriteFrames
 		if frames == null or frames.get_animation_names().is_empty():
 			continue
@@ -85,3 +89,17 @@ func _run() -> void:
 	file.store_string(JSON.stringify(results, "  "))
 	file.close()
 	quit(0)
+
+
+func _read_scene(path: String, found: Dictionary) -> void:
+	var packed := ResourceLoader.load(path, "PackedScene") as PackedScene
+	var node := packed.instantiate() if packed != null else null
+	if not node is CanvasItem:
+		return
+	found["loaded"] = true
+	found["type"] = node.get_class()
+	found["nearest"] = node.texture_filter == CanvasItem.TEXTURE_FILTER_NEAREST
+	found["texture_filter"] = node.texture_filter
+	if node is AnimatedSprite2D and node.sprite_frames != null:
+		found["sprite_frames"] = node.sprite_frames.resource_path
+	node.free()

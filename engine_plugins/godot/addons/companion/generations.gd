@@ -12,6 +12,7 @@ signal again(settings: Dictionary)
 signal files_changed
 
 const Rows := preload("res://addons/companion/generation_rows.gd")
+const ResultLanding := preload("res://addons/companion/result_landing.gd")
 const COLUMNS := Rows.COLUMNS
 const PAID_NOT_INSTALLED := Rows.PAID_NOT_INSTALLED
 ## Shown while the daemon does not answer; the list comes back by itself when it does.
@@ -36,6 +37,8 @@ var revealed := ""
 ## The selected generation's SpriteFrames, waiting for the editor to import its files
 ## before it plays ("" when none waits).
 var _to_preview := ""
+## Whether the waiting one was cut as pixel art (played with the nearest filter).
+var _preview_pixel_art := false
 
 @onready var _list: Tree = %List
 @onready var _summary: Label = %Summary
@@ -168,7 +171,7 @@ func _preview_when_imported() -> void:
 	var loaded := load(_to_preview)
 	_to_preview = ""
 	if loaded is SpriteFrames:
-		_preview.play(loaded)
+		_preview.play(loaded, _preview_pixel_art)
 
 
 ## The resource and every file it uses can be loaded now.
@@ -188,6 +191,7 @@ func _show_selected() -> void:
 	var resource := String(row.get("resource", "")) if row.get("resource") != null else ""
 	_preview.stop()
 	_to_preview = resource if row.get("state") == "done" else ""
+	_preview_pixel_art = ResultLanding.is_pixel_art(row)
 	_preview_when_imported()
 	_use_button.disabled = typeof(row.get("settings")) != TYPE_DICTIONARY
 	_again_button.disabled = _use_button.disabled

@@ -142,7 +142,9 @@ func finish(job: Dictionary) -> void:
 		note = PixelArt.seam_note(cut)
 	if state == "done" and job.get("resource") != null:
 		say.call("Done: %s%s" % [String(job["resource"]), note])
-		_landing.land(String(job["resource"]))
+		# Cut as pixel art (the cut above ended done): played with the nearest filter.
+		var pixel_art := finishing.has("pixel_art") and not export.is_empty()
+		_landing.land(String(job["resource"]), pixel_art)
 	elif state == "done":
 		say.call("Done; the files are in %s" % job.get("target_dir", "the target folder"))
 		_landing.land("")

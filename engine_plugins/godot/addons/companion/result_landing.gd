@@ -5,6 +5,8 @@ extends RefCounted
 
 ## The resource waiting to be listed by the editor's filesystem ("" when none).
 var pending_resource := ""
+## Whether the waiting resource is pixel art (played with the nearest filter).
+var pending_pixel_art := false
 ## Filesystem scans the dock asked the editor for.
 var scans := 0
 var _scan_timer: Timer
@@ -22,9 +24,10 @@ func _init(scan_timer: Timer, caption: Label, player: TextureRect, info: Label) 
 
 
 ## The job's files are in the project: scan soon, then select the resource when given.
-func land(resource: String) -> void:
+func land(resource: String, pixel_art := false) -> void:
 	if resource != "":
 		pending_resource = resource
+		pending_pixel_art = pixel_art
 	_scan_timer.start()
 
 
@@ -56,12 +59,21 @@ func _select_result() -> void:
 	var loaded := load(resource)
 	# In the Inspector only: opening its editor would cover the dock and the result in it.
 	EditorInterface.inspect_object(loaded, "", true)
-	show_result(resource)
+	show_result(resource, pending_pixel_art)
+
+
+## Whether a generation's row was cut as pixel art (its local export says so).
+static func is_pixel_art(row: Dictionary) -> bool:
+	var settings: Variant = row.get("settings")
+	if typeof(settings) != TYPE_DICTIONARY:
+		return false
+	var local: Variant = settings.get("local_export")
+	return typeof(local) == TYPE_DICTIONARY and bool(local.get("pixel_art", false))
 
 
 ## Plays a SpriteFrames in the dock, named, with its frame size and count; false when the
 ## path is not one.
-func show_result(resource: String) -> bool:
+func show_result(resource: String, pixel_art := false) -> bool:
 	if resource == "" or not ResourceLoader.exists(resource):
 		return false
 	var loaded := load(resource)
@@ -69,7 +81,7 @@ func show_result(resource: String) -> bool:
 		return false
 	_caption.text = "Latest result: %s" % resource.get_file()
 	_caption.tooltip_text = resource
-	_player.play(loaded)
+	_player.play(loaded, pixel_art)
 	_info.text = describe(loaded)
 	return true
 
@@ -98,5 +110,7 @@ func show_newest(rows: Array) -> void:
 		return String(a.get("created_at", "")) > String(b.get("created_at", "")))
 	for row in newest:
 		var resource: Variant = row.get("resource")
-		if row.get("state") == "done" and resource != null and show_result(String(resource)):
+		if row.get("state") != "done" or resource == null:
+			continue
+		if show_result(String(resource), is_pixel_art(row)):
 			return

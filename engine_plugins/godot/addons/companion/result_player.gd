@@ -1,7 +1,9 @@
 @tool
 extends TextureRect
 ## Plays the first animation of a SpriteFrames in place, at its own speed, so the
-## latest result is seen moving in the dock without opening a scene.
+## latest result is seen moving in the dock without opening a scene. Pixel art is drawn
+## with the nearest texel (texture_filter nearest), as the game's own node should draw it;
+## anything else as the dock draws.
 
 var frames: SpriteFrames
 var animation := &""
@@ -11,7 +13,8 @@ var _index := 0
 var _elapsed := 0.0
 
 
-func play(resource: SpriteFrames) -> void:
+func play(resource: SpriteFrames, pixel_art := false) -> void:
+	texture_filter = TEXTURE_FILTER_NEAREST if pixel_art else TEXTURE_FILTER_PARENT_NODE
 	frames = resource
 	var names := resource.get_animation_names() if resource != null else PackedStringArray()
 	animation = StringName(names[0]) if not names.is_empty() else &""

@@ -298,6 +298,9 @@ func _extended() -> void:
 	h.get_tree().process_frame.connect(watch)
 	var job: Dictionary = await h._job(false, false)
 	h.get_tree().process_frame.disconnect(watch)
+	# Once it landed, the dock plays it with the nearest filter.
+	await h._until(func() -> bool: return dock.pending_resource == "", 30)
+	out["pixel_player_filter"] = dock._result_player.texture_filter
 	pixel.button_pressed = false
 	loop.button_pressed = false
 	out["extended"] = job["job"]
@@ -337,6 +340,8 @@ func _replace() -> void:
 		"quoted": JSON.parse_string(dock.quoted_body), "conflicts": dock.conflicts.size(),
 		"asked": confirm.visible, "message": dock._message.text}
 	out["named"] = (await h._job(false, false))["job"]
+	await h._until(func() -> bool: return dock.pending_resource == "", 30)
+	out["named_player_filter"] = dock._result_player.texture_filter  # not pixel art
 	# A name of the user's own, typed into the Name box: typing drops the price shown (it
 	# was for another name), and the quote, the job and its files take the typed name.
 	var name_box: LineEdit = dock.find_child("Name", true, false)
