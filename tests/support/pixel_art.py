@@ -1,0 +1,67 @@
+"""A pixel-art test character drawn here (no binary assets): an outline, five colours,
+hard alpha and 1-pixel eyes, at 16, 32 or 64 pixels, or drawn large on a grid; and the
+readers that judge frames made from it."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+from PIL import Image
+
+OUTLINE = (58, 36, 92)
+BODY = (224, 150, 60)
+SHADE = (168, 88, 36)
+BELLY = (250, 226, 160)
+EYE = (12, 10, 16)
+COLOURS = (OUTLINE, BODY, SHADE, BELLY, EYE)
+
+
+def draw_pixel_character(size: int = 32, grid: int = 1) -> Image.Image:
+    """A round creature standing on the bottom of a size-pixel canvas (size / grid art
+    pixels a side when drawn at grid x), its eyes one art pixel each."""
+    art = size // grid
+    ys, xs = np.mgrid[0:art, 0:art].astype(np.float64) + 0.5
+    cx, cy = art / 2, art * 0.58
+    rx, ry = art * 0.36, art * 0.36
+    inside = ((xs - cx) / rx) ** 2 + ((ys - cy) / ry) ** 2 <= 1
+    rgba = np.zeros((art, art, 4), dtype=np.uint8)
+    rgba[inside] = (*BODY, 255)
+    lower = inside & (ys > cy + ry * 0.45)
+    rgba[lower] = (*SHADE, 255)
+    belly = ((xs - cx) / (rx * 0.5)) ** 2 + ((ys - cy - ry * 0.2) / (ry * 0.4)) ** 2 <= 1
+    rgba[belly & inside] = (*BELLY, 255)
+    edge = inside & ~_shrunk(inside)
+    rgba[edge] = (*OUTLINE, 255)
+    for x, y in eyes(art):
+        rgba[y, x] = (*EYE, 255)
+    big = np.repeat(np.repeat(rgba, grid, axis=0), grid, axis=1)
+    return Image.fromarray(big, "RGBA")
+
+
+def eyes(art: int) -> list[tuple[int, int]]:
+    """The eyes' art pixels (x, y) on a canvas art pixels a side."""
+    y = round(art * 0.46)
+    return [(round(art * 0.40), y), (round(art * 0.60) - 1, y)]
+
+
+def _shrunk(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """The mask less its one-pixel rim (4-neighbours)."""
+    inner = mask.copy()
+    inner[1:] &= mask[:-1]
+    inner[:-1] &= mask[1:]
+    inner[:, 1:] &= mask[:, :-1]
+    inner[:, :-1] &= mask[:, 1:]
+    return inner
+
+
+def iou(a: npt.NDArray[np.bool_], b: npt.NDArray[np.bool_]) -> float:
+    union = np.logical_or(a, b).sum()
+    return float(np.logical_and(a, b).sum() / union) if union else 1.0
+
+
+def off_palette(frame: npt.NDArray[np.uint8], palette: tuple[tuple[int, int, int], ...]) -> int:
+    """Opaque pixels of frame whose colour is not one of palette's."""
+    opaque = frame[frame[..., 3] > 0][:, :3].astype(np.int32)
+    colours = np.array(palette, dtype=np.int32)
+    matches = (opaque[:, None, :] == colours[None, :, :]).all(axis=-1).any(axis=1)
+    return int((~matches).sum())
