@@ -70,7 +70,6 @@ def cmd_export(args: argparse.Namespace) -> int:
         selection,
         name=name,
         key_color=key,
-        pixel_art=args.pixel_art,
         godot_res_dir=res_dir,
         spacing=layout,
         **checks.finishing(args, formats, key is not None or info.has_alpha).switches(),

@@ -102,10 +102,10 @@ def _into_project(
         if info.duration:
             checks.selection_fits(args, info.duration, args.video.name)
     local: dict[str, object] = {
-        "pixel_art": args.pixel_art,
         "padding": layout.padding,
         "extrude": layout.extrude,
         **checks.finishing_said(args).asked(),  # the re-cut's request decides the rest
+        **({"palette": checks.palette(args)} if args.palette else {}),
         **({"frame_size": [args.width, args.height]} if checks.small_sides(args) else {}),
         **({"key_color": list(key)} if key else {}),
         **(

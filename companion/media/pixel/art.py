@@ -12,18 +12,20 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from PIL import Image
 
 from companion.media.errors import MediaError
 from companion.media.pixel.palette import (
     MAX_COLOURS,
     Palette,
-    from_hex,
     hex_of,
+    palette_from_hex,
 )
 
 RGBA = npt.NDArray[np.uint8]
 # Past this many colours a picture is painted (or anti-aliased), not pixel art.
 ART_COLOURS = 64
+POSTER_COLOURS = 32  # a painted picture asked for pixel art is drawn in this many
 MAX_GRID = 16  # picture pixels a side of one art pixel, at most
 
 
@@ -57,7 +59,7 @@ class PixelArt:
     def of_json(cls, said: Mapping[str, Any]) -> PixelArt:
         """The facts a job's local export keeps (see as_json)."""
         try:
-            palette = from_hex([str(c) for c in said["palette"]], "pixel.palette")
+            palette = palette_from_hex([str(c) for c in said["palette"]], "pixel.palette")
             grid = int(said.get("grid", 1))
             size = said.get("size")
             box = said.get("box")
@@ -74,6 +76,38 @@ class PixelArt:
         """In a few words, as a quote says it."""
         scale = f", drawn at {self.grid}x" if self.grid > 1 else ""
         return f"pixel art: {len(self.palette)} colours{scale}"
+
+
+def art_of(rgba: RGBA, palette: Palette | None = None) -> PixelArt:
+    """The pixel art a picture is asked to be: its own when it is pixel art, else its
+    colours cut down to a few (a painted picture asked for pixel art), with a named
+    palette in place of either when given."""
+    found = read_art(rgba)
+    if found is None:
+        shown = rgba[..., 3] >= 128
+        ys, xs = np.nonzero(shown)
+        box = None
+        if len(xs):
+            box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
+        height, width = shown.shape
+        found = PixelArt(palette or _posterised(rgba, shown), 1, (width, height), box)
+    return found.with_palette(palette)
+
+
+def _posterised(rgba: RGBA, shown: npt.NDArray[np.bool_]) -> Palette:
+    """A painted picture's visible colours cut down to POSTER_COLOURS (median cut)."""
+    visible = rgba[..., :3][shown] if shown.any() else rgba[..., :3].reshape(-1, 3)
+    strip = Image.fromarray(np.ascontiguousarray(visible).reshape(1, -1, 3), "RGB")
+    cut = strip.quantize(POSTER_COLOURS, method=Image.Quantize.MEDIANCUT).convert("RGB")
+    counted: list[tuple[int, tuple[int, ...] | float]] = list(cut.getcolors(POSTER_COLOURS) or [])
+    counted.sort(key=lambda pair: -pair[0])
+    return tuple(_rgb(colour) for _, colour in counted)
+
+
+def _rgb(colour: tuple[int, ...] | float) -> tuple[int, int, int]:
+    if not isinstance(colour, tuple):  # never for RGB: one level is a grey
+        return int(colour), int(colour), int(colour)
+    return int(colour[0]), int(colour[1]), int(colour[2])
 
 
 def read_art(rgba: RGBA) -> PixelArt | None:

@@ -49,7 +49,7 @@ def checked(colours: list[RGB], where: str) -> Palette:
     return unique
 
 
-def from_hex(colours: list[str], where: str = "palette") -> Palette:
+def palette_from_hex(colours: list[str], where: str = "palette") -> Palette:
     return checked([parse_colour(c, where) for c in colours], where)
 
 

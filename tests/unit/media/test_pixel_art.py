@@ -14,7 +14,7 @@ from companion.media import ExportSpec, MediaError, export_video
 from companion.media.demo_art import draw_character
 from companion.media.pixel.art import PixelArt, read_art
 from companion.media.pixel.oklab import oklab
-from companion.media.pixel.palette import from_hex, nearest_table, read_palette, table_index
+from companion.media.pixel.palette import nearest_table, palette_from_hex, read_palette, table_index
 from companion.media.synth import SynthSpec, synthesize
 from tests.support.media import zip_frames
 from tests.support.pixel_art import COLOURS, EYE, draw_pixel_character, eyes, iou, off_palette
@@ -56,7 +56,7 @@ def test_palette_files_gpl_hex_and_swatch(tmp_path: Path) -> None:
     with pytest.raises(MediaError, match=r"bad\.gpl: line 2"):
         read_palette(bad)
     with pytest.raises(MediaError, match="not a colour"):
-        from_hex(["#12345"])
+        palette_from_hex(["#12345"])
 
 
 def test_the_nearest_table_is_the_nearest_in_oklab() -> None:
