@@ -65,3 +65,32 @@ def off_palette(frame: npt.NDArray[np.uint8], palette: tuple[tuple[int, int, int
     colours = np.array(palette, dtype=np.int32)
     matches = (opaque[:, None, :] == colours[None, :, :]).all(axis=-1).any(axis=1)
     return int((~matches).sum())
+
+
+def assert_pixel_frames(
+    frames: list[npt.NDArray[np.uint8]],
+    picture: Image.Image,
+    palette: tuple[tuple[int, int, int], ...] = COLOURS,
+    grid: int = 1,
+    key: tuple[int, int, int] | None = None,
+) -> None:
+    """Frames made from picture (drawn at grid x) are pixel art: the picture's size,
+    every opaque pixel a palette colour, alpha 0 or 255, nothing near the key colour,
+    each art pixel one whole block, and the first frame the picture's silhouette (IoU
+    0.9 at least) with its eyes."""
+    art = np.asarray(picture.convert("RGBA"))
+    side = art.shape[0] // grid
+    for index, frame in enumerate(frames):
+        assert frame.shape == art.shape, (index, frame.shape)
+        assert set(np.unique(frame[..., 3]).tolist()) <= {0, 255}, index
+        assert off_palette(frame, palette) == 0, index
+        if key is not None:
+            opaque = frame[frame[..., 3] > 0][:, :3].astype(np.int32)
+            assert (np.abs(opaque - np.array(key)).max(axis=1) > 60).all(), index
+        blocks = frame.reshape(side, grid, side, grid, 4)
+        assert (blocks == blocks[:, :1, :, :1]).all(), (index, "an art pixel split")
+    first = frames[0]
+    assert iou(first[..., 3] > 0, art[..., 3] > 0) >= 0.9
+    if palette == COLOURS:
+        for x, y in eyes(side):
+            assert tuple(first[y * grid, x * grid, :3]) == EYE, (x, y)
