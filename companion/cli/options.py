@@ -137,10 +137,6 @@ def add_export_options(
         help="sprite pixels per world unit for Unity packs (default 100)",
     )
     if local:
-        parser.add_argument(
-            "--pixel-art", action="store_true", help="nearest-neighbour scaling and no dithering"
-        )
-    if local:
         _add_sheet_layout_options(parser)
     else:
         parser.add_argument(
@@ -233,6 +229,20 @@ def _add_finishing_options(parser: argparse.ArgumentParser, seam_search: str) ->
             help="cut each looping move at the span whose last frame flows into its first "
             "(its seam is reported); moves that play once are left whole",
         )
+    parser.add_argument(
+        "--pixel-art",
+        action=argparse.BooleanOptionalAction,
+        help="keep pixel art pixel art: frames on the picture's grid (2x to 4x art keeps "
+        "its blocks), every opaque pixel a palette colour, alpha 0 or 255 (default: on "
+        "for a picture that is pixel art: hard alpha, few colours)",
+    )
+    parser.add_argument(
+        "--palette",
+        type=Path,
+        metavar="FILE",
+        help="with --pixel-art: the colours to draw in, a GIMP .gpl, a .hex (one #rrggbb "
+        "a line) or a PNG swatch (default: the picture's own)",
+    )
     parser.add_argument(
         "--trim",
         action=argparse.BooleanOptionalAction,

@@ -19,7 +19,13 @@ from companion.jobs.errors import (
 )
 
 if TYPE_CHECKING:
-    from companion.jobs.ask.defaults import finishing, has_alpha, recut_export, recut_local
+    from companion.jobs.ask.defaults import (
+        finishing,
+        has_alpha,
+        pixel_facts,
+        recut_export,
+        recut_local,
+    )
     from companion.jobs.ask.finishing import Finishing
     from companion.jobs.ask.inputs import LocalImage, decode_whole
     from companion.jobs.ask.naming import names_in, suggestion
@@ -134,6 +140,7 @@ _LAZY = {
     "rewire": ("characters.wiring", "rewire"),
     "what_is_bought": ("remote.bought", "what_is_bought"),
     "recut_local": ("ask.defaults", "recut_local"),
+    "pixel_facts": ("ask.defaults", "pixel_facts"),
     "finishing": ("ask.defaults", "finishing"),
     "Finishing": ("ask.finishing", "Finishing"),
     "recut_export": ("ask.defaults", "recut_export"),
@@ -204,6 +211,7 @@ __all__ = [
     "names_in",
     "open_account",
     "paid_not_installed",
+    "pixel_facts",
     "project_files",
     "quote_set",
     "recut_export",

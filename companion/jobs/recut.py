@@ -11,7 +11,7 @@ from typing import Any
 from companion.api.schema import ExportOptions, Selection
 from companion.install import sha256_of
 from companion.jobs.ask.finishing import Finishing
-from companion.media import Spacing, export_spec, export_video
+from companion.media import PixelArt, Spacing, export_spec, export_video
 
 Row = tuple[str, str, str, int, Path, str]
 
@@ -32,7 +32,7 @@ def staged_rows(
         selection,
         name=name,
         key_color=(int(key[0]), int(key[1]), int(key[2])) if key else None,
-        pixel_art=bool(local.get("pixel_art", False)),
+        pixel_art=bool(finishing.pixel_art),
         spacing=Spacing(int(local.get("padding", 0)), int(local.get("extrude", 0))),
         in_place=bool(finishing.in_place),
         loop=bool(finishing.loop),
@@ -41,6 +41,8 @@ def staged_rows(
     size = local.get("frame_size")  # smaller than the service makes: scaled down here
     if size:
         spec = replace(spec, width=int(size[0]), height=int(size[1]))
+    if finishing.pixel_art and local.get("pixel"):  # the art's grid, palette and place
+        spec = replace(spec, pixel=PixelArt.of_json(local["pixel"]))
     if local.get("max_sheet_side"):  # the command line's page bound; else the spec's own
         spec = replace(spec, max_sheet_side=int(local["max_sheet_side"]))
     result = export_video(clip, staging, spec)

@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from companion.media.from_schema import export_spec
     from companion.media.keying.chroma import ChromaKeyer, parse_hex_colour
     from companion.media.keying.key_pick import far_key_colour, hex_colour
+    from companion.media.pixel.art import PixelArt, art_of, read_art
+    from companion.media.pixel.palette import palette_from_hex, read_palette
     from companion.media.preview import build_contact_sheet
     from companion.media.source.sampling import MIN_SELECTION_SECONDS, SamplePlan, plan_samples
     from companion.media.source.video_info import VideoInfo, probe
@@ -58,6 +60,11 @@ _LAZY = {
     "draw_character": "demo_art",
     "export_video": "export",
     "far_key_colour": "keying.key_pick",
+    "PixelArt": "pixel.art",
+    "art_of": "pixel.art",
+    "read_art": "pixel.art",
+    "palette_from_hex": "pixel.palette",
+    "read_palette": "pixel.palette",
     "hex_colour": "keying.key_pick",
     "PIVOTS": "formats.common",
     "Animation": "formats.common",
@@ -111,11 +118,13 @@ __all__ = [
     "ExportSpec",
     "FrameRect",
     "MediaError",
+    "PixelArt",
     "SamplePlan",
     "SheetPage",
     "Spacing",
     "SynthSpec",
     "VideoInfo",
+    "art_of",
     "build_contact_sheet",
     "clean_name",
     "draw_character",
@@ -128,9 +137,12 @@ __all__ = [
     "godot_string",
     "hex_colour",
     "is_clean_name",
+    "palette_from_hex",
     "parse_hex_colour",
     "plan_samples",
     "probe",
+    "read_art",
+    "read_palette",
     "stable_hex",
     "synthesize",
 ]

@@ -83,6 +83,7 @@ def export_video(
 
 def _shaper(spec: ExportSpec, info: VideoInfo) -> FrameShaper:
     keyer = ChromaKeyer(spec.key_color) if spec.key_color is not None else None
+    pixel = spec.pixel if spec.pixel_art else None
     return FrameShaper(
         info.width,
         info.height,
@@ -91,7 +92,10 @@ def _shaper(spec: ExportSpec, info: VideoInfo) -> FrameShaper:
         keyer=keyer,
         pixel_art=spec.pixel_art,
         source_alpha=info.has_alpha,
-        register=Registration(spec.pixel_art).apply if spec.in_place else None,
+        # With the art's facts, frames are registered at the clip's size (smoothly),
+        # and only then put on the art's grid.
+        register=Registration(spec.pixel_art and pixel is None).apply if spec.in_place else None,
+        pixel=pixel,
     )
 
 

@@ -2,7 +2,9 @@
 
 Scaling happens in libswscale on the way out of the decoder (one C pass from YUV to
 RGBA at the final size), so the keyer and everything after it touch only output-sized
-pixels."""
+pixels. Pixel art read from its picture is the exception: the clip is keyed at its own
+size and each output pixel decided from the block of it the art's grid covers
+(companion.media.pixel.snap)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ import numpy.typing as npt
 from av.video.reformatter import Interpolation, VideoReformatter
 
 from companion.media.keying.chroma import ChromaKeyer
+from companion.media.pixel.art import PixelArt
+from companion.media.pixel.snap import PixelPass
 
 RGBA = npt.NDArray[np.uint8]
 
@@ -54,9 +58,17 @@ class FrameShaper:
         pixel_art: bool,
         source_alpha: bool,
         register: Callable[[RGBA, int], RGBA] | None = None,
+        pixel: PixelArt | None = None,
     ) -> None:
         self.fit = Fit.inside(src_w, src_h, box_w, box_h)
         self.keyer = keyer
+        # Pixel art with its facts: frames stay the clip's size until the pixel pass.
+        self.pixels = (
+            PixelPass(pixel, box_w, box_h, src_w / self.fit.width, self.fit.x, self.fit.y)
+            if pixel is not None
+            else None
+        )
+        self.source_size = (src_w, src_h)
         upscaling = self.fit.width > src_w
         self.interpolation = (
             Interpolation.POINT
@@ -78,12 +90,13 @@ class FrameShaper:
         """The fitted RGBA pixels; one caller at a time unless each passes a `scaler` of
         its own (the shaper's is not shared)."""
         fit = self.fit
+        width, height = self.source_size if self.pixels is not None else (fit.width, fit.height)
         return np.asarray(
             (scaler or self._scaler)
             .reformat(
                 frame,
-                width=fit.width,
-                height=fit.height,
+                width=width,
+                height=height,
                 format="rgba",
                 interpolation=self.interpolation,
             )
@@ -97,6 +110,9 @@ class FrameShaper:
         fit = self.fit
         if self.keyer is not None:
             scaled = self.keyer.apply(scaled)
+        if self.pixels is not None:  # registered at the clip's size, then on the grid
+            held = scaled if self.register is None else self.register(scaled, nth)
+            return self.pixels.apply(np.ascontiguousarray(held), nth)
         if (fit.width, fit.height) == (fit.box_width, fit.box_height):
             out = np.ascontiguousarray(scaled)
         else:

@@ -13,6 +13,7 @@ from companion.media.formats.common import PIVOTS, RGBA
 from companion.media.formats.sheet import MAX_SHEET_SIDE, MAX_SPACING
 from companion.media.formats.unity import DEFAULT_UNITY_DIR
 from companion.media.names import clean_name, is_clean_name
+from companion.media.pixel.art import PixelArt
 from companion.media.source.sampling import SamplePlan
 from companion.media.source.video_info import VideoInfo
 
@@ -30,6 +31,9 @@ class ExportSpec:
     pivot: str = "bottom_center"
     pixels_per_unit: float = 100.0
     pixel_art: bool = False
+    # With pixel_art: the art's palette, grid and place, read from its picture; each
+    # frame is brought to them (None: nearest-neighbour scaling alone).
+    pixel: PixelArt | None = None
     name: str = "animation"
     godot_res_dir: str | None = None
     unity_dir: str = DEFAULT_UNITY_DIR

@@ -273,7 +273,29 @@ def finishing_said(args: argparse.Namespace) -> Finishing:
             "--in-place: registration reads the character's alpha, and --opaque keeps the "
             "background: leave out one of them"
         )
-    return Finishing(in_place=args.in_place, loop=args.loop == "auto", trim=args.trim)
+    return Finishing(
+        in_place=args.in_place,
+        loop=args.loop == "auto",
+        trim=args.trim,
+        pixel_art=args.pixel_art,
+        palette=palette(args),
+    )
+
+
+def palette(args: argparse.Namespace) -> list[str] | None:
+    """--palette FILE read, as #rrggbb colours (None: not given)."""
+    path = getattr(args, "palette", None)
+    if path is None:
+        return None
+    if args.pixel_art is False:
+        raise UsageError("--palette: it draws pixel art, and --no-pixel-art turns it off")
+    from companion.media import MediaError, hex_colour, read_palette
+
+    try:
+        colours = read_palette(Path(path))
+    except MediaError as exc:
+        raise UsageError(f"--palette: {exc}") from exc
+    return [hex_colour(c) for c in colours]
 
 
 def animation_ask(

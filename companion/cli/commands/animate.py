@@ -277,8 +277,11 @@ def progress(task: Task, shown: Reporter) -> None:
 
 def _tell(job: Job, endpoint: Endpoint, shown: Reporter, store: Store) -> None:
     if job.state == State.QUOTED:
-        bought = what_is_bought(JobRequest.of(job.request).buys, job.quote or 0)
-        shown.note(f"quote: {bought} on {endpoint.label}")
+        asked = JobRequest.of(job.request)
+        shown.note(f"quote: {what_is_bought(asked.buys, job.quote or 0)} on {endpoint.label}")
+        pixel = asked.pixel_note()
+        if pixel is not None:
+            shown.note(pixel)
     elif not no_news(job, store):
         shown.note(f"job {job.id[:8]} {job.state}")
 

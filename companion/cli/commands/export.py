@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING
 from companion.cli.checks import preflight as checks
 from companion.cli.errors import InputFailure, UsageError, say
 from companion.cli.progress import reporter
-from companion.media import ExportResult, MediaError, export_spec, export_video, probe
+from companion.media import (
+    ExportResult,
+    MediaError,
+    PixelArt,
+    export_spec,
+    export_video,
+    palette_from_hex,
+    probe,
+)
 
 if TYPE_CHECKING:  # the store and the record are imported only when an export runs
     from companion.api.schema import ExportOptions
@@ -70,12 +78,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         selection,
         name=name,
         key_color=key,
-        pixel_art=args.pixel_art,
         godot_res_dir=res_dir,
         spacing=layout,
         **checks.finishing(args, formats, key is not None or info.has_alpha).switches(),
     )
-    spec = replace(spec, max_sheet_side=args.max_sheet_side)
+    spec = replace(spec, max_sheet_side=args.max_sheet_side, pixel=_pixel(args, spec.pixel_art))
     small = checks.small_sides(args)  # the service's bound does not hold here
     if small is not None:
         spec = replace(spec, width=small[0] or spec.width, height=small[1] or spec.height)
@@ -179,3 +186,16 @@ def _refuse_others(owner: Owner, paths: list[Path]) -> None:
                 f"--out: {refusal}; move it away or choose another --out or --name "
                 "(nothing was written)"
             )
+
+
+def _pixel(args: argparse.Namespace, on: bool) -> PixelArt | None:
+    """With pixel art: the art's facts a re-cut brings from its job (else none: nearest
+    scaling), in the palette named by --palette when given."""
+    if not on:
+        return None
+    palette = checks.palette(args)
+    facts = getattr(args, "pixel_facts", None)
+    if facts:
+        art = PixelArt.of_json(facts)
+        return art.with_palette(palette_from_hex(palette)) if palette else art
+    return PixelArt(palette_from_hex(palette)) if palette else None

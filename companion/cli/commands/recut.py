@@ -8,6 +8,7 @@ edits kept), never a pack archive beside a resource that still shows the old fra
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from companion.cli import into_project
@@ -60,9 +61,14 @@ def _made_on(args: argparse.Namespace, source: Job) -> None:
     """What the clip was made with, unless told otherwise (the rules are
     companion.jobs.ask.defaults'): its frame size, and its key colour keyed out again."""
     from companion.api.schema import ExportOptions
-    from companion.jobs import JobRequest, recut_export, recut_local
+    from companion.jobs import JobRequest, pixel_facts, recut_export, recut_local
 
     made = JobRequest.of(source.request)
+    kept = made.local_export or {}
+    if args.pixel_art is None:  # left open: as the clip's job was made
+        args.pixel_art = bool(kept.get("pixel_art"))
+    if args.pixel_art:  # the art's grid, palette and place: the job's, else its picture's
+        args.pixel_facts = kept.get("pixel") or pixel_facts(Path(made.image), None)
     if checks.small_sides(args) is not None:  # frames under 64 px: one side said, square
         args.width, args.height = args.width or args.height, args.height or args.width
     else:
@@ -104,10 +110,10 @@ def _into_project(
         if info.duration:
             checks.selection_fits(args, info.duration, args.video.name)
     local: dict[str, object] = {
-        "pixel_art": args.pixel_art,
         "padding": layout.padding,
         "extrude": layout.extrude,
         **checks.finishing_said(args).asked(),  # the re-cut's request decides the rest
+        **({"palette": checks.palette(args)} if args.palette else {}),
         **({"frame_size": [args.width, args.height]} if checks.small_sides(args) else {}),
         **({"key_color": list(key)} if key else {}),
         **(

@@ -121,6 +121,7 @@ class DropReader:
             # Named only when asked, so a drop of before it still hashes as it did.
             **({"finishing": settings.asked()} if settings.asked() else {}),
             **({"frames": settings.small()} if settings.small() else {}),
+            **({"palette": settings.palette_json()} if settings.palette else {}),
             **({"service_export": True} if settings.service_export else {}),
         }
         digest.update(json.dumps(described, sort_keys=True).encode())

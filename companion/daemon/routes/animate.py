@@ -21,7 +21,14 @@ from companion.daemon.file_work import on_files
 from companion.daemon.http.host import Earlier, Prepared
 from companion.daemon.http.middleware import reachable, read_body
 from companion.daemon.quotes import quote_id
-from companion.daemon.schema.quote import EarlierOut, PaidBecause, QuoteOut, RecutOut, Why
+from companion.daemon.schema.quote import (
+    EarlierOut,
+    PaidBecause,
+    PixelArtOut,
+    QuoteOut,
+    RecutOut,
+    Why,
+)
 from companion.daemon.schema.requests import AnimateIn, ask_of
 from companion.install import Placement, confined, default_target, foreseen, planned_writes
 from companion.jobs import (
@@ -106,6 +113,7 @@ class AnimateRoutes:
             earlier=earlier,
             recut=_recut_out(marked, found),
             paid_because=_paid_because(found, again) if earlier is None else None,
+            pixel_art=_pixel_out(job_request),
             quote_id=digest,
             name=name,
             target_dir=str(target),
@@ -345,3 +353,11 @@ def _paid_because(found: Answer, again: bool) -> PaidBecause:
     evicted = found.evicted.id if found.evicted is not None else None
     return PaidBecause(why="none" if evicted is None else "evicted", job=evicted,
                        note=found.reason())  # fmt: skip
+
+
+def _pixel_out(request: JobRequest) -> PixelArtOut | None:
+    """The pixel art a quote says its frames are made as."""
+    pixel, note = request.pixel_art, request.pixel_note()
+    if pixel is None or note is None:
+        return None
+    return PixelArtOut(palette=list(pixel["palette"]), grid=int(pixel.get("grid", 1)), note=note)

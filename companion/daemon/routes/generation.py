@@ -199,8 +199,9 @@ class GenerationRoutes:
     async def recut(self, request: web.Request) -> web.Response:
         job = self._job(request)
         body = await read_body(request, RecutIn)
-        local: dict[str, Any] = {"pixel_art": body.pixel_art, "padding": body.padding,
-                                 **body.asked()}  # fmt: skip
+        local: dict[str, Any] = {"padding": body.padding, **body.asked()}
+        if body.palette is not None:
+            local["palette"] = body.palette_json()
         small = body.small()
         if small is not None:  # one side said: square frames, as the other is unknown here
             local["frame_size"] = [small[0] or small[1], small[1] or small[0]]

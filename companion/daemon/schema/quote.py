@@ -23,6 +23,12 @@ class RecutOut(Reply):
     )
 
 
+class PixelArtOut(Reply):
+    palette: list[str] = Field(description="the colours every opaque pixel takes, #rrggbb")
+    grid: int = Field(description="picture pixels a side of one art pixel (2 to 4: drawn large)")
+    note: str = Field(description="what the frames are made as, in a sentence")
+
+
 class PaidBecause(Reply):
     why: Literal["none", "evicted", "again"] = Field(
         description="none: no paid generation of this remote part has its clip kept; "
@@ -73,6 +79,11 @@ class QuoteOut(Reply):
     paid_because: PaidBecause | None = Field(
         default=None,
         description="when spends is the price: why no kept clip answers (null when free)",
+    )
+    pixel_art: PixelArtOut | None = Field(
+        default=None,
+        description="the picture is pixel art (found, or asked with pixel_art): the frames "
+        "are made on its grid and palette, with alpha 0 or 255; null when they are not",
     )
     quote_id: str = Field(
         description="a digest of exactly the request priced (its settings and the image's "

@@ -22,7 +22,7 @@ from companion.media import MAX_SPACING, clean_name, is_clean_name
 
 if TYPE_CHECKING:
     from companion.install import Placement
-    from companion.jobs import AnimationAsk, CharacterPart, JobView, Picture
+    from companion.jobs import AnimationAsk, CharacterPart, Finishing, JobView, Picture
 
 
 def _output_name(value: str) -> str:
@@ -146,6 +146,7 @@ class PaidSettings(Protocol):
     service_export: bool | None
 
     def asked(self) -> dict[str, bool]: ...
+    def finishing(self) -> Finishing: ...
     def small(self) -> tuple[int | None, int | None] | None: ...
 
 
@@ -168,7 +169,7 @@ def ask_of(
         video=said.video,
         export=said.export,
         selection=said.selection,
-        finishing=said.asked(),
+        finishing=said.finishing(),
         frames=said.small(),
         service_export=bool(said.service_export),
         placement=placement,
@@ -314,9 +315,6 @@ class RecutIn(FinishingBody):
     target_folder: Folder | None = Field(default=None, description="relative to the project root")
     replace: bool = Field(
         default=False, description="as for animate: move a user's changed file aside"
-    )
-    pixel_art: bool = Field(
-        default=False, description="nearest-neighbour scaling, no dithering (a local export)"
     )
     padding: int = Field(
         default=0, ge=0, le=MAX_SPACING, description="transparent pixels between sheet frames"

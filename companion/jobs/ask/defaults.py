@@ -18,6 +18,10 @@ re-cut keeps its source's): the picture and the project's engine decide it.
   16 px frames), from 16 to 1024 px. The service makes 64 to 1024: frames smaller than
   that are asked of it scaled up to its bound (the quote is of that size) and scaled
   down here from the kept clip, area-averaged (pixel art: nearest), see small_frames.
+- A picture that is pixel art (alpha only 0 or 255, a few colours, drawn at 1x or
+  on a grid at 2x, 3x, 4x) gets pixel-art frames: its grid, its palette (or a named
+  one), hard alpha (companion.media.pixel). `--no-pixel-art` (`"pixel_art": false`)
+  says otherwise; a painted picture asked for it is drawn in a few of its colours.
 - An engine pack (Godot, Unity) gets trimmed sheets, and in place frames when they are
   transparent (registration reads the alpha): what a game uses as it is. `--no-trim`,
   `--no-in-place` (`"trim": false`, `"in_place": false`) say otherwise.
@@ -63,6 +67,7 @@ class Picture:
     size: tuple[int, int] | None  # None: not read here (the checks before the quote say why)
     alpha: bool  # a pixel that is not fully opaque (an all-opaque RGBA has nothing to keep)
     key: str | None = None  # the key colour far from its hues, as #rrggbb
+    pixel: dict[str, Any] | None = None  # its pixel art (PixelArt.as_json); None: not any
 
 
 # Picture facts by the bytes' digest: a command, a quote and its animate each ask for the
@@ -106,13 +111,56 @@ def _picture_facts(data: bytes) -> Picture:
             if opened.mode not in ("RGBA", "LA", "PA", "RGBa", "La") and (
                 "transparency" not in opened.info
             ):
-                return Picture(size, False, hex_colour(far_key_colour(opened)))
+                pixel = _pixel_art(opened.convert("RGBA"))
+                return Picture(size, False, hex_colour(far_key_colour(opened)), pixel)
             rgba = opened.convert("RGBA")
     except (OSError, ValueError, SyntaxError, Image.DecompressionBombError):
         return Picture(None, False)
     lowest = rgba.getchannel("A").getextrema()[0]
     alpha = isinstance(lowest, int) and lowest < 255
-    return Picture(size, alpha, hex_colour(far_key_colour(rgba)))
+    return Picture(size, alpha, hex_colour(far_key_colour(rgba)), _pixel_art(rgba))
+
+
+def _pixel_art(rgba: Image.Image) -> dict[str, Any] | None:
+    """The picture's pixel art as a request keeps it, or None when it is none."""
+    import numpy as np
+
+    from companion.media import read_art
+
+    if max(rgba.size) > MAX_OUTPUT_SIDE:  # past the frames made: not drawn a pixel at a time
+        return None
+    found = read_art(np.asarray(rgba))
+    return None if found is None else found.as_json()
+
+
+def pixel_facts(image: Path, palette: list[str] | None) -> dict[str, Any] | None:
+    """The pixel art a job asked for it draws the picture as (its own; a painted one's
+    few colours), with the named palette in place when given; None when the picture
+    cannot be read here (the checks before the quote say why)."""
+    import numpy as np
+
+    from companion.media import PixelArt, art_of, palette_from_hex
+
+    named = palette_from_hex(palette) if palette else None
+    known = picture(image).pixel
+    if known is not None:
+        return PixelArt.of_json(known).with_palette(named).as_json()
+    from companion.install import NotPlainFile, read_plain
+
+    try:
+        data = read_plain(image, PICTURE_READ_LIMIT)
+        with Image.open(io.BytesIO(data)) as opened:
+            rgba = np.asarray(opened.convert("RGBA"))
+    except (OSError, ValueError, NotPlainFile, SyntaxError, Image.DecompressionBombError):
+        return None
+    return art_of(rgba, named).as_json()
+
+
+def repaletted(pixel: Mapping[str, Any], palette: list[str]) -> dict[str, Any]:
+    """Pixel-art facts a request keeps, drawn in another palette."""
+    from companion.media import PixelArt, palette_from_hex
+
+    return PixelArt.of_json(pixel).with_palette(palette_from_hex(palette)).as_json()
 
 
 def has_alpha(image: Path) -> bool:
@@ -248,13 +296,18 @@ def recut_export(source_export: Mapping[str, Any], export: ExportOptions) -> Exp
     return export.model_copy(update=sides) if sides else export
 
 
-def finishing(formats: Iterable[str], said: Finishing | None, transparent: bool) -> Finishing:
+def finishing(
+    formats: Iterable[str], said: Finishing | None, transparent: bool, pixel: bool = False
+) -> Finishing:
     """The local finishing of an export of formats: what was said is kept; left open, an
-    engine pack is trimmed, and held in place when transparent; a loop only when asked.
-    Every switch is decided (none left open); the sides said are kept."""
+    engine pack is trimmed, and held in place when transparent; a loop only when asked;
+    pixel art when the picture is (pixel). Every switch is decided (none left open); the
+    sides and palette said are kept."""
     pack = any(f in ENGINE_PACKS for f in formats)
     said = said.finishing() if said is not None else Finishing()
-    opened = {"in_place": pack and transparent, "loop": False, "trim": pack}
+    # A palette named asks for pixel art unless told otherwise.
+    pixel = pixel or said.palette is not None
+    opened = {"in_place": pack and transparent, "loop": False, "trim": pack, "pixel_art": pixel}
     return said.model_copy(update={**opened, **said.asked()})
 
 

@@ -1,17 +1,21 @@
 """The local finishing of a job, done here from the clip and never sent to the service:
-frames held in place, the loop's seamless span, trimmed sheets, and frames smaller than
-the service makes. One typed model for every way in (the daemon's bodies and a drop's
-settings are made of it, the command line's flags read into it) and for the job request,
-which keeps the finishing on in its local_export under the same names."""
+frames held in place, the loop's seamless span, trimmed sheets, pixel art kept on its
+grid and palette, and frames smaller than the service makes. One typed model for every
+way in (the daemon's bodies and a drop's settings are made of it, the command line's
+flags read into it) and for the job request, which keeps the finishing on in its
+local_export under the same names."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StringConstraints
 
 from companion.api.schema.export import LOCAL_MIN_SIDE, MIN_OUTPUT_SIDE
+
+HexColour = Annotated[str, StringConstraints(pattern=r"^#?[0-9a-fA-F]{6}$")]
+MAX_PALETTE = 256
 
 
 class Finishing(BaseModel):
@@ -19,7 +23,7 @@ class Finishing(BaseModel):
     engine pack is trimmed and, transparent, held in place: companion.jobs.ask.defaults.
     finishing)."""
 
-    SWITCHES: ClassVar[tuple[str, ...]] = ("in_place", "loop", "trim")
+    SWITCHES: ClassVar[tuple[str, ...]] = ("in_place", "loop", "trim", "pixel_art")
 
     in_place: bool | None = Field(
         default=None,
@@ -37,6 +41,22 @@ class Finishing(BaseModel):
         description="sheet frames cut to their visible pixels with their place recorded "
         "(nothing moves in an engine), identical frames stored once (a local export; left "
         "out: on for an engine pack)",
+    )
+
+    pixel_art: bool | None = Field(
+        default=None,
+        description="keep pixel art pixel art: every frame on the picture's grid (a picture "
+        "drawn at 2x to 4x keeps its blocks), every opaque pixel a palette colour, alpha 0 "
+        "or 255 (a local export; left out: on when the picture is pixel art, hard alpha "
+        "and few colours; a re-cut keeps its source's)",
+    )
+    palette: list[HexColour] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_PALETTE,
+        description="with pixel_art: the colours frames are drawn in, as #rrggbb (the "
+        "command line's --palette reads a .gpl, .hex or PNG swatch into it); left out: "
+        "the picture's own",
     )
 
     frame_width: int | None = Field(
@@ -58,6 +78,12 @@ class Finishing(BaseModel):
         """The switches a request's local_export keeps (only those on are written) or a
         re-cut's local options say (None: left open)."""
         return cls(**{k: bool(local[k]) for k in cls.SWITCHES if local.get(k) is not None})
+
+    def palette_json(self) -> list[str] | None:
+        """The palette said, as a request keeps it (#rrggbb, lower case)."""
+        if self.palette is None:
+            return None
+        return ["#" + c.lstrip("#").lower() for c in self.palette]
 
     def finishing(self) -> Finishing:
         """The finishing alone, of a body or settings made of it."""

@@ -188,9 +188,15 @@ class JobRequest(BaseModel):
             models=models,
         )
         chosen = defaults.finishing(
-            [f.value for f in export.formats], ask.finishing, export.transparent.enabled
+            [f.value for f in export.formats],
+            ask.finishing,
+            export.transparent.enabled,
+            pixel=defaults.picture(image).pixel is not None,
         )
         asked: dict[str, Any] = dict(chosen.on())
+        pixel = defaults.pixel_facts(image, chosen.palette_json()) if chosen.pixel_art else None
+        if pixel is not None:  # the art's grid, palette and place, read once from the picture
+            asked["pixel"] = pixel
         if small is not None:
             asked["frame_size"] = list(small)
         return cls._asked(
@@ -229,13 +235,24 @@ class JobRequest(BaseModel):
         a placement its files go into a plain folder, as downloaded ones do."""
         export = defaults.recut_export(source.export, export)
         local = defaults.recut_local(source.video, export, local_export) or {}
+        made = source.local_export or {}
         chosen = defaults.finishing(
             [f.value for f in export.formats],
             Finishing.kept(local),
             bool(local.get("key_color")) or export.transparent.enabled,
+            pixel=bool(made.get("pixel_art")),  # left open: as the clip's job was made
         )
-        local = {k: v for k, v in local.items() if k not in Finishing.SWITCHES}
+        palette = local.pop("palette", None)
+        local = {k: v for k, v in local.items() if k not in (*Finishing.SWITCHES, "pixel")}
         local.update(chosen.on())
+        if chosen.pixel_art:  # the art's facts: the source's, else read from its picture
+            pixel = made.get("pixel")
+            if pixel is None:
+                pixel = defaults.pixel_facts(Path(source.image), palette)
+            elif palette:
+                pixel = defaults.repaletted(pixel, palette)
+            if pixel is not None:
+                local["pixel"] = pixel
         return cls._asked(
             JobKind.RECUT,
             export,
@@ -281,10 +298,24 @@ class JobRequest(BaseModel):
         return self.kind == JobKind.ANIMATION and here
 
     @property
-    def pixel_art(self) -> bool:
-        """Its frames are pixel art (a local export option): the engine files made for
-        them filter nearest."""
-        return bool((self.local_export or {}).get("pixel_art"))
+    def pixel_art(self) -> dict[str, Any] | None:
+        """The pixel art its frames are made as (grid, palette; see companion.media.pixel),
+        None when they are not."""
+        local = self.local_export or {}
+        pixel = local.get("pixel")
+        return dict(pixel) if local.get("pixel_art") and isinstance(pixel, Mapping) else None
+
+    def pixel_note(self) -> str | None:
+        """The pixel art found or asked, as a quote says it (None: none)."""
+        pixel = self.pixel_art
+        if pixel is None:
+            return None
+        grid = int(pixel.get("grid", 1))
+        drawn = f", drawn at {grid}x (its blocks kept)" if grid > 1 else ""
+        return (
+            f"pixel art: {len(pixel.get('palette', []))} colours{drawn}; frames on its grid "
+            "and palette, alpha 0 or 255 (made here, free; --no-pixel-art for smooth frames)"
+        )
 
     @property
     def buys(self) -> str:

@@ -56,7 +56,7 @@ def into_character(
                 autoplay=part.autoplay,
                 move_frames=placement.project_root / resource[len("res://") :],
                 owner=owner,
-                pixel_art=JobRequest.of(job.request).pixel_art,
+                pixel_art=JobRequest.of(job.request).pixel_art is not None,
             )
     except InstallError as exc:
         kind = "controller" if placement.engine == "unity" else "tres"

@@ -312,7 +312,7 @@ class OutputSteps:
                 ],
                 staging,
                 export=(job.resolved or {}).get("export") or {},
-                pixel_art=JobRequest.of(job.request).pixel_art,
+                pixel_art=JobRequest.of(job.request).pixel_art is not None,
                 after_each=lambda: crash_point("mid_install"),
                 record=record,
             )

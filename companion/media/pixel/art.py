@@ -1,0 +1,155 @@
+"""Pixel art recognised in a picture: hard alpha, few colours, square blocks of one
+colour on a grid (a sprite drawn at 2x, 3x or 4x), and the box its opaque pixels fill.
+One typed shape (PixelArt) travels from the picture, read when a job is asked for, to
+the export of its frames, through the job's local export as plain JSON."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from PIL import Image
+
+from companion.media.errors import MediaError
+from companion.media.pixel.palette import (
+    MAX_COLOURS,
+    Palette,
+    hex_of,
+    palette_from_hex,
+)
+
+RGBA = npt.NDArray[np.uint8]
+# Past this many colours a picture is painted (or anti-aliased), not pixel art.
+ART_COLOURS = 64
+POSTER_COLOURS = 32  # a painted picture asked for pixel art is drawn in this many
+MAX_GRID = 16  # picture pixels a side of one art pixel, at most
+
+
+@dataclass(frozen=True)
+class PixelArt:
+    """palette: the colours every opaque output pixel takes. grid: picture pixels a
+    side of one art pixel (1, or 2, 3, 4 for art drawn large). size: the picture's size
+    and box: the box (x0, y0, x1, y1) its opaque pixels fill, when read from a picture
+    (they place the clip's character on the art's grid; None: the frame's own grid)."""
+
+    palette: Palette
+    grid: int = 1
+    size: tuple[int, int] | None = None
+    box: tuple[int, int, int, int] | None = None
+
+    def with_palette(self, palette: Palette | None) -> PixelArt:
+        """These facts with a named palette in place of the art's own (None: kept)."""
+        if palette is None:
+            return self
+        return PixelArt(palette, self.grid, self.size, self.box)
+
+    def as_json(self) -> dict[str, Any]:
+        said: dict[str, Any] = {"palette": [hex_of(c) for c in self.palette], "grid": self.grid}
+        if self.size is not None:
+            said["size"] = list(self.size)
+        if self.box is not None:
+            said["box"] = list(self.box)
+        return said
+
+    @classmethod
+    def of_json(cls, said: Mapping[str, Any]) -> PixelArt:
+        """The facts a job's local export keeps (see as_json)."""
+        try:
+            palette = palette_from_hex([str(c) for c in said["palette"]], "pixel.palette")
+            grid = int(said.get("grid", 1))
+            size = said.get("size")
+            box = said.get("box")
+            return cls(
+                palette,
+                max(1, min(MAX_GRID, grid)),
+                (int(size[0]), int(size[1])) if size else None,
+                (int(box[0]), int(box[1]), int(box[2]), int(box[3])) if box else None,
+            )
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise MediaError(f"pixel: not pixel-art facts ({exc})") from exc
+
+    def describe(self) -> str:
+        """In a few words, as a quote says it."""
+        scale = f", drawn at {self.grid}x" if self.grid > 1 else ""
+        return f"pixel art: {len(self.palette)} colours{scale}"
+
+
+def art_of(rgba: RGBA, palette: Palette | None = None) -> PixelArt:
+    """The pixel art a picture is asked to be: its own when it is pixel art, else its
+    colours cut down to a few (a painted picture asked for pixel art), with a named
+    palette in place of either when given."""
+    found = read_art(rgba)
+    if found is None:
+        shown = rgba[..., 3] >= 128
+        ys, xs = np.nonzero(shown)
+        box = None
+        if len(xs):
+            box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
+        height, width = shown.shape
+        found = PixelArt(palette or _posterised(rgba, shown), 1, (width, height), box)
+    return found.with_palette(palette)
+
+
+def _posterised(rgba: RGBA, shown: npt.NDArray[np.bool_]) -> Palette:
+    """A painted picture's visible colours cut down to POSTER_COLOURS (median cut)."""
+    visible = rgba[..., :3][shown] if shown.any() else rgba[..., :3].reshape(-1, 3)
+    strip = Image.fromarray(np.ascontiguousarray(visible).reshape(1, -1, 3), "RGB")
+    cut = strip.quantize(POSTER_COLOURS, method=Image.Quantize.MEDIANCUT).convert("RGB")
+    counted: list[tuple[int, tuple[int, ...] | float]] = list(cut.getcolors(POSTER_COLOURS) or [])
+    counted.sort(key=lambda pair: -pair[0])
+    return tuple(_rgb(colour) for _, colour in counted)
+
+
+def _rgb(colour: tuple[int, ...] | float) -> tuple[int, int, int]:
+    if not isinstance(colour, tuple):  # never for RGB: one level is a grey
+        return int(colour), int(colour), int(colour)
+    return int(colour[0]), int(colour[1]), int(colour[2])
+
+
+def read_art(rgba: RGBA) -> PixelArt | None:
+    """The picture's pixel art, or None when it is not pixel art: alpha other than 0 and
+    255, more than ART_COLOURS colours, or none opaque."""
+    alpha = rgba[..., 3]
+    if np.any((alpha > 0) & (alpha < 255)):
+        return None
+    if not np.any(alpha == 255):
+        return None
+    shown = rgba.copy()
+    shown[alpha == 0] = 0  # what hides under transparent pixels does not count
+    colours = _few_colours(shown)
+    if colours is None:
+        return None
+    ys, xs = np.nonzero(alpha == 255)
+    box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
+    height, width = alpha.shape
+    return PixelArt(colours, grid_of(shown), (width, height), box)
+
+
+def _few_colours(shown: RGBA) -> Palette | None:
+    """The opaque colours, most used first, when few enough."""
+    opaque = shown[shown[..., 3] == 255]
+    packed = opaque[:, :3].astype(np.int32) @ np.array([1 << 16, 1 << 8, 1], dtype=np.int32)
+    values, counts = np.unique(packed, return_counts=True)
+    if len(values) > min(ART_COLOURS, MAX_COLOURS):
+        return None
+    order = values[np.argsort(-counts, kind="stable")]
+    return tuple((int(v >> 16) & 255, int(v >> 8) & 255, int(v) & 255) for v in order)
+
+
+def grid_of(shown: RGBA) -> int:
+    """Picture pixels a side of one art pixel: every run of one colour along a row or a
+    column starts on the same grid, so the grid divides every gap between two changes
+    (a 1x picture has changes a pixel apart). The grid starts where the box does."""
+    packed = shown.astype(np.uint32)
+    flat = packed[..., 0] << 24 | packed[..., 1] << 16 | packed[..., 2] << 8 | packed[..., 3]
+    columns = np.flatnonzero(np.any(flat[:, 1:] != flat[:, :-1], axis=0)) + 1
+    rows = np.flatnonzero(np.any(flat[1:, :] != flat[:-1, :], axis=1)) + 1
+    grid = 0
+    for changes in (columns, rows):
+        if len(changes) >= 2:
+            grid = math.gcd(grid, int(np.gcd.reduce(np.diff(changes))))
+    return max(1, min(MAX_GRID, grid)) if grid else 1

@@ -1,0 +1,78 @@
+"""Pixel art through the command line against the sandbox: a 16 px character, a 32 px
+one and one drawn at 4x land as pixel art without being asked (every opaque pixel a
+palette colour, alpha 0 or 255, the picture's silhouette and eyes, 4x blocks kept), the
+quote says so, and the money is read: the same generation made smooth (--no-pixel-art)
+or re-cut as pixel art again spends nothing, as pixel art is local work."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from companion.store import Store
+from tests.conftest import TEST_KEY
+from tests.support.calls import Api
+from tests.support.cli import environment, in_process
+from tests.support.media import zip_frames
+from tests.support.pixel_art import assert_pixel_frames, draw_pixel_character, off_palette
+
+pytestmark = pytest.mark.slow
+
+QUICK = ["--prompt", "idle", "--frame-count", "3", "--seconds", "1", "--resolution", "360p",
+         "--formats", "frames_zip"]  # fmt: skip
+
+
+def balance(api: Api) -> int:
+    return int(api.get("/credits/balance").json["available"])
+
+
+def only_job(home: Path, name: str) -> Any:
+    store = Store(home / "companion.db")
+    try:
+        return [j for j in store.jobs() if j.name == name][-1]
+    finally:
+        store.close()
+
+
+def test_pixel_art_lands_as_pixel_art_and_costs_once(make_sandbox: Any, tmp_path: Path) -> None:
+    sandbox = make_sandbox()
+    api = Api(sandbox.base_url, key=TEST_KEY)
+    home, out = tmp_path / "home", tmp_path / "out"
+    env = environment(sandbox.base_url, home)
+    for size, grid in ((16, 1), (32, 1), (64, 4)):
+        picture = draw_pixel_character(size, grid)
+        path = tmp_path / f"px{size}.png"
+        picture.save(path)
+        before = balance(api)
+        made = in_process(["animate", str(path), *QUICK, "--out", str(out)], env)
+        assert made.returncode == 0, made.stderr
+        assert "pixel art: 5 colours" in made.stderr, made.stderr
+        assert ("drawn at 4x" in made.stderr) == (grid == 4)
+        job = only_job(home, path.stem)
+        assert job.quote == before - balance(api) > 0  # the quote is what was charged
+        frames = zip_frames(out / f"{path.stem}_frames.zip")
+        assert_pixel_frames(frames, picture, grid=grid)
+    # The same generation made smooth: a free re-cut of the kept clip.
+    before = balance(api)
+    smooth = in_process(["animate", str(path), *QUICK, "--no-pixel-art", "--name", "smooth",
+                         "--out", str(out)], env)  # fmt: skip
+    assert smooth.returncode == 0, smooth.stderr
+    assert balance(api) == before and "nothing is spent" in smooth.stderr
+    soft = zip_frames(out / "smooth_frames.zip")
+    assert len(np.unique(soft[0][..., 3])) > 2  # the smooth export's soft edge
+    # And that re-cut made pixel art again, with a named palette: free too.
+    palette = tmp_path / "four.hex"
+    palette.write_text("#14101c\n#d27d2c\n#854c30\n#deeed6\n")
+    recut_id = only_job(home, "smooth").id
+    again = in_process(["recut", recut_id[:8], "--formats", "frames_zip", "--frame-count", "3",
+                        "--pixel-art", "--palette", str(palette), "--name", "again",
+                        "--out", str(out)], env)  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    assert balance(api) == before
+    named = ((20, 16, 28), (210, 125, 44), (133, 76, 48), (222, 238, 214))
+    for frame in zip_frames(out / "again_frames.zip"):
+        assert off_palette(frame, named) == 0
+        assert set(np.unique(frame[..., 3]).tolist()) <= {0, 255}

@@ -1,0 +1,129 @@
+"""Pixel art read from its picture and kept so: the grid and palette found, palette files
+read, and frames of a real synthesized clip (blurred, resampled, on a key colour) brought
+back onto the art's grid and palette, read pixel by pixel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from companion.media import ExportSpec, MediaError, export_video
+from companion.media.demo_art import draw_character
+from companion.media.pixel.art import PixelArt, read_art
+from companion.media.pixel.oklab import oklab
+from companion.media.pixel.palette import nearest_table, palette_from_hex, read_palette, table_index
+from companion.media.synth import SynthSpec, synthesize
+from tests.support.media import zip_frames
+from tests.support.pixel_art import COLOURS, EYE, draw_pixel_character, eyes, iou, off_palette
+
+KEY = (0, 0, 255)
+
+
+@pytest.mark.parametrize(("size", "grid"), [(16, 1), (32, 1), (64, 1), (128, 4), (96, 3)])
+def test_the_grid_and_palette_are_read_from_the_picture(size: int, grid: int) -> None:
+    art = read_art(np.asarray(draw_pixel_character(size, grid)))
+    assert art is not None
+    assert art.grid == grid and sorted(art.palette) == sorted(COLOURS)
+    assert art.size == (size, size)
+    assert art.box is not None and all(v % grid == 0 for v in art.box)
+
+
+def test_a_painted_picture_or_soft_alpha_is_not_pixel_art() -> None:
+    painted = draw_character(256).resize((200, 200), Image.Resampling.LANCZOS)
+    assert read_art(np.asarray(painted)) is None
+    soft = np.asarray(draw_pixel_character(32)).copy()
+    soft[0, 0] = (10, 10, 10, 128)
+    assert read_art(soft) is None
+
+
+def test_palette_files_gpl_hex_and_swatch(tmp_path: Path) -> None:
+    gpl = tmp_path / "p.gpl"
+    gpl.write_text("GIMP Palette\nName: four\nColumns: 4\n# a comment\n"
+                   "  0   0   0\tBlack\n255 255 255 White\n 200 40 40 Red\n")  # fmt: skip
+    assert read_palette(gpl) == ((0, 0, 0), (255, 255, 255), (200, 40, 40))
+    hexed = tmp_path / "p.hex"
+    hexed.write_text("000000\n#ffffff\nFFc82828\n")
+    assert read_palette(hexed) == ((0, 0, 0), (255, 255, 255), (200, 40, 40))
+    swatch = np.zeros((1, 4, 4), dtype=np.uint8)
+    swatch[0, :3] = [(0, 0, 0, 255), (255, 255, 255, 255), (0, 0, 0, 255)]
+    Image.fromarray(swatch, "RGBA").save(tmp_path / "s.png")
+    assert read_palette(tmp_path / "s.png") == ((0, 0, 0), (255, 255, 255))
+    bad = tmp_path / "bad.gpl"
+    bad.write_text("GIMP Palette\n1 2 three\n")
+    with pytest.raises(MediaError, match=r"bad\.gpl: line 2"):
+        read_palette(bad)
+    with pytest.raises(MediaError, match="not a colour"):
+        palette_from_hex(["#12345"])
+
+
+def test_the_nearest_table_is_the_nearest_in_oklab() -> None:
+    palette = ((0, 0, 0), (255, 255, 255), (200, 40, 40), (40, 200, 40), (30, 30, 200))
+    table = nearest_table(palette)
+    rng = np.random.default_rng(7)
+    # Cell centres, where the table is exact: colours 2 levels off the palette's own
+    # are indexed by their cell's centre.
+    colours = (rng.integers(0, 64, (500, 3)) * 4 + 1).astype(np.uint8)
+    got = table[table_index(colours)]
+    distance = ((oklab(colours)[:, None] - oklab(np.array(palette))[None]) ** 2).sum(-1)
+    assert (got == distance.argmin(axis=1)).mean() > 0.99
+    assert (table[table_index(np.array(palette, dtype=np.uint8))] == np.arange(5)).all()
+
+
+@pytest.fixture(scope="module")
+def clips(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[int, int], Path]:
+    """A short idle clip of each picture, as the sandbox makes it (360 px, keyed)."""
+    folder = tmp_path_factory.mktemp("pixel-clips")
+    made = {}
+    for size, grid in ((16, 1), (64, 1), (128, 4)):
+        path = folder / f"c{size}.mp4"
+        idle = SynthSpec(prompt="idle", duration=1.0, width=360, height=360, key_color=KEY)
+        synthesize(draw_pixel_character(size, grid), path, idle)
+        made[(size, grid)] = path
+    return made
+
+
+@pytest.mark.parametrize(("size", "grid"), [(16, 1), (64, 1), (128, 4)])
+def test_frames_are_the_arts_palette_grid_and_silhouette(
+    clips: dict[tuple[int, int], Path], tmp_path: Path, size: int, grid: int
+) -> None:
+    picture = np.asarray(draw_pixel_character(size, grid))
+    art = read_art(picture)
+    assert art is not None
+    spec = ExportSpec(formats=("frames_zip",), frame_count=6, width=size, height=size,
+                      key_color=KEY, pixel_art=True, pixel=art, name="px")  # fmt: skip
+    frames = zip_frames(export_video(clips[(size, grid)], tmp_path, spec).paths("frames_zip")[0])
+    for frame in frames:
+        assert frame.shape == picture.shape
+        assert set(np.unique(frame[..., 3])) <= {0, 255}
+        assert off_palette(frame, art.palette) == 0
+        blocks = frame.reshape(size // grid, grid, size // grid, grid, 4)
+        assert (blocks == blocks[:, :1, :, :1]).all(), "every art pixel one block"
+    first = frames[0]
+    assert iou(first[..., 3] > 0, picture[..., 3] > 0) >= 0.9
+    for x, y in eyes(size // grid):
+        assert tuple(first[y * grid, x * grid, :3]) == EYE
+
+
+def test_a_named_palette_is_the_only_one_used(
+    clips: dict[tuple[int, int], Path], tmp_path: Path
+) -> None:
+    art = read_art(np.asarray(draw_pixel_character(64)))
+    assert art is not None
+    named = ((20, 12, 28), (210, 125, 44), (133, 76, 48), (222, 238, 214))
+    art = art.with_palette(named)
+    spec = ExportSpec(formats=("frames_zip",), frame_count=3, width=64, height=64,
+                      key_color=KEY, pixel_art=True, pixel=art, name="p")  # fmt: skip
+    frames = zip_frames(export_video(clips[(64, 1)], tmp_path, spec).paths("frames_zip")[0])
+    assert all(off_palette(f, named) == 0 for f in frames)
+    assert len({tuple(c) for f in frames for c in f[f[..., 3] > 0][:, :3]}) >= 3
+
+
+def test_the_facts_travel_as_json() -> None:
+    art = read_art(np.asarray(draw_pixel_character(128, 4)))
+    assert art is not None
+    assert PixelArt.of_json(art.as_json()) == art
+    with pytest.raises(MediaError, match="pixel"):
+        PixelArt.of_json({"grid": 2})
