@@ -11,6 +11,7 @@ edge and spill pixels."""
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import numpy.typing as npt
@@ -36,16 +37,16 @@ CELL_BITS = 6
 ROUNDING_MARGIN = 0.01
 # Bands whose colour cells are looked up at once.
 LOOKUP_BANDS = 4
+HEX_COLOUR = re.compile(r"[0-9a-fA-F]{6}")
 
 
-def parse_hex_colour(text: str) -> tuple[int, int, int]:
+def parse_hex_colour(text: str, label: str = "key colour") -> tuple[int, int, int]:
+    """#rrggbb (or rrggbb) as levels; label names what held it in the error."""
     value = text.strip().lstrip("#")
-    if len(value) != 6:
-        raise MediaError(f"key colour {text!r} is not a hex colour such as #00ff00")
-    try:
-        return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
-    except ValueError as exc:
-        raise MediaError(f"key colour {text!r} is not a hex colour such as #00ff00") from exc
+    if not HEX_COLOUR.fullmatch(value):  # int() alone would take "+1" or "1_"
+        said = f"{label} {text!r} is not a colour such as #00ff00 (a hex colour, #rrggbb)"
+        raise MediaError(said)
+    return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
 
 
 class ChromaKeyer:

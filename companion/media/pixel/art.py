@@ -15,10 +15,10 @@ import numpy.typing as npt
 from PIL import Image
 
 from companion.media.errors import MediaError
+from companion.media.keying.key_pick import hex_colour
 from companion.media.pixel.palette import (
     MAX_COLOURS,
     Palette,
-    hex_of,
     palette_from_hex,
 )
 
@@ -48,7 +48,7 @@ class PixelArt:
         return PixelArt(palette, self.grid, self.size, self.box)
 
     def as_json(self) -> dict[str, Any]:
-        said: dict[str, Any] = {"palette": [hex_of(c) for c in self.palette], "grid": self.grid}
+        said: dict[str, Any] = {"palette": [hex_colour(c) for c in self.palette], "grid": self.grid}
         if self.size is not None:
             said["size"] = list(self.size)
         if self.box is not None:

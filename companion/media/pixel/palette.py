@@ -11,6 +11,7 @@ import numpy.typing as npt
 from PIL import Image
 
 from companion.media.errors import MediaError
+from companion.media.keying.chroma import parse_hex_colour
 from companion.media.pixel.oklab import oklab
 
 RGB = tuple[int, int, int]
@@ -24,21 +25,12 @@ TABLE_BITS = 6
 _TABLE_CHUNK = 1 << 14  # colours measured against the palette at once (bounded memory)
 
 
-def hex_of(colour: RGB) -> str:
-    return "#" + "".join(f"{c:02x}" for c in colour)
-
-
 def parse_colour(text: str, where: str) -> RGB:
     """#rrggbb (or rrggbb) as levels; where names what held it in the error."""
     value = text.strip().lstrip("#")
     if len(value) == 8 and value.lower().startswith("ff"):
         value = value[2:]  # .hex files exported with an opaque alpha first
-    if len(value) != 6:
-        raise MediaError(f"{where}: {text!r} is not a colour such as #1a2b3c")
-    try:
-        return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
-    except ValueError as exc:
-        raise MediaError(f"{where}: {text!r} is not a colour such as #1a2b3c") from exc
+    return parse_hex_colour(value, f"{where}:")
 
 
 def checked(colours: list[RGB], where: str) -> Palette:
