@@ -234,7 +234,7 @@ def _add_finishing_options(parser: argparse.ArgumentParser, seam_search: str) ->
         action=argparse.BooleanOptionalAction,
         help="keep pixel art pixel art: frames on the picture's grid (2x to 4x art keeps "
         "its blocks), every opaque pixel a palette colour, alpha 0 or 255 (default: on "
-        "for a picture that is pixel art: hard alpha, few colours)",
+        "for pixel art drawn at 2x and up: hard alpha, few colours, blocks)",
     )
     parser.add_argument(
         "--palette",

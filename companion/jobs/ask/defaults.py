@@ -18,10 +18,12 @@ re-cut keeps its source's): the picture and the project's engine decide it.
   16 px frames), from 16 to 1024 px. The service makes 64 to 1024: frames smaller than
   that are asked of it scaled up to its bound (the quote is of that size) and scaled
   down here from the kept clip, area-averaged (pixel art: nearest), see small_frames.
-- A picture that is pixel art (alpha only 0 or 255, a few colours, drawn at 1x or
-  on a grid at 2x, 3x, 4x) gets pixel-art frames: its grid, its palette (or a named
-  one), hard alpha (companion.media.pixel). `--no-pixel-art` (`"pixel_art": false`)
-  says otherwise; a painted picture asked for it is drawn in a few of its colours.
+- A picture drawn as pixel art on a grid (alpha only 0 or 255, a few colours, blocks
+  at 2x, 3x, 4x) gets pixel-art frames: its grid, its palette (or a named one), hard
+  alpha (companion.media.pixel). At 1x, flat colours with hard edges are as often cel
+  or vector art, made smooth unless `--pixel-art` (`"pixel_art": true`) or a palette
+  asks; `--no-pixel-art` says otherwise for the 2x to 4x; a painted picture asked for
+  it is drawn in a few of its colours.
 - An engine pack (Godot, Unity) gets trimmed sheets, and in place frames when they are
   transparent (registration reads the alpha): what a game uses as it is. `--no-trim`,
   `--no-in-place` (`"trim": false`, `"in_place": false`) say otherwise.
@@ -131,6 +133,13 @@ def _pixel_art(rgba: Image.Image) -> dict[str, Any] | None:
         return None
     found = read_art(np.asarray(rgba))
     return None if found is None else found.as_json()
+
+
+def pixel_unasked(image: Path) -> bool:
+    """Pixel art when nothing says: a picture drawn on a grid (2x and up). One at 1x
+    is pixel art only when asked (see the module's rules)."""
+    known = picture(image).pixel
+    return known is not None and int(known.get("grid", 1)) >= 2
 
 
 def pixel_facts(image: Path, palette: list[str] | None) -> dict[str, Any] | None:

@@ -191,7 +191,7 @@ class JobRequest(BaseModel):
             [f.value for f in export.formats],
             ask.finishing,
             export.transparent.enabled,
-            pixel=defaults.picture(image).pixel is not None,
+            pixel=defaults.pixel_unasked(image),
         )
         asked: dict[str, Any] = dict(chosen.on())
         pixel = defaults.pixel_facts(image, chosen.palette_json()) if chosen.pixel_art else None
