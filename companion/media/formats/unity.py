@@ -15,7 +15,6 @@ import numpy as np
 from PIL import Image
 
 from companion.media.formats.common import (
-    RGBA,
     Animation,
     FrameRect,
     SheetPage,
@@ -23,6 +22,7 @@ from companion.media.formats.common import (
     stable_int64,
     write_tar_gz,
 )
+from companion.media.pixel.art import grid_of
 
 ALIGNMENT = {
     "center": 0,
@@ -44,24 +44,10 @@ DEFAULT_PIXELS_PER_UNIT = 100.0
 ART_PIXELS_PER_UNIT = 16
 
 
-def art_pixel(frame: RGBA) -> int:
-    """The side, in frame pixels, of one pixel of the art: the greatest common divisor of
-    the runs of one colour along rows and columns (those that meet the frame's edge may be
-    cut short and are left out); 1 for art on no whole-pixel grid."""
-    packed = np.ascontiguousarray(frame).view(np.uint32)[..., 0]
-    packed = np.where(frame[..., 3] == 0, 0, packed)  # every clear pixel one colour
-    runs: list[np.ndarray] = []
-    for grid in (packed, packed.T):
-        rows, edges = np.nonzero(grid[:, 1:] != grid[:, :-1])  # a run ends after each
-        same_row = np.diff(rows) == 0
-        runs.append(np.diff(edges)[same_row])
-    lengths = np.concatenate(runs)
-    return int(np.gcd.reduce(lengths)) if lengths.size else 1
-
-
 def pixels_per_unit(animation: Animation) -> float:
     """What spritePixelsToUnits says: the animation's own, or for pixel art asked with
-    the default, ART_PIXELS_PER_UNIT art pixels a unit (measured on the first frame)."""
+    the default, ART_PIXELS_PER_UNIT art pixels a unit (one art pixel's side measured on
+    the first frame as a picture's grid is; 1 for art on no whole-pixel grid)."""
     if not animation.pixel_art or animation.pixels_per_unit != DEFAULT_PIXELS_PER_UNIT:
         return animation.pixels_per_unit
     first = animation.frames[0] if animation.pages else None
@@ -70,7 +56,8 @@ def pixels_per_unit(animation: Animation) -> float:
     box = (first.x, first.y, first.x + first.width, first.y + first.height)
     with Image.open(animation.pages[first.page].path) as sheet:
         frame = np.asarray(sheet.crop(box).convert("RGBA"))
-    return float(ART_PIXELS_PER_UNIT * art_pixel(frame))
+    shown = np.where(frame[..., 3:] == 0, 0, frame)  # every clear pixel one colour
+    return float(ART_PIXELS_PER_UNIT * grid_of(shown))
 
 
 def trimmed_pivot(rect: FrameRect, pivot_x: float, pivot_y_up: float) -> tuple[float, float]:

@@ -72,11 +72,6 @@ class PixelArt:
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise MediaError(f"pixel: not pixel-art facts ({exc})") from exc
 
-    def describe(self) -> str:
-        """In a few words, as a quote says it."""
-        scale = f", drawn at {self.grid}x" if self.grid > 1 else ""
-        return f"pixel art: {len(self.palette)} colours{scale}"
-
 
 def art_of(rgba: RGBA, palette: Palette | None = None) -> PixelArt:
     """The pixel art a picture is asked to be: its own when it is pixel art, else its
