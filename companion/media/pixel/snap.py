@@ -23,6 +23,7 @@ from companion.media.pixel.art import PixelArt
 from companion.media.pixel.palette import nearest_table, table_index
 
 RGBA = npt.NDArray[np.uint8]
+Indices = npt.NDArray[np.intp]
 # Samples a side of a block read from the clip, at most (a block many clip pixels wide
 # needs no more to find its colours).
 MAX_SAMPLES = 6
@@ -93,6 +94,7 @@ class PixelPass:
         self._fit = Mapping(fit_pitch, fit_x, fit_y, 0.0, 0.0)
         self._mapping: Mapping | None = None
         self._ready = threading.Event()
+        self._sampled: dict[tuple[Mapping, int, int, int, int, int], tuple[Indices, Indices]] = {}
 
     def apply(self, frame: RGBA, nth: int) -> RGBA:
         if nth == 0:
@@ -131,10 +133,7 @@ class PixelPass:
         columns = math.ceil((self.out_w - self._x) / cell)
         rows = math.ceil((self.out_h - self._y) / cell)
         samples = max(1, min(MAX_SAMPLES, round(mapping.pitch * cell)))
-        xs = self._clip_positions(self._x, columns, samples, mapping.at_x, mapping.from_x,
-                                  mapping.pitch, frame.shape[1])  # fmt: skip
-        ys = self._clip_positions(self._y, rows, samples, mapping.at_y, mapping.from_y,
-                                  mapping.pitch, frame.shape[0])  # fmt: skip
+        xs, ys = self._positions(mapping, samples, columns, rows, frame.shape[1], frame.shape[0])
         blocks = np.zeros((rows, columns, 4), dtype=np.uint8)
         band = max(1, BAND_ENTRIES // max(1, columns * max(len(self.art.palette), samples**2)))
         for top in range(0, rows, band):
@@ -144,6 +143,23 @@ class PixelPass:
         return np.ascontiguousarray(
             whole[-self._y : -self._y + self.out_h, -self._x : -self._x + self.out_w]
         )
+
+    def _positions(
+        self, mapping: Mapping, samples: int, columns: int, rows: int, width: int, height: int
+    ) -> tuple[Indices, Indices]:
+        """The clip pixels every frame's samples read: the same for every frame of one
+        mapping and clip size, so worked out once."""
+        key = (mapping, samples, columns, rows, width, height)
+        known = self._sampled.get(key)
+        if known is None:
+            known = (
+                self._clip_positions(self._x, columns, samples, mapping.at_x, mapping.from_x,
+                                     mapping.pitch, width),
+                self._clip_positions(self._y, rows, samples, mapping.at_y, mapping.from_y,
+                                     mapping.pitch, height),
+            )  # fmt: skip
+            self._sampled[key] = known  # threads may both work it out: the same answer
+        return known
 
     def _clip_positions(
         self,
