@@ -33,6 +33,8 @@ def staged_rows(
         name=name,
         key_color=(int(key[0]), int(key[1]), int(key[2])) if key else None,
         pixel_art=bool(finishing.pixel_art),
+        # The art's grid, palette and place, as its request keeps them.
+        pixel=PixelArt.of_json(local["pixel"]) if local.get("pixel") else None,
         spacing=Spacing(int(local.get("padding", 0)), int(local.get("extrude", 0))),
         in_place=bool(finishing.in_place),
         loop=bool(finishing.loop),
@@ -41,8 +43,6 @@ def staged_rows(
     size = local.get("frame_size")  # smaller than the service makes: scaled down here
     if size:
         spec = replace(spec, width=int(size[0]), height=int(size[1]))
-    if finishing.pixel_art and local.get("pixel"):  # the art's grid, palette and place
-        spec = replace(spec, pixel=PixelArt.of_json(local["pixel"]))
     if local.get("max_sheet_side"):  # the command line's page bound; else the spec's own
         spec = replace(spec, max_sheet_side=int(local["max_sheet_side"]))
     result = export_video(clip, staging, spec)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from companion.api.schema import ExportOptions, Selection
 from companion.media.formats.sheet import NO_SPACING, Spacing
+from companion.media.pixel.art import PixelArt
 from companion.media.spec import ExportSpec
 
 
@@ -17,6 +18,7 @@ def export_spec(
     name: str,
     key_color: tuple[int, int, int] | None,
     pixel_art: bool = False,
+    pixel: PixelArt | None = None,
     godot_res_dir: str | None = None,
     spacing: Spacing = NO_SPACING,
     in_place: bool = False,
@@ -25,7 +27,8 @@ def export_spec(
 ) -> ExportSpec:
     """The service's options carry no sheet spacing nor finishing (in place, loop, trim),
     so only the local exports set them; the sandbox lays sheets out as the service does,
-    frame against frame."""
+    frame against frame. pixel: the art's facts the frames are brought to, with
+    pixel_art (None: nearest scaling alone)."""
     return ExportSpec(
         formats=tuple(f.value for f in options.formats),
         frame_count=options.frame_count,
@@ -38,6 +41,7 @@ def export_spec(
         pivot=options.unity.pivot.value,
         pixels_per_unit=options.unity.pixels_per_unit,
         pixel_art=pixel_art,
+        pixel=pixel if pixel_art else None,
         name=name,
         godot_res_dir=godot_res_dir,
         padding=spacing.padding,

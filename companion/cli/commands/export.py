@@ -73,6 +73,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise InputFailure(str(exc)) from exc
     if info.duration:
         checks.selection_fits(args, info.duration, f"{video.name}")
+    switches = checks.finishing(args, formats, key is not None or info.has_alpha).switches()
     spec = export_spec(
         options,
         selection,
@@ -80,9 +81,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         key_color=key,
         godot_res_dir=res_dir,
         spacing=layout,
-        **checks.finishing(args, formats, key is not None or info.has_alpha).switches(),
+        pixel=_pixel(args, switches["pixel_art"]),
+        **switches,
     )
-    spec = replace(spec, max_sheet_side=args.max_sheet_side, pixel=_pixel(args, spec.pixel_art))
+    spec = replace(spec, max_sheet_side=args.max_sheet_side)
     small = checks.small_sides(args)  # the service's bound does not hold here
     if small is not None:
         spec = replace(spec, width=small[0] or spec.width, height=small[1] or spec.height)

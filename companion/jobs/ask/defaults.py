@@ -148,12 +148,11 @@ def pixel_facts(image: Path, palette: list[str] | None) -> dict[str, Any] | None
     cannot be read here (the checks before the quote say why)."""
     import numpy as np
 
-    from companion.media import PixelArt, art_of, palette_from_hex
+    from companion.media import art_of, palette_from_hex
 
-    named = palette_from_hex(palette) if palette else None
     known = picture(image).pixel
     if known is not None:
-        return PixelArt.of_json(known).with_palette(named).as_json()
+        return repaletted(known, palette)
     from companion.install import NotPlainFile, read_plain
 
     try:
@@ -162,14 +161,15 @@ def pixel_facts(image: Path, palette: list[str] | None) -> dict[str, Any] | None
             rgba = np.asarray(opened.convert("RGBA"))
     except (OSError, ValueError, NotPlainFile, SyntaxError, Image.DecompressionBombError):
         return None
-    return art_of(rgba, named).as_json()
+    return art_of(rgba, palette_from_hex(palette) if palette else None).as_json()
 
 
-def repaletted(pixel: Mapping[str, Any], palette: list[str]) -> dict[str, Any]:
-    """Pixel-art facts a request keeps, drawn in another palette."""
+def repaletted(pixel: Mapping[str, Any], palette: list[str] | None) -> dict[str, Any]:
+    """Pixel-art facts a request keeps, drawn in another palette (None: their own)."""
     from companion.media import PixelArt, palette_from_hex
 
-    return PixelArt.of_json(pixel).with_palette(palette_from_hex(palette)).as_json()
+    named = palette_from_hex(palette) if palette else None
+    return PixelArt.of_json(pixel).with_palette(named).as_json()
 
 
 def has_alpha(image: Path) -> bool:
