@@ -13,7 +13,8 @@ from PIL import Image
 from companion.api.schema import ExportOptions, Selection
 from companion.install.godot.sprite_merge import carries_edits, merge
 from companion.install.safety.set_aside import ASIDE
-from companion.media import export_video, far_key_colour
+from companion.jobs import pixel_facts
+from companion.media import PixelArt, export_video, far_key_colour
 from companion.media.demo_art import draw_character
 from companion.media.formats.sheet import Spacing
 from companion.media.from_schema import export_spec
@@ -121,6 +122,8 @@ def test_quote_extras_replace_and_a_pixel_recut(make_sandbox, tmp_path: Path) ->
             name="hero_px",
             key_color=key,
             pixel_art=True,
+            # The art's facts a re-cut as pixel art reads from the source's picture.
+            pixel=PixelArt.of_json(pixel_facts(project / "art" / "hero.png", None) or {}),
             spacing=Spacing(padding=3),
             # A Godot pack of a keyed clip: trimmed and held in place unless said otherwise.
             in_place=True,

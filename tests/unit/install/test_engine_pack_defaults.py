@@ -57,17 +57,19 @@ def test_the_defaults_table() -> None:
     def decided(formats: list[str], said: Finishing | None, alpha: bool) -> dict[str, bool]:
         return finishing(formats, said, alpha).switches()
 
+    # pixel_art: off unless the picture is pixel art drawn on a grid (pixel=True).
     assert decided(["spritesheet"], None, True) == {"in_place": False, "loop": False,
-                                                    "trim": False}  # fmt: skip
+                                                    "trim": False, "pixel_art": False}  # fmt: skip
     assert decided(["spritesheet", "godot_pack"], None, True) == {
-        "in_place": True, "loop": False, "trim": True}  # fmt: skip
+        "in_place": True, "loop": False, "trim": True, "pixel_art": False}  # fmt: skip
     assert decided(["unity_pack"], Finishing(in_place=None), False) == {
-        "in_place": False, "loop": False, "trim": True}  # fmt: skip
-    said = Finishing(in_place=False, trim=False, loop=True)
-    assert finishing(["godot_pack"], said, True) == said
+        "in_place": False, "loop": False, "trim": True, "pixel_art": False}  # fmt: skip
+    assert finishing(["spritesheet"], None, True, pixel=True).pixel_art is True
+    said = Finishing(in_place=False, trim=False, loop=True, pixel_art=False)
+    assert finishing(["godot_pack"], said, True, pixel=True) == said
     small = Finishing(frame_width=32)  # the sides said are kept, the switches decided
     assert finishing(["godot_pack"], small, False) == Finishing(
-        in_place=False, loop=False, trim=True, frame_width=32)  # fmt: skip
+        in_place=False, loop=False, trim=True, pixel_art=False, frame_width=32)  # fmt: skip
 
 
 def _export(clip: Path, out: Path, *flags: str) -> int:

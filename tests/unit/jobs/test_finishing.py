@@ -12,11 +12,12 @@ from companion.jobs import Finishing
 def test_said_kept_and_on() -> None:
     said = Finishing(in_place=False, loop=True)
     assert said.asked() == {"in_place": False, "loop": True}  # trim left open
-    assert said.switches() == {"in_place": False, "loop": True, "trim": False}
+    assert said.switches() == {"in_place": False, "loop": True, "trim": False,
+                               "pixel_art": False}  # fmt: skip
     assert said.on() == {"loop": True}
     # A local_export keeps the switches on; a re-cut's options may say None (left open).
     local = {"loop": True, "trim": None, "pixel_art": True, "frame_size": [32, 32]}
-    assert Finishing.kept(local) == Finishing(loop=True)
+    assert Finishing.kept(local) == Finishing(loop=True, pixel_art=True)
     assert Finishing.kept({}) == Finishing()
 
 
