@@ -289,10 +289,14 @@ def palette(args: argparse.Namespace) -> list[str] | None:
         return None
     if args.pixel_art is False:
         raise UsageError("--palette: it draws pixel art, and --no-pixel-art turns it off")
+    from companion.install import NotPlainFile, read_plain
     from companion.media import MediaError, hex_colour, read_palette
+    from companion.media.pixel.palette import MAX_PALETTE_BYTES
 
-    try:
-        colours = read_palette(Path(path))
+    try:  # a plain file, bounded: a FIFO or a device named by mistake never blocks
+        colours = read_palette(read_plain(Path(path), MAX_PALETTE_BYTES), str(path))
+    except (OSError, NotPlainFile) as exc:
+        raise UsageError(f"--palette: {path}: cannot read it ({exc})") from exc
     except MediaError as exc:
         raise UsageError(f"--palette: {exc}") from exc
     return [hex_colour(c) for c in colours]

@@ -4,7 +4,7 @@ table that maps any colour to its nearest palette colour in OKLab."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import io
 
 import numpy as np
 import numpy.typing as npt
@@ -45,22 +45,18 @@ def palette_from_hex(colours: list[str], where: str = "palette") -> Palette:
     return checked([parse_colour(c, where) for c in colours], where)
 
 
-def read_palette(path: Path) -> Palette:
-    """A named palette file: GIMP .gpl, .hex (one #rrggbb a line) or a PNG swatch (its
-    opaque pixels' colours, in reading order)."""
-    where = str(path)
-    try:
-        if path.stat().st_size > MAX_PALETTE_BYTES:
-            raise MediaError(f"{where}: too large for a palette file")
-        if path.suffix.lower() == ".png":
-            return _swatch(path)
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise MediaError(f"{where}: cannot read it ({exc.strerror or exc})") from exc
-    if path.suffix.lower() == ".gpl" or text.startswith("GIMP Palette"):
-        return _gpl(text, where)
+def read_palette(data: bytes, name: str) -> Palette:
+    """A named palette file's bytes (name: its path, for its kind and the errors): GIMP
+    .gpl, .hex (one #rrggbb a line) or a PNG swatch (its opaque pixels' colours, in
+    reading order). Reading the file is the caller's: a plain file, at most
+    MAX_PALETTE_BYTES."""
+    if name.lower().endswith(".png"):
+        return _swatch(data, name)
+    text = data.decode("utf-8", errors="replace")
+    if name.lower().endswith(".gpl") or text.startswith("GIMP Palette"):
+        return _gpl(text, name)
     lines = [line.split(";")[0].strip() for line in text.splitlines()]
-    return checked([parse_colour(line, where) for line in lines if line], where)
+    return checked([parse_colour(line, name) for line in lines if line], name)
 
 
 def _gpl(text: str, where: str) -> Palette:
@@ -80,15 +76,15 @@ def _gpl(text: str, where: str) -> Palette:
     return checked(colours, where)
 
 
-def _swatch(path: Path) -> Palette:
+def _swatch(data: bytes, name: str) -> Palette:
     try:
-        with Image.open(path) as opened:
+        with Image.open(io.BytesIO(data)) as opened:
             if opened.width * opened.height > 4096 * 4096:
-                raise MediaError(f"{path}: too large for a palette swatch")
+                raise MediaError(f"{name}: too large for a palette swatch")
             rgba = np.asarray(opened.convert("RGBA"))
     except (OSError, ValueError, Image.DecompressionBombError) as exc:
-        raise MediaError(f"{path}: not a readable PNG ({exc})") from exc
-    return checked(colours_of(rgba), str(path))
+        raise MediaError(f"{name}: not a readable PNG ({exc})") from exc
+    return checked(colours_of(rgba), name)
 
 
 def colours_of(rgba: npt.NDArray[np.uint8]) -> list[RGB]:

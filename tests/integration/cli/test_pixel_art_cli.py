@@ -7,6 +7,7 @@ or re-cut as pixel art again spends nothing, as pixel art is local work."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -78,3 +79,24 @@ def test_pixel_art_lands_as_pixel_art_and_costs_once(make_sandbox: Any, tmp_path
     for frame in zip_frames(out / "again_frames.zip"):
         assert off_palette(frame, named) == 0
         assert set(np.unique(frame[..., 3]).tolist()) <= {0, 255}
+
+
+def test_a_palette_that_is_not_a_plain_file_is_refused_before_anything_is_spent(
+    make_sandbox: Any, tmp_path: Path
+) -> None:
+    sandbox = make_sandbox()
+    api = Api(sandbox.base_url, key=TEST_KEY)
+    env = environment(sandbox.base_url, tmp_path / "home")
+    path = tmp_path / "px.png"
+    draw_pixel_character(32).save(path)
+    fifo = tmp_path / "colours.hex"
+    os.mkfifo(fifo)  # nothing ever writes to it: reading it would wait for ever
+    big = tmp_path / "big.hex"
+    big.write_text("#14101c\n" * 300_000)  # past the bound of a palette file
+    before = balance(api)
+    for named in (fifo, big, tmp_path):
+        made = in_process(["animate", str(path), *QUICK, "--palette", str(named),
+                           "--out", str(tmp_path / "out")], env)  # fmt: skip
+        assert made.returncode == 2, made.stderr
+        assert "--palette" in made.stderr and str(named) in made.stderr, made.stderr
+    assert balance(api) == before and not (tmp_path / "out").exists()

@@ -43,18 +43,22 @@ def test_palette_files_gpl_hex_and_swatch(tmp_path: Path) -> None:
     gpl = tmp_path / "p.gpl"
     gpl.write_text("GIMP Palette\nName: four\nColumns: 4\n# a comment\n"
                    "  0   0   0\tBlack\n255 255 255 White\n 200 40 40 Red\n")  # fmt: skip
-    assert read_palette(gpl) == ((0, 0, 0), (255, 255, 255), (200, 40, 40))
+    assert read_palette(gpl.read_bytes(), str(gpl)) == ((0, 0, 0), (255, 255, 255), (200, 40, 40))
     hexed = tmp_path / "p.hex"
     hexed.write_text("000000\n#ffffff\nFFc82828\n")
-    assert read_palette(hexed) == ((0, 0, 0), (255, 255, 255), (200, 40, 40))
+    assert read_palette(hexed.read_bytes(), "p.hex") == (
+        (0, 0, 0),
+        (255, 255, 255),
+        (200, 40, 40),
+    )
     swatch = np.zeros((1, 4, 4), dtype=np.uint8)
     swatch[0, :3] = [(0, 0, 0, 255), (255, 255, 255, 255), (0, 0, 0, 255)]
     Image.fromarray(swatch, "RGBA").save(tmp_path / "s.png")
-    assert read_palette(tmp_path / "s.png") == ((0, 0, 0), (255, 255, 255))
+    assert read_palette((tmp_path / "s.png").read_bytes(), "s.png") == ((0, 0, 0), (255, 255, 255))
     bad = tmp_path / "bad.gpl"
     bad.write_text("GIMP Palette\n1 2 three\n")
     with pytest.raises(MediaError, match=r"bad\.gpl: line 2"):
-        read_palette(bad)
+        read_palette(bad.read_bytes(), str(bad))
     with pytest.raises(MediaError, match="not a colour"):
         palette_from_hex(["#12345"])
 
