@@ -17,6 +17,7 @@ import pytest
 from PIL import Image
 
 from companion.install.safety.set_aside import ASIDE
+from companion.jobs import pixel_facts
 from companion.media import far_key_colour
 from tests.conftest import TEST_KEY
 from tests.support.calls import Api
@@ -158,8 +159,9 @@ def test_the_studio_in_a_real_editor(
     assert seen["finishing_defaults"] == [True, False], seen
     assert seen["loop_drops_quote"], seen
     local = pixel[0]["settings"]["local_export"]
+    # As pixel art: with the art's facts, read from its picture (its own few colours).
     cut = {"pixel_art": True, "padding": 0, "key_color": key, "in_place": True, "loop": True,
-           "trim": True}  # fmt: skip
+           "trim": True, "pixel": pixel_facts(project / "art" / "hero.png", None)}  # fmt: skip
     assert local == cut, pixel
     assert any("Loop seam" in m for m in seen["extended_messages"]), seen["extended_messages"]
     # The dock played the pixel-art cut nearest (CanvasItem.TEXTURE_FILTER_NEAREST), and
