@@ -18,12 +18,13 @@ re-cut keeps its source's): the picture and the project's engine decide it.
   16 px frames), from 16 to 1024 px. The service makes 64 to 1024: frames smaller than
   that are asked of it scaled up to its bound (the quote is of that size) and scaled
   down here from the kept clip, area-averaged (pixel art: nearest), see small_frames.
-- A picture drawn as pixel art on a grid (alpha only 0 or 255, a few colours, blocks
-  at 2x, 3x, 4x) gets pixel-art frames: its grid, its palette (or a named one), hard
-  alpha (companion.media.pixel). At 1x, flat colours with hard edges are as often cel
-  or vector art, made smooth unless `--pixel-art` (`"pixel_art": true`) or a palette
-  asks; `--no-pixel-art` says otherwise for the 2x to 4x; a painted picture asked for
-  it is drawn in a few of its colours.
+- A picture that is pixel art (alpha only 0 or 255, a few colours) gets pixel-art
+  frames: its grid, its palette (or a named one), hard alpha (companion.media.pixel):
+  one drawn on a grid (blocks at 2x, 3x, 4x) whatever its size, one at 1x up to
+  SPRITE_SIDE a side. Bigger flat art at 1x is as often cel or vector art, made smooth
+  unless `--pixel-art` (`"pixel_art": true`) or a palette asks; `--no-pixel-art` says
+  otherwise for the rest; a painted picture asked for it is drawn in a few of its
+  colours.
 - An engine pack (Godot, Unity) gets trimmed sheets, and in place frames when they are
   transparent (registration reads the alpha): what a game uses as it is. `--no-trim`,
   `--no-in-place` (`"trim": false`, `"in_place": false`) say otherwise.
@@ -79,6 +80,9 @@ _FACTS: OrderedDict[str, Picture] = OrderedDict()
 _FACTS_KEPT = 32
 _FACTS_LOCK = threading.Lock()
 PICTURE_READ_LIMIT = 64 * 2**20  # past the service's own bound; the checks refuse it
+# A sprite drawn at 1x this small (a side, px) is drawn a pixel at a time: pixel art
+# unasked when its colours are few and its alpha hard.
+SPRITE_SIDE = 64
 
 
 def picture(image: Path) -> Picture:
@@ -136,10 +140,14 @@ def _pixel_art(rgba: Image.Image) -> dict[str, Any] | None:
 
 
 def pixel_unasked(image: Path) -> bool:
-    """Pixel art when nothing says: a picture drawn on a grid (2x and up). One at 1x
-    is pixel art only when asked (see the module's rules)."""
+    """Pixel art when nothing says: a picture drawn on a grid (2x and up), or a sprite
+    at 1x up to SPRITE_SIDE a side (see the module's rules)."""
     known = picture(image).pixel
-    return known is not None and int(known.get("grid", 1)) >= 2
+    if known is None:
+        return False
+    size = known.get("size") or ()
+    small = bool(size) and max(int(v) for v in size) <= SPRITE_SIDE
+    return int(known.get("grid", 1)) >= 2 or small
 
 
 def pixel_facts(image: Path, palette: list[str] | None) -> dict[str, Any] | None:

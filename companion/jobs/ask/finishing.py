@@ -47,8 +47,8 @@ class Finishing(BaseModel):
         default=None,
         description="keep pixel art pixel art: every frame on the picture's grid (a picture "
         "drawn at 2x to 4x keeps its blocks), every opaque pixel a palette colour, alpha 0 "
-        "or 255 (a local export; left out: on for pixel art drawn on a grid at 2x and "
-        "up, hard alpha and few colours; a re-cut keeps its source's)",
+        "or 255 (a local export; left out: on for pixel art, hard alpha and few colours, "
+        "drawn on a grid at 2x and up or at 1x up to 64 px; a re-cut keeps its source's)",
     )
     palette: list[HexColour] | None = Field(
         default=None,

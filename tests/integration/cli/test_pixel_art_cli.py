@@ -1,6 +1,5 @@
-"""Pixel art through the command line against the sandbox: a 16 px character and a 32 px
-one asked with --pixel-art, and one drawn at 4x without being asked, land as pixel art
-(every opaque pixel a
+"""Pixel art through the command line against the sandbox: 16, 32 and 64 px characters
+and one drawn at 4x land as pixel art without being asked (every opaque pixel a
 palette colour, alpha 0 or 255, the picture's silhouette and eyes, 4x blocks kept), the
 quote says so, and the money is read: the same generation made smooth (--no-pixel-art)
 or re-cut as pixel art again spends nothing, as pixel art is local work."""
@@ -44,13 +43,12 @@ def test_pixel_art_lands_as_pixel_art_and_costs_once(make_sandbox: Any, tmp_path
     api = Api(sandbox.base_url, key=TEST_KEY)
     home, out = tmp_path / "home", tmp_path / "out"
     env = environment(sandbox.base_url, home)
-    for size, grid in ((16, 1), (32, 1), (64, 4)):
+    for size, grid in ((16, 1), (32, 1), (64, 1), (64, 4)):
         picture = draw_pixel_character(size, grid)
-        path = tmp_path / f"px{size}.png"
+        path = tmp_path / f"px{size}x{grid}.png"
         picture.save(path)
         before = balance(api)
-        asked = ["--pixel-art"] if grid == 1 else []  # at 1x flat art may be cel art: asked
-        made = in_process(["animate", str(path), *QUICK, *asked, "--out", str(out)], env)
+        made = in_process(["animate", str(path), *QUICK, "--out", str(out)], env)
         assert made.returncode == 0, made.stderr
         assert "pixel art: 5 colours" in made.stderr, made.stderr
         assert ("drawn at 4x" in made.stderr) == (grid == 4)

@@ -1,7 +1,7 @@
 """Pixel art through the daemon and a watched drop folder, against the sandbox: the quote
-says the pixel art asked for (a 1x picture), the sheet's frames are the art's palette and
-silhouette with hard alpha, a drop's sidecar names a palette, and the money is read: the
-same generation made smooth spends nothing."""
+says the pixel art found unasked (a 64 px picture at 1x), the sheet's frames are the
+art's palette and silhouette with hard alpha, a drop's sidecar names a palette, and the
+money is read: the same generation made smooth spends nothing."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_the_daemon_and_a_drop_make_pixel_art(make_sandbox: Any, tmp_path: Path)
                       "defaults": {"prompt": "idle", "video": {"duration_seconds": 1,
                                                                "resolution": "360p"}}})  # fmt: skip
         assert reply.status == 201, reply.body
-        sent = _body(project, "art/px.png", "px", pixel_art=True)  # at 1x: asked
+        sent = _body(project, "art/px.png", "px")
         before = api.get("/credits/balance").json["available"]
         quote = call(running, "POST", "/api/v1/quote", sent).json
         assert quote["pixel_art"]["grid"] == 1 and len(quote["pixel_art"]["palette"]) == 5

@@ -179,9 +179,12 @@ def _pictures(folder: Path) -> tuple[Path, Path, Path]:
 # What each door stored before its call became one typed ask: a job recorded by that
 # release must be found again (its fingerprint equal) and read back by this one.
 PINNED = {
+    # The 64 px pictures of these doors are sprites, pixel art unasked: what is kept
+    # and the job's fingerprint say so, while every generation (the third, what is
+    # paid) is the one before: a job recorded before is re-cut, never paid again.
     "animate": (
-        "998fb5f0331d485fb95359d4b408323abb4296702225ab4a02d75fb8c7f43e9f",
-        "03fea84a8497d49e1700743af6614759f7a04bc112fae7f9f62b30c60951c5dc",
+        "035b8cb2ecf902fbe6e7bfdc5aaf3ed7a718fd7f05d859dc094469acc4c893a5",
+        "77bf5536f26f3c03767f47f473a883074e52cf466673afefd6fe22f832101c4f",
         "971ceea3e6639c9f213a651939ecb33295917c6b1a37c7bd6b70b925e08afaec",
     ),
     "animate_plain": (
@@ -190,28 +193,28 @@ PINNED = {
         "13ee9193fef87d7d4d2b795ad661f1fc52e2aaa333a61173adb7dcf5dc709a4a",
     ),
     "jobs_add": (
-        "35837a7cefe6d15e83e2e1965e473cff94077ff33a2ca00365ac74a3e3ff3689",
-        "17c8edcdc9a5adbf5ad4b4254c2b10e4d1372475dfeaf23225050d598929cb87",
+        "922dfd5d56037f2f53d03ebd2ae458e757c2849f75203a707bfce1d808a9aef4",
+        "782d1725466a2bfacd2c3bc2e269dfcc954a025ce3aac50583e34c10761fb0db",
         "df16b43862625aa3cdf185a149f0102d343fdeb02726dbfc83fe51040c6118ea",
     ),
     "character_idle": (
-        "9db92511077001d70dcff043b4185aa4cb338a73efdd9c6b67a7ca4707a9c35c",
-        "493a669543b6a6e43731c64d45d9652ae761d688ee5079546cc9ce0f63fd4b3e",
+        "5f47156d875b200d0bb560d5031cdf33b7d1cae718ea3ec6b87fa970f08021e7",
+        "fef1b4c9b6c66ae54a30d2919dc0525cf1bbc680d31fe55d1e9245d749c5dba4",
         "81a6378d3eb129252b5a16f0566a829f901d45380a66b6e560eed31b7767467f",
     ),
     "character_attack": (
-        "8ae53bfd5bbaf1fffbeff9df675df96eabbf58c8d2b184b7eaa129544a0bcc5c",
-        "1d798711b6a86da6079158d39be8f65ef4eb28777b0a2e39c599963358ebcc53",
+        "16e61bbb509a15bf6e4512af8c2453d9e2946c91bf6fc66bb3921b3828d910ae",
+        "27d2399b6b6efd9b0bde18ca8cc6522ddf52c09937bef26e5cd2a593c8ee76d8",
         "26d08c4ff03b6fd76f1e5f979b25e95106087405af296dbbf6fb1e0e926a0030",
     ),
     "daemon": (
-        "dd95f60ced2f378e75bc7ed48a1fedb1b086f699205f5d2672ae1d2e44963fce",
-        "78632cb213960822b280194346f932411b35d2bc0629d54bc38b4a7e3d86eeae",
+        "dca858ccabf97567a43454eed1c8d1ee53cbc33aa1dd2475b57d62dca163ad93",
+        "cffe799dbd79a11c896682e8aaf3dd83e38f624e3966005819a8b88be00aac72",
         "41f3efe5e2d954aa84fb71015a87c0c4b7977545f33c5a8f3e273642725c8898",
     ),
     "drop": (
-        "381747085718dd0afe8ba090df6094fb1d71eeda52ad419afbf13e9ebcad4cb5",
-        "c71717cc176d00fd2d2f67d844d07ec139a093da5ad3aad9c2f1666eee64ab0d",
+        "559dada281e03f969478778105c3b70016115466c5496ded0ca829baa9e95090",
+        "880cc43b6beb5975649da52391350bbbaa28ab971f3779d2803c29d25c59fd4d",
         "5852b64de69ae3afe5abf732c821feb85a175564851f4a3b7724a4a70fc43526",
     ),
 }
