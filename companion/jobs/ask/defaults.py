@@ -318,12 +318,13 @@ def finishing(
 ) -> Finishing:
     """The local finishing of an export of formats: what was said is kept; left open, an
     engine pack is trimmed, and held in place when transparent; a loop only when asked;
-    pixel art when the picture is (pixel). Every switch is decided (none left open); the
-    sides and palette said are kept."""
+    pixel art when the picture is (pixel) and the frames are transparent (an opaque
+    video asked for keeps its background as it is). Every switch is decided (none left
+    open); the sides and palette said are kept."""
     pack = any(f in ENGINE_PACKS for f in formats)
     said = said.finishing() if said is not None else Finishing()
     # A palette named asks for pixel art unless told otherwise.
-    pixel = pixel or said.palette is not None
+    pixel = (pixel and transparent) or said.palette is not None
     opened = {"in_place": pack and transparent, "loop": False, "trim": pack, "pixel_art": pixel}
     return said.model_copy(update={**opened, **said.asked()})
 

@@ -51,8 +51,11 @@ def test_animate_trims_and_loops_then_in_place_is_a_free_recut(
     home, out = tmp_path / "home", tmp_path / "out"
     picture = tmp_path / "knight.png"
     draw_character(64).save(picture)
+    # Made smooth: the walk's hop is measured at the clip's own scale (a 64 px sprite is
+    # pixel art unasked, and kept whole in its frame, hop or not).
     made = companion(sandbox.base_url, home, "animate", str(picture), *QUICK, *SHEET,
-                     "--trim", "--loop", "auto", "--out", str(out), "--json")  # fmt: skip
+                     "--trim", "--loop", "auto", "--no-pixel-art", "--out", str(out),
+                     "--json")  # fmt: skip
     assert made.returncode == 0, made.stderr
     summary = json.loads(made.stdout)
     assert summary["loop"]["seam"] >= 0 and summary["loop"]["end"] > summary["loop"]["start"]
@@ -64,7 +67,8 @@ def test_animate_trims_and_loops_then_in_place_is_a_free_recut(
     paid = api.get("/credits/balance").json["available"]
 
     again = companion(sandbox.base_url, home, "animate", str(picture), *QUICK, *SHEET,
-                      "--in-place", "--name", "still", "--out", str(out), "--json")  # fmt: skip
+                      "--in-place", "--no-pixel-art", "--name", "still", "--out", str(out),
+                      "--json")  # fmt: skip
     assert again.returncode == 0, again.stderr
     assert len(creates(sandbox)) == 1 and api.get("/credits/balance").json["available"] == paid
     assert all(not f["trimmed"] for f in sheet_frames(out / "still.json").values())
@@ -107,7 +111,8 @@ def test_the_daemon_body_and_its_quote_take_the_finishing(
     running = start_daemon(sandbox, tmp_path / "home")
     try:
         project = godot_project(running, tmp_path)
-        asked = body(project, "walk", trim=True, loop=True)
+        # Smooth frames, whose bob is measured below (the 64 px hero is pixel art unasked).
+        asked = body(project, "walk", trim=True, loop=True, pixel_art=False)
         quoted = call(running, "POST", "/api/v1/quote", asked)
         assert quoted.status == 200 and quoted.json["spends"] > 0, quoted.body
         first = call(
@@ -124,7 +129,7 @@ def test_the_daemon_body_and_its_quote_take_the_finishing(
         paid = api.get("/credits/balance").json["available"]
 
         # The same generation held in place and untrimmed: quoted free, re-cut free.
-        still = body(project, "walk", in_place=True, trim=False, name="hero_still")
+        still = body(project, "walk", in_place=True, trim=False, pixel_art=False, name="hero_still")
         quoted = call(running, "POST", "/api/v1/quote", still)
         assert quoted.status == 200 and quoted.json["spends"] == 0, quoted.body
         assert quoted.json["recut"]["finishing"] == ["in_place"], quoted.body

@@ -216,9 +216,8 @@ def test_a_pack_the_service_left_out_is_built_here(
     plugin = ScriptedPlugin(daemon.home, engine, project)
     image = "art/coin.png" if engine == "godot" else "Assets/Art/coin.png"
     body = plugin.body(image, "spin sandbox:no-packs", [f"{engine}_pack"], 64, 8)
-    # The service's own export (else the video alone is bought and made here whole; the
-    # 64 px coin is pixel art, also made here, unless told otherwise).
-    body.update(in_place=False, trim=False, service_export=True, pixel_art=False)
+    # The service's own export (else the video alone is bought and made here whole).
+    body.update(in_place=False, trim=False, service_export=True)
     assert plugin.quote(body) > 0
     job = plugin.poll(plugin.animate(body))
     assert job["state"] == "done", job

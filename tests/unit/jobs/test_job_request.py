@@ -179,9 +179,11 @@ def _pictures(folder: Path) -> tuple[Path, Path, Path]:
 # What each door stored before its call became one typed ask: a job recorded by that
 # release must be found again (its fingerprint equal) and read back by this one.
 PINNED = {
-    # The 64 px pictures of these doors are sprites, pixel art unasked: what is kept
-    # and the job's fingerprint say so, while every generation (the third, what is
-    # paid) is the one before: a job recorded before is re-cut, never paid again.
+    # The 64 px pictures of the first doors are sprites, pixel art unasked: what is
+    # kept and the job's fingerprint say so, while every generation (the third,
+    # what is paid) is the one before: a job recorded before is re-cut, never paid
+    # again. The daemon's and the drop's ask for the service's own export, which
+    # a default does not override: as they were.
     "animate": (
         "035b8cb2ecf902fbe6e7bfdc5aaf3ed7a718fd7f05d859dc094469acc4c893a5",
         "77bf5536f26f3c03767f47f473a883074e52cf466673afefd6fe22f832101c4f",
@@ -208,13 +210,13 @@ PINNED = {
         "26d08c4ff03b6fd76f1e5f979b25e95106087405af296dbbf6fb1e0e926a0030",
     ),
     "daemon": (
-        "dca858ccabf97567a43454eed1c8d1ee53cbc33aa1dd2475b57d62dca163ad93",
-        "cffe799dbd79a11c896682e8aaf3dd83e38f624e3966005819a8b88be00aac72",
+        "dd95f60ced2f378e75bc7ed48a1fedb1b086f699205f5d2672ae1d2e44963fce",
+        "78632cb213960822b280194346f932411b35d2bc0629d54bc38b4a7e3d86eeae",
         "41f3efe5e2d954aa84fb71015a87c0c4b7977545f33c5a8f3e273642725c8898",
     ),
     "drop": (
-        "559dada281e03f969478778105c3b70016115466c5496ded0ca829baa9e95090",
-        "880cc43b6beb5975649da52391350bbbaa28ab971f3779d2803c29d25c59fd4d",
+        "381747085718dd0afe8ba090df6094fb1d71eeda52ad419afbf13e9ebcad4cb5",
+        "c71717cc176d00fd2d2f67d844d07ec139a093da5ad3aad9c2f1666eee64ab0d",
         "5852b64de69ae3afe5abf732c821feb85a175564851f4a3b7724a4a70fc43526",
     ),
 }

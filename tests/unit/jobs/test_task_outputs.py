@@ -101,8 +101,7 @@ def test_an_asked_clip_is_the_selection_never_kept_as_the_generation(
     image = _picture(tmp_path)
     ask = ["--formats", "clip_video,spritesheet", "--frame-count", "4", "--width", "96"]
     ask += ["--height", "96", "--start", "0.5", "--duration", "0.5", "--json"]
-    # The one-click path: the service's own export installed (the 64 px sprite made smooth).
-    ask += ["--service-export", "--no-pixel-art"]
+    ask += ["--service-export"]  # the one-click path: the service's own export installed
     first = _summary(_animate(sandbox, home, image, out, *ask))
     assert first["spent_now"] > 0
     clip = probe(out / "hero.mp4")
@@ -156,9 +155,7 @@ def test_a_failed_export_keeps_its_charged_video_and_the_same_command_is_free(
     image = _picture(tmp_path)
     ask = ["--formats", "spritesheet,spritesheet_json", "--frame-count", "4"]
     ask += ["--width", "64", "--height", "64", "--prompt", "walk sandbox:export-fail"]
-    # The service's export stage is the one that fails (a sprite this small is pixel
-    # art, exported here, unless told otherwise).
-    ask += ["--service-export", "--no-pixel-art"]
+    ask += ["--service-export"]  # the service's export stage is the one that fails
     start = _balance(sandbox)
     failed = _animate(sandbox, home, image, out, *ask)
     assert failed.returncode == 1
