@@ -18,8 +18,10 @@ from companion.media.errors import MediaError
 from companion.media.keying.key_pick import hex_colour
 from companion.media.pixel.palette import (
     MAX_COLOURS,
+    RGB,
     Palette,
     palette_from_hex,
+    parse_colour,
 )
 
 RGBA = npt.NDArray[np.uint8]
@@ -27,6 +29,9 @@ RGBA = npt.NDArray[np.uint8]
 ART_COLOURS = 64
 POSTER_COLOURS = 32  # a painted picture asked for pixel art is drawn in this many
 MAX_GRID = 16  # picture pixels a side of one art pixel, at most
+# The share of the silhouette's rim in one colour from which the art is outlined: the
+# rim of every frame is then drawn in it, as the artist drew the picture's.
+OUTLINE_SHARE = 0.85
 
 
 @dataclass(frozen=True)
@@ -34,18 +39,21 @@ class PixelArt:
     """palette: the colours every opaque output pixel takes. grid: picture pixels a
     side of one art pixel (1, or 2, 3, 4 for art drawn large). size: the picture's size
     and box: the box (x0, y0, x1, y1) its opaque pixels fill, when read from a picture
-    (they place the clip's character on the art's grid; None: the frame's own grid)."""
+    (they place the clip's character on the art's grid; None: the frame's own grid).
+    outline: the colour of the silhouette's rim when the art is outlined (None: not)."""
 
     palette: Palette
     grid: int = 1
     size: tuple[int, int] | None = None
     box: tuple[int, int, int, int] | None = None
+    outline: RGB | None = None
 
     def with_palette(self, palette: Palette | None) -> PixelArt:
-        """These facts with a named palette in place of the art's own (None: kept)."""
+        """These facts with a named palette in place of the art's own (None: kept); the
+        outline is then drawn in the named colour nearest it."""
         if palette is None:
             return self
-        return PixelArt(palette, self.grid, self.size, self.box)
+        return PixelArt(palette, self.grid, self.size, self.box, self.outline)
 
     def as_json(self) -> dict[str, Any]:
         said: dict[str, Any] = {"palette": [hex_colour(c) for c in self.palette], "grid": self.grid}
@@ -53,6 +61,8 @@ class PixelArt:
             said["size"] = list(self.size)
         if self.box is not None:
             said["box"] = list(self.box)
+        if self.outline is not None:
+            said["outline"] = hex_colour(self.outline)
         return said
 
     @classmethod
@@ -63,11 +73,13 @@ class PixelArt:
             grid = int(said.get("grid", 1))
             size = said.get("size")
             box = said.get("box")
+            outline = said.get("outline")
             return cls(
                 palette,
                 max(1, min(MAX_GRID, grid)),
                 (int(size[0]), int(size[1])) if size else None,
                 (int(box[0]), int(box[1]), int(box[2]), int(box[3])) if box else None,
+                parse_colour(str(outline), "pixel.outline") if outline else None,
             )
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise MediaError(f"pixel: not pixel-art facts ({exc})") from exc
@@ -121,7 +133,27 @@ def read_art(rgba: RGBA) -> PixelArt | None:
     ys, xs = np.nonzero(alpha == 255)
     box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
     height, width = alpha.shape
-    return PixelArt(colours, grid_of(shown), (width, height), box)
+    return PixelArt(colours, grid_of(shown), (width, height), box, _outline(shown))
+
+
+def rim(opaque: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """The opaque cells with a clear one beside them (4-neighbours); beyond the edge
+    counts as opaque, so a character cut by the frame gets no rim along it."""
+    padded = np.pad(opaque, 1, constant_values=True)
+    inner = padded[:-2, 1:-1] & padded[2:, 1:-1] & padded[1:-1, :-2] & padded[1:-1, 2:]
+    return opaque & ~inner
+
+
+def _outline(shown: RGBA) -> RGB | None:
+    """The colour the art's silhouette is outlined in, when most of its rim is one."""
+    edge = shown[rim(shown[..., 3] == 255)]
+    if not len(edge):
+        return None
+    values, counts = np.unique(edge[:, :3], axis=0, return_counts=True)
+    top = int(np.argmax(counts))
+    if counts[top] < OUTLINE_SHARE * len(edge):
+        return None
+    return _rgb(tuple(int(v) for v in values[top]))
 
 
 def _few_colours(shown: RGBA) -> Palette | None:

@@ -8,18 +8,20 @@ because the clip's blur and ringing lie across the art's edges, so a 1-pixel eye
 its colour and a block beside an edge takes its own, never a third colour between.
 Where the art stands on the grid is set by the first frame: the character's box there
 against the picture's own, so a picture at 4x gives frames at 4x with its blocks where
-they were."""
+they were. A later frame whose character would leave the frame there (a stretch, a jump
+past the picture's edge) is moved back in, whole art pixels at a time, rather than cut.
+An outlined art's rim is drawn in its outline colour on every frame."""
 
 from __future__ import annotations
 
 import math
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
-from companion.media.pixel.art import PixelArt
+from companion.media.pixel.art import PixelArt, rim
 from companion.media.pixel.palette import nearest_table, table_index
 
 RGBA = npt.NDArray[np.uint8]
@@ -75,6 +77,12 @@ class PixelPass:
         self.out_w, self.out_h = out_w, out_h
         self._table = nearest_table(art.palette)
         self._colours = np.array(art.palette, dtype=np.uint8)
+        # The outline in this palette's colour nearest it (a named palette's, too).
+        self._outline = (
+            None
+            if art.outline is None
+            else self._colours[self._table[table_index(np.array([art.outline], np.uint8))][0]]
+        )
         scale, ox, oy = 1.0, 0.0, 0.0
         if art.size is not None:
             scale = min(out_w / art.size[0], out_h / art.size[1])
@@ -114,6 +122,8 @@ class PixelPass:
         if placed is None:
             return self._fit
         shown = first[..., 3] >= OPAQUE
+        if shown.all():  # an opaque video: no character to find, the whole frame is it
+            return self._fit
         rows, cols = np.flatnonzero(shown.any(axis=1)), np.flatnonzero(shown.any(axis=0))
         if len(rows) < 2 or len(cols) < 2:
             return self._fit
@@ -130,6 +140,8 @@ class PixelPass:
     def snap(self, frame: RGBA, mapping: Mapping) -> RGBA:
         """The frame on the art's grid: one palette colour or transparency a block."""
         cell = self.cell
+        if mapping is not self._fit:
+            mapping = self._kept_in(frame, mapping)
         columns = math.ceil((self.out_w - self._x) / cell)
         rows = math.ceil((self.out_h - self._y) / cell)
         samples = max(1, min(MAX_SAMPLES, round(mapping.pitch * cell)))
@@ -139,10 +151,52 @@ class PixelPass:
         for top in range(0, rows, band):
             band_ys = ys[top * samples : (top + band) * samples]
             blocks[top : top + band] = self._blocks(frame, band_ys, xs, samples)
+        if self._outline is not None:
+            # The clip's blur smears a 1-pixel outline into its neighbours, so the block
+            # on the rim may read as the body: the rim is drawn as the art draws it.
+            blocks[rim(blocks[..., 3] == 255), :3] = self._outline
         whole = np.repeat(np.repeat(blocks, cell, axis=0), cell, axis=1)
         return np.ascontiguousarray(
             whole[-self._y : -self._y + self.out_h, -self._x : -self._x + self.out_w]
         )
+
+    def _kept_in(self, frame: RGBA, mapping: Mapping) -> Mapping:
+        """The mapping moved by whole cells so that this frame's character stays inside
+        the frame, as far from its edges as the picture's own margin (up to a cell)."""
+        placed = self.placed
+        shown = frame[..., 3] >= OPAQUE
+        rows, cols = np.flatnonzero(shown.any(axis=1)), np.flatnonzero(shown.any(axis=0))
+        if placed is None or not len(rows) or not len(cols):
+            return mapping
+        left, top = (
+            (cols[0] - mapping.from_x) / mapping.pitch + mapping.at_x,
+            (rows[0] - mapping.from_y) / mapping.pitch + mapping.at_y,
+        )
+        wide, tall = (
+            (cols[-1] + 1 - cols[0]) / mapping.pitch,
+            (rows[-1] + 1 - rows[0]) / mapping.pitch,
+        )
+        dx = self._back_in(left, wide, self.out_w, placed.x0, self.out_w - placed.x1)
+        dy = self._back_in(top, tall, self.out_h, placed.y0, self.out_h - placed.y1)
+        if not dx and not dy:
+            return mapping
+        return replace(mapping, at_x=mapping.at_x + dx, at_y=mapping.at_y + dy)
+
+    def _back_in(self, low: float, length: float, size: int, before: float, after: float) -> int:
+        """The shift (output pixels, whole cells) that brings [low, low + length) inside
+        [margin, size - margin), each margin the picture's own up to a cell; 0 when it
+        is inside already or is too long to be. Half a cell over is inside: the box is
+        measured on the clip, to a clip pixel, and the first frame's is the picture's."""
+        cell = self.cell
+        first = min(float(cell), max(0.0, before)) - cell / 2
+        last = size - min(float(cell), max(0.0, after)) + cell / 2
+        if length > last - first:
+            return 0
+        if low < first:
+            return math.ceil((first - low) / cell) * cell
+        if low + length > last:
+            return -math.ceil((low + length - last) / cell) * cell
+        return 0
 
     def _positions(
         self, mapping: Mapping, samples: int, columns: int, rows: int, width: int, height: int

@@ -12,12 +12,20 @@ from PIL import Image
 
 from companion.media import ExportSpec, MediaError, export_video
 from companion.media.demo_art import draw_character
-from companion.media.pixel.art import PixelArt, read_art
+from companion.media.pixel.art import PixelArt, read_art, rim
 from companion.media.pixel.oklab import oklab
 from companion.media.pixel.palette import nearest_table, palette_from_hex, read_palette, table_index
 from companion.media.synth import SynthSpec, synthesize
 from tests.support.media import zip_frames
-from tests.support.pixel_art import COLOURS, EYE, draw_pixel_character, eyes, iou, off_palette
+from tests.support.pixel_art import (
+    COLOURS,
+    EYE,
+    OUTLINE,
+    draw_pixel_character,
+    eyes,
+    iou,
+    off_palette,
+)
 
 KEY = (0, 0, 255)
 
@@ -109,6 +117,28 @@ def test_frames_are_the_arts_palette_grid_and_silhouette(
     assert iou(first[..., 3] > 0, picture[..., 3] > 0) >= 0.9
     for x, y in eyes(size // grid):
         assert tuple(first[y * grid, x * grid, :3]) == EYE
+
+
+@pytest.mark.parametrize(("size", "grid"), [(16, 1), (64, 1), (128, 4)])
+def test_an_outlined_art_keeps_its_outline_on_every_frame(
+    clips: dict[tuple[int, int], Path], tmp_path: Path, size: int, grid: int
+) -> None:
+    """The clip breathes (the character a little bigger than the picture), its blur
+    smears the 1-pixel outline: every frame's rim is the outline all the same."""
+    art = read_art(np.asarray(draw_pixel_character(size, grid)))
+    assert art is not None and art.outline == OUTLINE
+    spec = ExportSpec(formats=("frames_zip",), frame_count=6, width=size, height=size,
+                      key_color=KEY, pixel_art=True, pixel=art, name="ol")  # fmt: skip
+    frames = zip_frames(export_video(clips[(size, grid)], tmp_path, spec).paths("frames_zip")[0])
+    for frame in frames:
+        cells = frame[::grid, ::grid]
+        edge = cells[rim(cells[..., 3] == 255)]
+        assert len(edge) and (edge[:, :3] == OUTLINE).all()
+
+
+def test_an_art_without_one_rim_colour_has_no_outline() -> None:
+    art = read_art(np.asarray(draw_character(64)))
+    assert art is not None and art.outline is None
 
 
 def test_a_named_palette_is_the_only_one_used(
