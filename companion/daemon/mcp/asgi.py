@@ -12,6 +12,10 @@ from typing import Any
 from aiohttp import web
 
 Asgi = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
+# How often an open stream looks whether its client is still there: aiohttp does not
+# cancel a handler whose client left, and a stream that sends nothing would not learn
+# it until its next write (the session's streams then outlive it, and hold a shutdown).
+CLIENT_LOOK_SECONDS = 0.25
 
 
 def scope_of(request: web.Request) -> dict[str, Any]:
@@ -76,12 +80,22 @@ async def serve_asgi(app: Asgi, request: web.Request) -> web.StreamResponse:
                 await response.write_eof()
                 finished.set()
 
+    async def watch_client() -> None:
+        while not finished.is_set():
+            transport = request.transport
+            if transport is None or transport.is_closing():
+                finished.set()  # the app hears a disconnect and ends the stream
+                return
+            await asyncio.sleep(CLIENT_LOOK_SECONDS)
+
+    watcher = asyncio.create_task(watch_client())
     try:
         await app(scope_of(request), receive, send)
     except ConnectionResetError:  # the client left mid-stream: nothing to answer
         pass
     finally:
         finished.set()
+        watcher.cancel()
     if response is None:
         return web.Response(status=500, text="the MCP app sent no answer")
     return response

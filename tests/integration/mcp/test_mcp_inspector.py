@@ -14,10 +14,9 @@ from typing import Any
 
 import pytest
 
-from companion.sandbox import SandboxConfig, SandboxThread
-from tests.conftest import ROOMY, TEST_KEY
-from tests.support.agents import agent_home, animate_body, balance, godot_sample
-from tests.support.daemon import DaemonThread
+from companion.sandbox import SandboxThread
+from tests.conftest import TEST_KEY
+from tests.support.agents import Served, agent_home, animate_body, balance, godot_sample
 from tests.support.mcp_inspector import Inspector, mcp_inspector
 from tests.support.paid import creates
 from tests.support.paths import REPO
@@ -85,29 +84,9 @@ def test_the_inspector_lists_and_quotes_over_stdio(
     assert balance(sandbox) == before and creates(sandbox) == []
 
 
-class Served:
-    """One daemon for both eras: it stops only once the inspector's streams, which it
-    leaves open as it exits, have been dropped (aiohttp's 5 s shutdown)."""
-
-    def __init__(self, root: Path) -> None:
-        self.sandbox = SandboxThread(
-            SandboxConfig(
-                api_keys=[TEST_KEY], task_seconds=0.3, limits=ROOMY, min_retry_after=0,
-                journal=True,
-            )
-        ).start()  # fmt: skip
-        self.project = godot_sample(root)
-        home = agent_home(root, self.project, {"per_call": 500})
-        self.daemon = DaemonThread(home, self.sandbox.base_url, TEST_KEY).start()
-
-    def stop(self) -> None:
-        self.daemon.stop()
-        self.sandbox.stop()
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    running = Served(tmp_path_factory.mktemp("mcp-inspector"))
+    running = Served(tmp_path_factory.mktemp("mcp-inspector"), {"per_call": 500})
     yield running
     running.stop()
 
