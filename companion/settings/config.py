@@ -161,6 +161,16 @@ PLAIN = {
     "retry_attempts",
     "price_margin_percent",
 }
+# The settings an environment value COMPANION_<NAME> gives, over the config file's.
+ENVIRONMENT = (
+    "base_url",
+    "api_key",
+    "team_database",
+    "clip_store_mb",
+    "retry_attempts",
+    "team_member",
+    "team_pooled",
+)
 
 
 def default_home() -> Path:
@@ -214,20 +224,9 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         unknown = set(loaded) - PLAIN - {"projects", "budgets", "daemon", "team", "agents"}
         if unknown:
             raise ConfigError(f"{path}: unknown setting {sorted(unknown)[0]!r}")
-    if env.get("COMPANION_BASE_URL"):
-        values["base_url"] = env["COMPANION_BASE_URL"]
-    if env.get("COMPANION_API_KEY"):
-        values["api_key"] = env["COMPANION_API_KEY"]
-    if env.get("COMPANION_TEAM_DATABASE"):
-        values["team_database"] = env["COMPANION_TEAM_DATABASE"]
-    if env.get("COMPANION_CLIP_STORE_MB"):
-        values["clip_store_mb"] = env["COMPANION_CLIP_STORE_MB"]
-    if env.get("COMPANION_RETRY_ATTEMPTS"):
-        values["retry_attempts"] = env["COMPANION_RETRY_ATTEMPTS"]
-    if env.get("COMPANION_TEAM_MEMBER"):
-        values["team_member"] = env["COMPANION_TEAM_MEMBER"]
-    if env.get("COMPANION_TEAM_POOLED"):
-        values["team_pooled"] = env["COMPANION_TEAM_POOLED"]
+    for setting in ENVIRONMENT:
+        if env.get(f"COMPANION_{setting.upper()}"):
+            values[setting] = env[f"COMPANION_{setting.upper()}"]
     if env.get("COMPANION_NO_SPEND", "").strip() not in ("", "0"):
         values["agent_no_spend"] = True
     if _as_they_are(values):

@@ -18,8 +18,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import ElicitRequestParams, ElicitResult
 
-from companion.sandbox import SandboxThread
-from tests.conftest import TEST_KEY
+from companion.sandbox import SandboxConfig, SandboxThread
+from tests.conftest import ROOMY, TEST_KEY
 from tests.support.calls import Api
 from tests.support.daemon import DaemonThread
 from tests.support.paths import REPO
@@ -117,3 +117,24 @@ def balance(sandbox: SandboxThread) -> int:
 
 def files_under(folder: Path) -> set[Path]:
     return set(folder.rglob("*"))
+
+
+class Served:
+    """A sandbox and a daemon serving /mcp for the Godot sample under root, its agent
+    limits as given (None: no limits, every paid call asks)."""
+
+    def __init__(self, root: Path, agents: dict[str, Any] | None = None) -> None:
+        self.sandbox = SandboxThread(
+            SandboxConfig(
+                api_keys=[TEST_KEY], task_seconds=0.3, limits=ROOMY, min_retry_after=0,
+                journal=True,
+            )
+        ).start()  # fmt: skip
+        self.root = root
+        self.project = godot_sample(root)
+        self.home = agent_home(root, self.project, agents)
+        self.daemon = DaemonThread(self.home, self.sandbox.base_url, TEST_KEY).start()
+
+    def stop(self) -> None:
+        self.daemon.stop()
+        self.sandbox.stop()

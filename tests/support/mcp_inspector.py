@@ -7,17 +7,15 @@ first use. A file lock keeps parallel test runs from installing twice."""
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import platform
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 from tests.support.real_chromium import unavailable
-from tests.support.web_libs import cache_root
+from tests.support.web_libs import npm_pinned
 
 INSPECTOR = "@modelcontextprotocol/inspector"
 # npm's Node builds, one package per CPU (npm refuses the other CPU's package).
@@ -42,16 +40,6 @@ def _manifest(folder: Path, package: str) -> dict[str, Any]:
         (folder / "node_modules" / package / "package.json").read_text()
     )
     return manifest
-
-
-def _installed(folder: Path, packages: dict[str, str]) -> bool:
-    for package, version in packages.items():
-        try:
-            if _manifest(folder, package)["version"] != version:
-                return False
-        except (OSError, ValueError, KeyError):
-            return False
-    return True
 
 
 class Inspector:
@@ -107,32 +95,7 @@ class Inspector:
 def mcp_inspector(home: Path) -> Inspector:
     """The pinned inspector and Node, installing them first if needed."""
     packages = pinned()
-    folder = cache_root() / "mcp-inspector"
-    folder.mkdir(parents=True, exist_ok=True)
-    with (folder.parent / "mcp-inspector.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not _installed(folder, packages):
-            npm = shutil.which("npm")
-            if npm is None:
-                unavailable("npm is not installed, so the MCP Inspector cannot be fetched")
-            specs = [f"{name}@{version}" for name, version in packages.items()]
-            done = subprocess.run(
-                [
-                    str(npm),
-                    "install",
-                    "--no-audit",
-                    "--no-fund",
-                    "--no-save",
-                    "--prefix",
-                    str(folder),
-                    *specs,
-                ],
-                capture_output=True,
-                text=True,
-                timeout=600,
-            )
-            if done.returncode != 0 or not _installed(folder, packages):
-                unavailable(f"npm install {' '.join(specs)} failed: {done.stderr[-500:]}")
+    folder = npm_pinned("mcp-inspector", packages, "the MCP Inspector")
     node_package = next(name for name in packages if name != INSPECTOR)
     node = folder / "node_modules" / node_package / _manifest(folder, node_package)["bin"]["node"]
     launcher = (

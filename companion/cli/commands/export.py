@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import uuid
 from dataclasses import replace
@@ -30,29 +29,10 @@ if TYPE_CHECKING:  # the store and the record are imported only when an export r
 
 
 def _report(result: ExportResult, as_json: bool) -> None:
-    for warning in result.warnings:
-        say(f"companion: warning: {warning}")
-    if as_json:
-        summary: dict[str, object] = {
-            "frames": result.plan.count,
-            "fps": result.plan.fps,
-            "outputs": [
-                {"format": o.format, "path": str(o.path), "bytes": o.path.stat().st_size}
-                for o in result.outputs
-            ],
-        }
-        if result.seam is not None:  # --loop auto: the span chosen and how it closes
-            summary["loop"] = result.loop_summary()
-        print(json.dumps(summary))
-        return
-    print(
-        f"{result.plan.count} frames at {result.plan.fps:.4g} fps from "
-        f"{result.plan.start:.3f}-{result.plan.end:.3f} s"
-    )
-    if result.seam is not None:
-        print(f"  loop seam {result.seam:.2f} (1 flows like any step between frames)")
-    for output in result.outputs:
-        print(f"  {output.format:<20} {output.path}  ({output.path.stat().st_size:,} bytes)")
+    """An export into a plain folder, reported as one into a project is."""
+    from companion.cli.commands import export_project
+
+    export_project.report(result, [(o.format, o.path) for o in result.outputs], as_json)
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -58,13 +58,7 @@ class Creates:
                     param="Idempotency-Key",
                 )
             if record.state == "in_progress" or record.task_id is None:
-                raise ApiError(
-                    ErrorCode.IDEMPOTENCY_IN_PROGRESS,
-                    "the original request is still being accepted; resend it",
-                    param="Idempotency-Key",
-                    retryable=True,
-                    retry_after=1,
-                )
+                raise _still_being_accepted()
             original = self.state.tasks[record.task_id]
             self._still_accepting(original)
             return self.views.task_response(original, status=202)
@@ -93,13 +87,7 @@ class Creates:
             return
         accepted = datetime.fromisoformat(task.created_at)
         if (now() - accepted).total_seconds() < window:
-            raise ApiError(
-                ErrorCode.IDEMPOTENCY_IN_PROGRESS,
-                "the original request is still being accepted; resend it",
-                param="Idempotency-Key",
-                retryable=True,
-                retry_after=1,
-            )
+            raise _still_being_accepted()
 
     async def _accept(
         self, account: Account, kind: str, body: Any, normalized: dict[str, Any]
@@ -164,3 +152,13 @@ class Creates:
         account.available -= price.total
         self.state.tasks[task.id] = task
         return task
+
+
+def _still_being_accepted() -> ApiError:
+    return ApiError(
+        ErrorCode.IDEMPOTENCY_IN_PROGRESS,
+        "the original request is still being accepted; resend it",
+        param="Idempotency-Key",
+        retryable=True,
+        retry_after=1,
+    )

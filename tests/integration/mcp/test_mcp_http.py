@@ -10,25 +10,21 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from companion.sandbox import SandboxConfig, SandboxThread
-from tests.conftest import ROOMY, TEST_KEY
 from tests.support.agents import (
     ERAS,
-    agent_home,
+    Served,
     animate_body,
     answering,
     balance,
     files_under,
-    godot_sample,
     http_client,
 )
 from tests.support.calls import request
-from tests.support.daemon import DaemonThread, wait_final
+from tests.support.daemon import wait_final
 from tests.support.paid import creates
 
 PICTURE = {"legacy": "hero", "2026-07-28": "coin"}  # one job per era, one daemon
@@ -42,24 +38,6 @@ INITIALIZE = {
         "clientInfo": {"name": "stranger", "version": "1"},
     },
 }
-
-
-class Served:
-    def __init__(self, root: Path) -> None:
-        self.sandbox = SandboxThread(
-            SandboxConfig(
-                api_keys=[TEST_KEY], task_seconds=0.3, limits=ROOMY, min_retry_after=0,
-                journal=True,
-            )
-        ).start()  # fmt: skip
-        self.root = root
-        self.project = godot_sample(root)
-        self.home = agent_home(root, self.project)  # no agent limits: every paid call asks
-        self.daemon = DaemonThread(self.home, self.sandbox.base_url, TEST_KEY).start()
-
-    def stop(self) -> None:
-        self.daemon.stop()
-        self.sandbox.stop()
 
 
 @pytest.fixture(scope="module")
