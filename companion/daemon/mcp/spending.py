@@ -116,8 +116,11 @@ class Spent:
             self._sessions[key] = self._sessions.get(key, 0) + credits
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # One short append: whole on POSIX, so two processes never interleave a line.
-            descriptor = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
             try:
+                size = os.fstat(descriptor).st_size
+                if size and os.pread(descriptor, 1, size - 1) != b"\n":
+                    line = "\n" + line  # after a line a crash cut short: a line of its own
                 os.write(descriptor, line.encode())
             finally:
                 os.close(descriptor)
