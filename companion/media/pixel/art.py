@@ -32,6 +32,9 @@ MAX_GRID = 16  # picture pixels a side of one art pixel, at most
 # The share of the silhouette's rim in one colour from which the art is outlined: the
 # rim of every frame is then drawn in it, as the artist drew the picture's.
 OUTLINE_SHARE = 0.85
+# A colour on at most this share of the art's opaque pixels draws a small feature (an
+# eye, a buckle): one a frame's blur would lose, kept where the clip shows it.
+FEATURE_SHARE = 0.03
 
 
 @dataclass(frozen=True)
@@ -40,17 +43,20 @@ class PixelArt:
     side of one art pixel (1, or 2, 3, 4 for art drawn large). size: the picture's size
     and box: the box (x0, y0, x1, y1) its opaque pixels fill, when read from a picture
     (they place the clip's character on the art's grid; None: the frame's own grid).
-    outline: the colour of the silhouette's rim when the art is outlined (None: not)."""
+    outline: the colour of the silhouette's rim when the art is outlined (None: not).
+    features: the art's colours of small features (see FEATURE_SHARE)."""
 
     palette: Palette
     grid: int = 1
     size: tuple[int, int] | None = None
     box: tuple[int, int, int, int] | None = None
     outline: RGB | None = None
+    features: tuple[RGB, ...] = ()
 
     def with_palette(self, palette: Palette | None) -> PixelArt:
         """These facts with a named palette in place of the art's own (None: kept); the
-        outline is then drawn in the named colour nearest it."""
+        outline is then drawn in the named colour nearest it. The features are the art's
+        own colours, which a named palette does not hold: none."""
         if palette is None:
             return self
         return PixelArt(palette, self.grid, self.size, self.box, self.outline)
@@ -63,6 +69,8 @@ class PixelArt:
             said["box"] = list(self.box)
         if self.outline is not None:
             said["outline"] = hex_colour(self.outline)
+        if self.features:
+            said["features"] = [hex_colour(c) for c in self.features]
         return said
 
     @classmethod
@@ -80,6 +88,7 @@ class PixelArt:
                 (int(size[0]), int(size[1])) if size else None,
                 (int(box[0]), int(box[1]), int(box[2]), int(box[3])) if box else None,
                 parse_colour(str(outline), "pixel.outline") if outline else None,
+                tuple(parse_colour(str(c), "pixel.features") for c in said.get("features") or ()),
             )
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise MediaError(f"pixel: not pixel-art facts ({exc})") from exc
@@ -127,13 +136,19 @@ def read_art(rgba: RGBA) -> PixelArt | None:
         return None
     shown = rgba.copy()
     shown[alpha == 0] = 0  # what hides under transparent pixels does not count
-    colours = _few_colours(shown)
-    if colours is None:
+    counted = _few_colours(shown)
+    if counted is None:
         return None
+    colours, counts = counted
     ys, xs = np.nonzero(alpha == 255)
     box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
     height, width = alpha.shape
-    return PixelArt(colours, grid_of(shown), (width, height), box, _outline(shown))
+    outline = _outline(shown)
+    small = tuple(
+        c for c, n in zip(colours, counts, strict=True)
+        if n <= FEATURE_SHARE * len(xs) and c != outline and len(colours) > 1
+    )  # fmt: skip
+    return PixelArt(colours, grid_of(shown), (width, height), box, outline, small)
 
 
 def rim(opaque: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
@@ -156,15 +171,16 @@ def _outline(shown: RGBA) -> RGB | None:
     return _rgb(tuple(int(v) for v in values[top]))
 
 
-def _few_colours(shown: RGBA) -> Palette | None:
-    """The opaque colours, most used first, when few enough."""
+def _few_colours(shown: RGBA) -> tuple[Palette, tuple[int, ...]] | None:
+    """The opaque colours, most used first, and how many pixels each, when few enough."""
     opaque = shown[shown[..., 3] == 255]
     packed = opaque[:, :3].astype(np.int32) @ np.array([1 << 16, 1 << 8, 1], dtype=np.int32)
     values, counts = np.unique(packed, return_counts=True)
     if len(values) > min(ART_COLOURS, MAX_COLOURS):
         return None
-    order = values[np.argsort(-counts, kind="stable")]
-    return tuple((int(v >> 16) & 255, int(v >> 8) & 255, int(v) & 255) for v in order)
+    ranked = np.argsort(-counts, kind="stable")
+    colours = tuple((int(v >> 16) & 255, int(v >> 8) & 255, int(v) & 255) for v in values[ranked])
+    return colours, tuple(int(n) for n in counts[ranked])
 
 
 def grid_of(shown: RGBA) -> int:

@@ -10,13 +10,16 @@ Where the art stands on the grid is set by the first frame: the character's box 
 against the picture's own, so a picture at 4x gives frames at 4x with its blocks where
 they were. A later frame whose character would leave the frame there (a stretch, a jump
 past the picture's edge) is moved back in, whole art pixels at a time, rather than cut.
-An outlined art's rim is drawn in its outline colour on every frame."""
+An outlined art's rim is drawn in its outline colour on every frame, and its small
+features (a colour on a few of its pixels: an eye) are kept where the clip shows them,
+though the blur lays a 1-pixel eye across two blocks, neither of them mostly eye."""
 
 from __future__ import annotations
 
 import math
 import threading
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +38,10 @@ INNER = 0.6
 # Blocks times palette colours weighed at once: memory stays bounded however large.
 BAND_ENTRIES = 1 << 21
 OPAQUE = 128  # keyed alpha from which a clip pixel counts as the character's
+# The share of a block's samples nearest a small feature's colour (an eye) from which
+# the block shows it, when no block beside it shows more of it or has taken it: a
+# 1-pixel eye the clip lays across two blocks is kept, in one.
+FEATURE_HOLD = 0.15
 
 
 @dataclass(frozen=True)
@@ -77,6 +84,9 @@ class PixelPass:
         self.out_w, self.out_h = out_w, out_h
         self._table = nearest_table(art.palette)
         self._colours = np.array(art.palette, dtype=np.uint8)
+        self._features = np.array(
+            [art.palette.index(c) for c in art.features if c in art.palette], dtype=np.intp
+        )
         # The outline in this palette's colour nearest it (a named palette's, too).
         self._outline = (
             None
@@ -147,10 +157,15 @@ class PixelPass:
         samples = max(1, min(MAX_SAMPLES, round(mapping.pitch * cell)))
         xs, ys = self._positions(mapping, samples, columns, rows, frame.shape[1], frame.shape[0])
         blocks = np.zeros((rows, columns, 4), dtype=np.uint8)
+        shares = np.zeros((rows, columns, len(self._features)), dtype=np.float32)
         band = max(1, BAND_ENTRIES // max(1, columns * max(len(self.art.palette), samples**2)))
         for top in range(0, rows, band):
             band_ys = ys[top * samples : (top + band) * samples]
-            blocks[top : top + band] = self._blocks(frame, band_ys, xs, samples)
+            blocks[top : top + band], shares[top : top + band] = self._blocks(
+                frame, band_ys, xs, samples
+            )
+        for nth, index in enumerate(self._features):
+            self._keep_feature(blocks, shares[..., nth], self._colours[index])
         if self._outline is not None:
             # The clip's blur smears a 1-pixel outline into its neighbours, so the block
             # on the rim may read as the body: the rim is drawn as the art draws it.
@@ -198,6 +213,17 @@ class PixelPass:
             return -math.ceil((low + length - last) / cell) * cell
         return 0
 
+    @staticmethod
+    def _keep_feature(blocks: RGBA, share: npt.NDArray[np.float32], colour: RGBA) -> None:
+        """Blocks that show enough of a small feature, most of it among their
+        neighbours, with none beside them showing it already, take its colour."""
+        opaque = blocks[..., 3] == 255
+        taken = opaque & np.all(blocks[..., :3] == colour, axis=-1)
+        most = _around(np.where(opaque, share, 0), np.maximum)
+        near = _around(taken, np.logical_or)
+        keep = opaque & ~near & (share >= FEATURE_HOLD) & (share >= most)
+        blocks[keep, :3] = colour
+
     def _positions(
         self, mapping: Mapping, samples: int, columns: int, rows: int, width: int, height: int
     ) -> tuple[Indices, Indices]:
@@ -236,7 +262,8 @@ class PixelPass:
 
     def _blocks(
         self, frame: RGBA, ys: npt.NDArray[np.intp], xs: npt.NDArray[np.intp], samples: int
-    ) -> RGBA:
+    ) -> tuple[RGBA, npt.NDArray[np.float32]]:
+        """A band of blocks, and each block's share of samples nearest each feature."""
         rows, columns = len(ys) // samples, len(xs) // samples
         inside = (ys[:, None] >= 0) & (xs[None, :] >= 0)
         read = frame[np.maximum(ys, 0)[:, None], np.maximum(xs, 0)[None, :]]
@@ -257,4 +284,17 @@ class PixelPass:
         opaque = coverage >= 0.5
         out[opaque, :3] = self._colours[chosen[opaque]]
         out[opaque, 3] = 255
-        return out.reshape(rows, columns, 4)
+        total = np.maximum(support.sum(axis=1, keepdims=True), 1e-6)
+        shares = (support[:, self._features] / total).astype(np.float32)
+        return out.reshape(rows, columns, 4), shares.reshape(rows, columns, -1)
+
+
+def _around(values: npt.NDArray[Any], combine: Any) -> npt.NDArray[Any]:
+    """Each cell combined with its eight neighbours (combine: np.maximum, np.logical_or)."""
+    padded = np.pad(values, 1)
+    height, width = values.shape
+    result = values.copy()
+    for dy in (0, 1, 2):
+        for dx in (0, 1, 2):
+            result = combine(result, padded[dy : dy + height, dx : dx + width])
+    return result

@@ -185,8 +185,8 @@ PINNED = {
     # again. The daemon's and the drop's ask for the service's own export, which
     # a default does not override: as they were.
     "animate": (
-        "035b8cb2ecf902fbe6e7bfdc5aaf3ed7a718fd7f05d859dc094469acc4c893a5",
-        "77bf5536f26f3c03767f47f473a883074e52cf466673afefd6fe22f832101c4f",
+        "c7e4dd23465cb17e1836e57474c5ea1807e7f2dd59d7ffe30d9dcbf62558378f",
+        "e63e64e7b306644203f90f43b30236e01a48dfc1acccbe3c4a90b51b39c813cc",
         "971ceea3e6639c9f213a651939ecb33295917c6b1a37c7bd6b70b925e08afaec",
     ),
     "animate_plain": (
@@ -195,18 +195,18 @@ PINNED = {
         "13ee9193fef87d7d4d2b795ad661f1fc52e2aaa333a61173adb7dcf5dc709a4a",
     ),
     "jobs_add": (
-        "922dfd5d56037f2f53d03ebd2ae458e757c2849f75203a707bfce1d808a9aef4",
-        "782d1725466a2bfacd2c3bc2e269dfcc954a025ce3aac50583e34c10761fb0db",
+        "9ae1830fc53ddf9c06cfe19e0503a39e5082c8f8e3718fa0e15cbe31b11bc529",
+        "4d0ef2e7743bbeeed56577b22fbf05faba764dfb2b0b4f4e5f66ae80be56796c",
         "df16b43862625aa3cdf185a149f0102d343fdeb02726dbfc83fe51040c6118ea",
     ),
     "character_idle": (
-        "5f47156d875b200d0bb560d5031cdf33b7d1cae718ea3ec6b87fa970f08021e7",
-        "fef1b4c9b6c66ae54a30d2919dc0525cf1bbc680d31fe55d1e9245d749c5dba4",
+        "f094dd2214f1bcc37387a7d81b6dd625bfc9110386b46106b0923f243c0650bc",
+        "550c9afac0d46ab5ebae528c363383d7bb6017ab16392b76de089bd280b58782",
         "81a6378d3eb129252b5a16f0566a829f901d45380a66b6e560eed31b7767467f",
     ),
     "character_attack": (
-        "16e61bbb509a15bf6e4512af8c2453d9e2946c91bf6fc66bb3921b3828d910ae",
-        "27d2399b6b6efd9b0bde18ca8cc6522ddf52c09937bef26e5cd2a593c8ee76d8",
+        "2a4e08de52234c38720c3c84e06958281b478570c9714f68d0a7973b8e454790",
+        "8d16870638903f1196d2e87a5ff53098c9302c78f124b7e7c33b7a6f3cebae52",
         "26d08c4ff03b6fd76f1e5f979b25e95106087405af296dbbf6fb1e0e926a0030",
     ),
     "daemon": (
