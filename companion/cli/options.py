@@ -235,7 +235,7 @@ def _add_finishing_options(parser: argparse.ArgumentParser, seam_search: str) ->
         help="keep pixel art pixel art: frames on the picture's grid (2x to 4x art keeps "
         "its blocks), every opaque pixel a palette colour, alpha 0 or 255 (default: on "
         "for pixel art: hard alpha, few colours, drawn on a grid at 2x and up or at 1x "
-        "up to 64 px)",
+        "up to 64 px; off for an opaque video or the service's own export)",
     )
     parser.add_argument(
         "--palette",
