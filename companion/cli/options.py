@@ -232,8 +232,8 @@ def _add_finishing_options(parser: argparse.ArgumentParser, seam_search: str) ->
     parser.add_argument(
         "--pixel-art",
         action=argparse.BooleanOptionalAction,
-        help="keep pixel art pixel art: frames on the picture's grid (2x to 4x art keeps "
-        "its blocks), every opaque pixel a palette colour, alpha 0 or 255 (default: on "
+        help="keep pixel art pixel art: frames on the picture's grid (art drawn at 2x and up "
+        "keeps its blocks), every opaque pixel a palette colour, alpha 0 or 255 (default: on "
         "for pixel art: hard alpha, few colours, drawn on a grid at 2x and up or at 1x "
         "up to 64 px; off for an opaque video or the service's own export)",
     )
@@ -241,8 +241,9 @@ def _add_finishing_options(parser: argparse.ArgumentParser, seam_search: str) ->
         "--palette",
         type=Path,
         metavar="FILE",
-        help="with --pixel-art: the colours to draw in, a GIMP .gpl, a .hex (one #rrggbb "
-        "a line) or a PNG swatch (default: the picture's own)",
+        help="with --pixel-art: the colours to draw in, each of the art's as the one nearest "
+        "it, from a GIMP .gpl, a .hex (one #rrggbb a line) or a PNG swatch (default: the "
+        "picture's own)",
     )
     parser.add_argument(
         "--trim",

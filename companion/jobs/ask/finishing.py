@@ -46,7 +46,7 @@ class Finishing(BaseModel):
     pixel_art: bool | None = Field(
         default=None,
         description="keep pixel art pixel art: every frame on the picture's grid (a picture "
-        "drawn at 2x to 4x keeps its blocks), every opaque pixel a palette colour, alpha 0 "
+        "drawn at 2x and up keeps its blocks), every opaque pixel a palette colour, alpha 0 "
         "or 255 (a local export; left out: on for pixel art, hard alpha and few colours, "
         "drawn on a grid at 2x and up or at 1x up to 64 px; a re-cut keeps its source's)",
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -20,8 +20,10 @@ from companion.media.pixel.palette import (
     MAX_COLOURS,
     RGB,
     Palette,
+    nearest_table,
     palette_from_hex,
     parse_colour,
+    table_index,
 )
 
 RGBA = npt.NDArray[np.uint8]
@@ -39,8 +41,10 @@ FEATURE_SHARE = 0.03
 
 @dataclass(frozen=True)
 class PixelArt:
-    """palette: the colours every opaque output pixel takes. grid: picture pixels a
-    side of one art pixel (1, or 2, 3, 4 for art drawn large). size: the picture's size
+    """palette: the art's colours, which every frame is read in. named: a palette the
+    user named, in which each of the art's colours is drawn as its nearest (OKLab), so
+    the art is recoloured, one colour for one (None: drawn in its own). grid: picture
+    pixels a side of one art pixel (1, or 2, 3, 4 for art drawn large). size: the picture's size
     and box: the box (x0, y0, x1, y1) its opaque pixels fill, when read from a picture
     (they place the clip's character on the art's grid; None: the frame's own grid).
     outline: the colour of the silhouette's rim when the art is outlined (None: not).
@@ -52,14 +56,21 @@ class PixelArt:
     box: tuple[int, int, int, int] | None = None
     outline: RGB | None = None
     features: tuple[RGB, ...] = ()
+    named: Palette | None = None
 
     def with_palette(self, palette: Palette | None) -> PixelArt:
-        """These facts with a named palette in place of the art's own (None: kept); the
-        outline is then drawn in the named colour nearest it. The features are the art's
-        own colours, which a named palette does not hold: none."""
+        """These facts drawn in a named palette (None: as they are)."""
         if palette is None:
             return self
-        return PixelArt(palette, self.grid, self.size, self.box, self.outline)
+        return replace(self, named=palette)
+
+    @property
+    def drawn(self) -> Palette:
+        """The colour each of the palette's is drawn in."""
+        if self.named is None:
+            return self.palette
+        named = nearest_table(self.named)[table_index(np.array(self.palette, dtype=np.uint8))]
+        return tuple(self.named[int(i)] for i in named)
 
     def as_json(self) -> dict[str, Any]:
         said: dict[str, Any] = {"palette": [hex_colour(c) for c in self.palette], "grid": self.grid}
@@ -71,6 +82,8 @@ class PixelArt:
             said["outline"] = hex_colour(self.outline)
         if self.features:
             said["features"] = [hex_colour(c) for c in self.features]
+        if self.named is not None:
+            said["named"] = [hex_colour(c) for c in self.named]
         return said
 
     @classmethod
@@ -89,6 +102,9 @@ class PixelArt:
                 (int(box[0]), int(box[1]), int(box[2]), int(box[3])) if box else None,
                 parse_colour(str(outline), "pixel.outline") if outline else None,
                 tuple(parse_colour(str(c), "pixel.features") for c in said.get("features") or ()),
+                palette_from_hex([str(c) for c in said["named"]], "pixel.named")
+                if said.get("named")
+                else None,
             )
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise MediaError(f"pixel: not pixel-art facts ({exc})") from exc
@@ -106,7 +122,7 @@ def art_of(rgba: RGBA, palette: Palette | None = None) -> PixelArt:
         if len(xs):
             box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
         height, width = shown.shape
-        found = PixelArt(palette or _posterised(rgba, shown), 1, (width, height), box)
+        found = PixelArt(_posterised(rgba, shown), 1, (width, height), box)
     return found.with_palette(palette)
 
 

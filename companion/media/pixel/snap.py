@@ -83,7 +83,7 @@ class PixelPass:
         self.art = art
         self.out_w, self.out_h = out_w, out_h
         self._table = nearest_table(art.palette)
-        self._colours = np.array(art.palette, dtype=np.uint8)
+        self._colours = np.array(art.drawn, dtype=np.uint8)  # read in the art's, drawn so
         self._features = np.array(
             [art.palette.index(c) for c in art.features if c in art.palette], dtype=np.intp
         )

@@ -170,13 +170,22 @@ def test_a_named_palette_is_the_only_one_used(
 ) -> None:
     art = read_art(np.asarray(draw_pixel_character(64)))
     assert art is not None
-    named = ((20, 12, 28), (210, 125, 44), (133, 76, 48), (222, 238, 214))
+    # Sweetie 16: many colours near the art's, among which the clip's blends would land.
+    named = palette_from_hex(
+        "1a1c2c 5d275d b13e53 ef7d57 ffcd75 a7f070 38b764 257179 29366f 3b5dc9 41a6f6 "
+        "73eff7 f4f4f4 94b0c2 566c86 333c57".split()
+    )
     art = art.with_palette(named)
     spec = ExportSpec(formats=("frames_zip",), frame_count=3, width=64, height=64,
                       key_color=KEY, pixel_art=True, pixel=art, name="p")  # fmt: skip
     frames = zip_frames(export_video(clips[(64, 1)], tmp_path, spec).paths("frames_zip")[0])
     assert all(off_palette(f, named) == 0 for f in frames)
-    assert len({tuple(c) for f in frames for c in f[f[..., 3] > 0][:, :3]}) >= 3
+    # A recolouring, one colour for one: each of the art's five is drawn in the named
+    # colour nearest it, and no other (the clip's blends are read in the art's own).
+    drawn = set(art.drawn)
+    assert drawn <= set(named) and len(drawn) >= 3
+    assert {tuple(c) for f in frames for c in f[f[..., 3] > 0][:, :3]} == drawn
+    assert art.drawn[art.palette.index(EYE)] == (26, 28, 44)  # the darkest named: the eyes
 
 
 def test_the_facts_travel_as_json() -> None:
