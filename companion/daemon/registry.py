@@ -22,6 +22,7 @@ from companion.install import (
     check_unity_target,
     confined,
     default_target,
+    engine_of,
     folder_refusal,
     missing_marker,
 )
@@ -163,7 +164,10 @@ def register(store: Store, root: Path, given: dict[str, Any]) -> dict[str, Any]:
     poll, defaults) changes, defaults merge one level deep, every folder stays inside the
     root and where its engine sees it. Returns the project as now registered."""
     existing = find(store, str(root)) if root.is_absolute() else None
-    engine = str(given.get("engine") or (existing or {}).get("engine") or "other")
+    # Not given: as registered before, else the engine whose project the folder is.
+    engine = str(
+        given.get("engine") or (existing or {}).get("engine") or engine_of(root) or "other"
+    )
     refusal = root_refusal(root, engine)
     if refusal:
         raise Refused(refusal)

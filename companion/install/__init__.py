@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from companion.install.plan import Placement, default_target
     from companion.install.plan import build as build_tree
     from companion.install.plugin_pack import godot_zip, unity_tarball
-    from companion.install.project import missing_marker, placement_for
+    from companion.install.project import engine_of, missing_marker, placement_for
     from companion.install.provenance import Provenance
     from companion.install.replaced_set import drop_leftovers
     from companion.install.safety.names import (
@@ -82,6 +82,7 @@ _LAZY = {
     "Placement": ("plan", "Placement"),
     "default_target": ("plan", "default_target"),
     "placement_for": ("project", "placement_for"),
+    "engine_of": ("project", "engine_of"),
     "missing_marker": ("project", "missing_marker"),
     "build_tree": ("plan", "build"),
     "planned_writes": ("forecast", "planned"),
@@ -151,6 +152,7 @@ __all__ = [
     "conflicts",
     "default_target",
     "drop_leftovers",
+    "engine_of",
     "folder_refusal",
     "foreseen",
     "free_name",

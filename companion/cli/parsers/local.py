@@ -134,7 +134,10 @@ def add_projects(commands: Any) -> None:
     )
     add.add_argument("root", help="the project's folder (holding project.godot, or Assets/)")
     add.add_argument(
-        "--engine", choices=["godot", "unity", "other"], help="the engine (default other)"
+        "--engine",
+        choices=["godot", "unity", "other"],
+        help="the engine (default: the folder's, from project.godot or Assets/ and "
+        "ProjectSettings/; else other)",
     )
     add.add_argument(
         "--target",

@@ -51,7 +51,11 @@ class Reply(BaseModel):
 
 class ProjectIn(Request):
     root: str = Field(min_length=1, max_length=4096, description="absolute project folder")
-    engine: Engine = "other"
+    engine: Engine = Field(
+        default="other",
+        description="the engine; left out: the one whose project the folder is "
+        "(project.godot; Assets/ and ProjectSettings/), else other",
+    )
     target: Folder | None = Field(
         default=None,
         description="default output folder, relative to the root "

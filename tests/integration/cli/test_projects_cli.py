@@ -63,6 +63,15 @@ def test_add_list_remove_through_the_daemon(
         refused = projects(env, "add", str(plain), "--engine", "godot")
         assert refused.returncode == 2, refused.stderr
         assert "is not a Godot project" in refused.stderr
+        # No --engine: the folder's own, read from its markers; a plain folder is other.
+        unity = tmp_path / "unity-game"
+        (unity / "Assets").mkdir(parents=True)
+        (unity / "ProjectSettings").mkdir()
+        for folder, engine in ((unity, "unity"), (plain, "other")):
+            found = projects(env, "add", str(folder))
+            assert found.returncode == 0, found.stderr
+            assert f"registered {folder.resolve()} ({engine})" in found.stdout
+            assert projects(env, "remove", str(folder)).returncode == 0
         removed = projects(env, "remove", str(game))
         assert removed.returncode == 0, removed.stderr
         assert str(game.resolve()) not in daemon.daemon.watchers
