@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from companion.daemon.schema.character import CharacterOut, CharacterQuoteOut
 from companion.daemon.schema.quote import QuoteOut
@@ -71,9 +71,18 @@ class JobsOut(BaseModel):
 
 
 class Listing(BaseModel):
-    """An answer of the daemon passed on as it is (projects, generations, models)."""
+    """A listing of the daemon passed on as it is (projects, generations, models): its
+    items in data, beside what else it says (the next page's cursor)."""
+
+    model_config = ConfigDict(extra="allow")
 
     data: Any
+
+    @classmethod
+    def of(cls, answer: Any) -> Listing:
+        if isinstance(answer, dict) and "data" in answer:
+            return cls.model_validate(answer)
+        return cls(data=answer)
 
 
 class CreditsOut(Reply):

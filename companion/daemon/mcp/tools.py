@@ -380,7 +380,7 @@ class Agents:
         if args.before:
             query["before"] = args.before
         path = "/api/v1/generations?" + urllib.parse.urlencode(query)
-        return Listing(data=await self.call("GET", path))
+        return Listing.of(await self.call("GET", path))
 
     async def credits(self, body: dict[str, Any], ctx: Context) -> CreditsOut:
         """The balance, the local books, and the agent limits with what agents spent."""
@@ -392,12 +392,12 @@ class Agents:
     async def models(self, body: dict[str, Any]) -> Listing:
         """The service's models and what each can do (lengths, resolutions, features)."""
         parsed(Nothing, body)
-        return Listing(data=await self.call("GET", "/api/v1/models"))
+        return Listing.of(await self.call("GET", "/api/v1/models"))
 
     async def projects(self, body: dict[str, Any]) -> Listing:
         """The registered projects: the only folders the tools read from and write into."""
         parsed(Nothing, body)
-        return Listing(data=await self.call("GET", "/api/v1/projects"))
+        return Listing.of(await self.call("GET", "/api/v1/projects"))
 
     async def _root_of(self, job: JobOut) -> str | None:
         listed = await self.call("GET", "/api/v1/projects")

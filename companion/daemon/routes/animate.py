@@ -235,7 +235,9 @@ class AnimateRoutes:
         project = registry.find(self.daemon.store, body.project_root)
         if project is None:
             raise Bad(
-                403, "PROJECT_NOT_REGISTERED", "register the project first: POST /api/v1/projects"
+                403,
+                "PROJECT_NOT_REGISTERED",
+                "register the project first: companion projects add ROOT, or POST /api/v1/projects",
             )
         root = Path(project["root"])
         if body.image_path is not None:
