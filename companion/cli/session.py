@@ -23,6 +23,7 @@ from companion.cli.errors import (
     as_cli_error,
     say,
 )
+from companion.cli.parsers.base import PARSED
 from companion.settings.config import Settings, load_settings
 from companion.settings.endpoint import Endpoint
 from companion.settings.errors import ConfigError
@@ -36,6 +37,9 @@ BANNER = (
     "companion: no API key configured; using the embedded sandbox "
     "(set COMPANION_API_KEY and COMPANION_BASE_URL for the service)"
 )
+# The command (its argument list, new at each run of main) the banner was said for: once
+# a command, however often it opens the service.
+_BANNER_SAID: list[object] = []
 HINTS = {
     401: "check COMPANION_API_KEY (or api_key in config.yaml)",
     402: "add credits to the account",
@@ -72,6 +76,15 @@ def show_retries() -> None:
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     logger.propagate = False  # a daemon's own logging (serve) is configured elsewhere
+
+
+def _banner_said() -> bool:
+    """Whether this command said the banner already (and, if not, that it now does)."""
+    command = PARSED[-1] if PARSED else None
+    if command is not None and _BANNER_SAID and _BANNER_SAID[0] is command:
+        return True
+    _BANNER_SAID[:] = [command]
+    return False
 
 
 def settings() -> Settings:
@@ -116,7 +129,7 @@ def with_service(
 
     async def main() -> T:
         async with open_endpoint(chosen) as endpoint:
-            if endpoint.sandbox:
+            if endpoint.sandbox and not _banner_said():
                 say(BANNER)
             async with open_client(endpoint, chosen.retry_attempts) as client:
                 return await job(client, endpoint, chosen)
