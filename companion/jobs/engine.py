@@ -23,6 +23,7 @@ import asyncio
 import functools
 import logging
 import shutil
+from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,7 @@ class Engine(RemoteSteps, OutputSteps):
         self._uploaded: dict[str, str] = {}
         self._files_renewed: set[str] = set()
         self._loop: asyncio.AbstractEventLoop | None = None  # where installs report back
+        self._driving: Counter[str] = Counter()  # the jobs this engine is taking along now
 
     # -- submission and control -------------------------------------------------------
 
@@ -178,6 +180,19 @@ class Engine(RemoteSteps, OutputSteps):
     async def run(self, job_id: str) -> Job:
         """Take a job as far as it can go now; safe to call again after any crash. A job
         whose create's outcome was unknown is resumed: its task is looked for first."""
+        self._driving[job_id] += 1
+        try:
+            return await self._run(job_id)
+        finally:
+            self._driving[job_id] -= 1
+            if not self._driving[job_id]:
+                del self._driving[job_id]
+
+    def driving(self, job_id: str) -> bool:
+        """Whether this engine is taking the job along now."""
+        return self._driving[job_id] > 0
+
+    async def _run(self, job_id: str) -> Job:
         job = self.store.job(job_id)
         if job.state == State.UNKNOWN:
             job = await self._amove(job, State.CREATING)

@@ -60,6 +60,8 @@ class OutputSteps:
     _loop: asyncio.AbstractEventLoop | None
     _move: Callable[..., Job]
     _amove: Callable[..., Awaitable[Job]]
+    run: Callable[[str], Awaitable[Job]]
+    driving: Callable[[str], bool]
 
     def _staging(self, job: Job) -> Path:
         assert job.target_dir
@@ -142,7 +144,13 @@ class OutputSteps:
         parent = str(JobRequest.of(job.request).parent)
         made = await asyncio.to_thread(self.store.job, parent)
         if made.state not in FINAL:  # the generation it answers is under way: after it
-            await asyncio.sleep(PARENT_POLL)
+            if made.state != State.AWAITING_APPROVAL and not self.driving(parent):
+                # Taken along here, as the command that began it would be when run again
+                # (it may be gone: stopped, killed): its every step is safe to take again,
+                # and a step another hand took first (StateChanged) is left to it.
+                await self.run(parent)
+            else:
+                await asyncio.sleep(PARENT_POLL)
             return await asyncio.to_thread(self.store.job, job.id)
         resolved = {"export": recut.resolved_export(job.request)}
         return await self._export_here(

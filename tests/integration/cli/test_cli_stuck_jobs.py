@@ -134,3 +134,34 @@ def test_the_same_command_again_installs_a_paid_job_whose_outputs_did_not_go_in(
     third = companion(base, home, *animate)
     assert third.returncode == 0 and "already made" in third.stderr
     assert len(creates(sandbox)) == 1
+
+
+def test_a_generation_its_command_left_is_taken_along_by_another(
+    make_sandbox: Callable[..., SandboxThread], tmp_path: Path
+) -> None:
+    """A command killed once its generation was sent, then another asking the same
+    generation with other frames into another folder: the second does not wait for the
+    first forever, it takes the generation along (its outputs land where the first asked)
+    and re-cuts its own from the clip. One task, paid once."""
+    sandbox = make_sandbox(journal=True)
+    home = tmp_path / "home"
+    picture = tmp_path / "hero.png"
+    draw_character(128).save(picture)
+    video = ["--prompt", "idle", "--seconds", "1", "--resolution", "360p"]
+    sheet = ["--formats", "spritesheet,spritesheet_json"]
+    first = ["animate", str(picture), *video, *sheet, "--frame-count", "4"]
+    killed = companion(
+        sandbox.base_url, home, *first, "--out", str(tmp_path / "first"), crash="after_send"
+    )
+    assert killed.returncode != 0 and len(creates(sandbox)) == 1
+    # A bound, so that waiting on a generation nobody takes along fails instead of hanging.
+    other = ["animate", str(picture), *video, *sheet, "--frame-count", "3", "--timeout", "60"]
+    done = companion(sandbox.base_url, home, *other, "--out", str(tmp_path / "second"))
+    assert done.returncode == 0, done.stderr
+    assert "is generating this" in done.stderr and "nothing is spent" in done.stderr
+    frames = {
+        name: len(json.loads((tmp_path / name / "hero.json").read_text())["frames"])
+        for name in ("first", "second")
+    }
+    assert frames == {"first": 4, "second": 3}
+    assert len(creates(sandbox)) == 1
