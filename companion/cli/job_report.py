@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.cli.errors import AwaitingApproval, InputFailure, ServiceRefused, say
-from companion.jobs import State
+from companion.jobs import JobRequest, State
 from companion.store import Job, Store
 
 REFUSED = "the service refused"  # how the engine words a refusal in a job's error
@@ -51,6 +51,8 @@ def summary(job: Job, charged_before: int | None) -> dict[str, Any]:
         "error": job.error,
         "outputs": outputs,
         "kept_aside": job.kept_aside,
+        # The pixel art its frames were made as (palette, grid, ...), None: smooth.
+        "pixel_art": JobRequest.of(job.request).pixel_art,
     }
     loop = (job.resolved or {}).get("loop")  # --loop auto: the span chosen, its seam
     if loop is not None:

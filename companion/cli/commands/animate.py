@@ -279,7 +279,7 @@ def _tell(job: Job, endpoint: Endpoint, shown: Reporter, store: Store) -> None:
     if job.state == State.QUOTED:
         asked = JobRequest.of(job.request)
         shown.note(f"quote: {what_is_bought(asked.buys, job.quote or 0)} on {endpoint.label}")
-        pixel = asked.pixel_note()
+        pixel = asked.pixel_note() or asked.pixel_hint()
         if pixel is not None:
             shown.note(pixel)
     elif not no_news(job, store):

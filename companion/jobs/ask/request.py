@@ -318,6 +318,18 @@ class JobRequest(BaseModel):
             "and palette, alpha 0 or 255 (made here, free; --no-pixel-art for smooth frames)"
         )
 
+    def pixel_hint(self) -> str | None:
+        """For a picture drawn as pixel art whose frames are made smooth (flat art over a
+        sprite's size at 1x, an opaque video, the service's own export): how to ask."""
+        if self.pixel_art is not None or self.kind != JobKind.ANIMATION or not self.image:
+            return None
+        if defaults.picture(Path(self.image)).pixel is None:
+            return None
+        return (
+            "the picture has few flat colours and hard edges, and its frames are made "
+            "smooth; --pixel-art keeps it pixel art (free on the same generation)"
+        )
+
     @property
     def buys(self) -> str:
         """The task this request buys: the video alone, exported here (the clip kept is

@@ -6,6 +6,7 @@ or re-cut as pixel art again spends nothing, as pixel art is local work."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from companion.media.demo_art import draw_character
 from companion.store import Store
 from tests.conftest import TEST_KEY
 from tests.support.calls import Api
@@ -98,3 +100,24 @@ def test_a_palette_that_is_not_a_plain_file_is_refused_before_anything_is_spent(
         assert made.returncode == 2, made.stderr
         assert "--palette" in made.stderr and str(named) in made.stderr, made.stderr
     assert balance(api) == before and not (tmp_path / "out").exists()
+
+
+def test_the_summary_says_the_pixel_art_and_flat_art_is_told_how_to_ask(
+    make_sandbox: Any, tmp_path: Path
+) -> None:
+    """--json names the pixel art the frames were made as (null: smooth), and a flat
+    picture made smooth (over a sprite's size at 1x) is told how to ask for pixel art."""
+    sandbox = make_sandbox()
+    env = environment(sandbox.base_url, tmp_path / "home")
+    sprite, flat = tmp_path / "px.png", tmp_path / "hero.png"
+    draw_pixel_character(32).save(sprite)
+    draw_character(128).save(flat)
+    out = ["--out", str(tmp_path / "out"), "--json"]
+    made = in_process(["animate", str(sprite), *QUICK, *out], env)
+    assert made.returncode == 0, made.stderr
+    said = json.loads(made.stdout)["pixel_art"]
+    assert len(said["palette"]) == 5 and said["grid"] == 1
+    smooth = in_process(["animate", str(flat), *QUICK, *out], env)
+    assert smooth.returncode == 0, smooth.stderr
+    assert json.loads(smooth.stdout)["pixel_art"] is None
+    assert "--pixel-art keeps it pixel art" in smooth.stderr, smooth.stderr

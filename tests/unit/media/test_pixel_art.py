@@ -172,8 +172,24 @@ def test_a_named_palette_is_the_only_one_used(
     assert art is not None
     # Sweetie 16: many colours near the art's, among which the clip's blends would land.
     named = palette_from_hex(
-        "1a1c2c 5d275d b13e53 ef7d57 ffcd75 a7f070 38b764 257179 29366f 3b5dc9 41a6f6 "
-        "73eff7 f4f4f4 94b0c2 566c86 333c57".split()
+        [
+            "1a1c2c",
+            "5d275d",
+            "b13e53",
+            "ef7d57",
+            "ffcd75",
+            "a7f070",
+            "38b764",
+            "257179",
+            "29366f",
+            "3b5dc9",
+            "41a6f6",
+            "73eff7",
+            "f4f4f4",
+            "94b0c2",
+            "566c86",
+            "333c57",
+        ]
     )
     art = art.with_palette(named)
     spec = ExportSpec(formats=("frames_zip",), frame_count=3, width=64, height=64,
