@@ -20,10 +20,9 @@ from companion.media.pixel.palette import (
     MAX_COLOURS,
     RGB,
     Palette,
-    nearest_table,
+    nearest,
     palette_from_hex,
     parse_colour,
-    table_index,
 )
 
 RGBA = npt.NDArray[np.uint8]
@@ -69,8 +68,8 @@ class PixelArt:
         """The colour each of the palette's is drawn in."""
         if self.named is None:
             return self.palette
-        named = nearest_table(self.named)[table_index(np.array(self.palette, dtype=np.uint8))]
-        return tuple(self.named[int(i)] for i in named)
+        found = nearest(np.array(self.palette, dtype=np.float32), self.named)
+        return tuple(self.named[int(i)] for i in found)
 
     def as_json(self) -> dict[str, Any]:
         said: dict[str, Any] = {"palette": [hex_colour(c) for c in self.palette], "grid": self.grid}

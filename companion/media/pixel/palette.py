@@ -97,20 +97,26 @@ def colours_of(rgba: npt.NDArray[np.uint8]) -> list[RGB]:
     return [(int(v >> 16) & 255, int(v >> 8) & 255, int(v) & 255) for v in ordered]
 
 
+def nearest(colours: npt.NDArray[np.floating], palette: Palette) -> npt.NDArray[np.intp]:
+    """For each RGB colour (levels, any float) the index of the palette colour nearest it
+    in OKLab; measured in chunks, so memory stays small."""
+    targets = oklab(np.array(palette, dtype=np.float32))
+    found = np.empty(len(colours), dtype=np.intp)
+    for at in range(0, len(colours), _TABLE_CHUNK):
+        lab = oklab(np.asarray(colours[at : at + _TABLE_CHUNK], dtype=np.float32))
+        distance = ((lab[:, None, :] - targets[None, :, :]) ** 2).sum(axis=-1)
+        found[at : at + _TABLE_CHUNK] = np.argmin(distance, axis=1)
+    return found
+
+
 def nearest_table(palette: Palette) -> npt.NDArray[np.uint8]:
     """For each colour cell (the top TABLE_BITS of r, g, b) the index of the palette
-    colour nearest its centre in OKLab; built in chunks, so memory stays small."""
+    colour nearest its centre in OKLab."""
     levels = 1 << TABLE_BITS
     step = 256 // levels
     centre = np.arange(levels, dtype=np.float32) * step + (step - 1) / 2
     grid = np.stack(np.meshgrid(centre, centre, centre, indexing="ij"), axis=-1).reshape(-1, 3)
-    targets = oklab(np.array(palette, dtype=np.float32))
-    table = np.empty(len(grid), dtype=np.uint8)
-    for at in range(0, len(grid), _TABLE_CHUNK):
-        lab = oklab(grid[at : at + _TABLE_CHUNK])
-        distance = ((lab[:, None, :] - targets[None, :, :]) ** 2).sum(axis=-1)
-        table[at : at + _TABLE_CHUNK] = np.argmin(distance, axis=1)
-    return table
+    return nearest(grid, palette).astype(np.uint8)
 
 
 def table_index(rgb: npt.NDArray[np.uint8]) -> npt.NDArray[np.intp]:

@@ -84,14 +84,12 @@ class PixelPass:
         self.out_w, self.out_h = out_w, out_h
         self._table = nearest_table(art.palette)
         self._colours = np.array(art.drawn, dtype=np.uint8)  # read in the art's, drawn so
+        # Both are colours of the art's palette, drawn as it is (in a named one's, too).
         self._features = np.array(
             [art.palette.index(c) for c in art.features if c in art.palette], dtype=np.intp
         )
-        # The outline in this palette's colour nearest it (a named palette's, too).
         self._outline = (
-            None
-            if art.outline is None
-            else self._colours[self._table[table_index(np.array([art.outline], np.uint8))][0]]
+            self._colours[art.palette.index(art.outline)] if art.outline in art.palette else None
         )
         scale, ox, oy = 1.0, 0.0, 0.0
         if art.size is not None:
@@ -134,17 +132,18 @@ class PixelPass:
         shown = first[..., 3] >= OPAQUE
         if shown.all():  # an opaque video: no character to find, the whole frame is it
             return self._fit
-        rows, cols = np.flatnonzero(shown.any(axis=1)), np.flatnonzero(shown.any(axis=0))
-        if len(rows) < 2 or len(cols) < 2:
+        box = _box(shown)
+        if box is None or box[2] - box[0] < 2 or box[3] - box[1] < 2:
             return self._fit
-        wide, tall = cols[-1] + 1 - cols[0], rows[-1] + 1 - rows[0]
+        x0, y0, x1, y1 = box
+        wide, tall = x1 - x0, y1 - y0
         pitch = float(wide + tall) / ((placed.x1 - placed.x0) + (placed.y1 - placed.y0))
         return Mapping(
             pitch,
             (placed.x0 + placed.x1) / 2,
             (placed.y0 + placed.y1) / 2,
-            float(cols[0] + cols[-1] + 1) / 2,
-            float(rows[0] + rows[-1] + 1) / 2,
+            float(x0 + x1) / 2,
+            float(y0 + y1) / 2,
         )
 
     def snap(self, frame: RGBA, mapping: Mapping) -> RGBA:
@@ -179,18 +178,13 @@ class PixelPass:
         """The mapping moved by whole cells so that this frame's character stays inside
         the frame, as far from its edges as the picture's own margin (up to a cell)."""
         placed = self.placed
-        shown = frame[..., 3] >= OPAQUE
-        rows, cols = np.flatnonzero(shown.any(axis=1)), np.flatnonzero(shown.any(axis=0))
-        if placed is None or not len(rows) or not len(cols):
+        box = _box(frame[..., 3] >= OPAQUE)
+        if placed is None or box is None:
             return mapping
-        left, top = (
-            (cols[0] - mapping.from_x) / mapping.pitch + mapping.at_x,
-            (rows[0] - mapping.from_y) / mapping.pitch + mapping.at_y,
-        )
-        wide, tall = (
-            (cols[-1] + 1 - cols[0]) / mapping.pitch,
-            (rows[-1] + 1 - rows[0]) / mapping.pitch,
-        )
+        x0, y0, x1, y1 = box
+        left = (x0 - mapping.from_x) / mapping.pitch + mapping.at_x
+        top = (y0 - mapping.from_y) / mapping.pitch + mapping.at_y
+        wide, tall = (x1 - x0) / mapping.pitch, (y1 - y0) / mapping.pitch
         dx = self._back_in(left, wide, self.out_w, placed.x0, self.out_w - placed.x1)
         dy = self._back_in(top, tall, self.out_h, placed.y0, self.out_h - placed.y1)
         if not dx and not dy:
@@ -287,6 +281,14 @@ class PixelPass:
         total = np.maximum(support.sum(axis=1, keepdims=True), 1e-6)
         shares = (support[:, self._features] / total).astype(np.float32)
         return out.reshape(rows, columns, 4), shares.reshape(rows, columns, -1)
+
+
+def _box(shown: npt.NDArray[np.bool_]) -> tuple[int, int, int, int] | None:
+    """The box (x0, y0, x1, y1) of the shown pixels; None when none is."""
+    rows, cols = np.flatnonzero(shown.any(axis=1)), np.flatnonzero(shown.any(axis=0))
+    if not len(rows) or not len(cols):
+        return None
+    return int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1
 
 
 def _around(values: npt.NDArray[Any], combine: Any) -> npt.NDArray[Any]:
