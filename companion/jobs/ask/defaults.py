@@ -314,17 +314,22 @@ def recut_export(source_export: Mapping[str, Any], export: ExportOptions) -> Exp
 
 
 def finishing(
-    formats: Iterable[str], said: Finishing | None, transparent: bool, pixel: bool = False
+    formats: Iterable[str],
+    said: Finishing | None,
+    transparent: bool,
+    pixel: bool = False,
+    service_export: bool = False,
 ) -> Finishing:
     """The local finishing of an export of formats: what was said is kept; left open, an
     engine pack is trimmed, and held in place when transparent; a loop only when asked;
-    pixel art when the picture is (pixel) and the frames are transparent (an opaque
-    video asked for keeps its background as it is). Every switch is decided (none left
-    open); the sides and palette said are kept."""
+    pixel art when the picture is (pixel), its frames transparent and the service's own
+    export not asked for (an opaque video keeps its background as it is, and the
+    service's export is bought as asked). Every switch is decided (none left open); the
+    sides and palette said are kept."""
     pack = any(f in ENGINE_PACKS for f in formats)
     said = said.finishing() if said is not None else Finishing()
     # A palette named asks for pixel art unless told otherwise.
-    pixel = (pixel and transparent) or said.palette is not None
+    pixel = (pixel and transparent and not service_export) or said.palette is not None
     opened = {"in_place": pack and transparent, "loop": False, "trim": pack, "pixel_art": pixel}
     return said.model_copy(update={**opened, **said.asked()})
 

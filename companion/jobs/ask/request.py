@@ -191,8 +191,8 @@ class JobRequest(BaseModel):
             [f.value for f in export.formats],
             ask.finishing,
             export.transparent.enabled,
-            # A default, which the service's own export asked for is not overridden by.
-            pixel=defaults.pixel_unasked(image) and not ask.service_export,
+            pixel=defaults.pixel_unasked(image),
+            service_export=ask.service_export,
         )
         asked: dict[str, Any] = dict(chosen.on())
         pixel = defaults.pixel_facts(image, chosen.palette_json()) if chosen.pixel_art else None
