@@ -15,6 +15,9 @@ import pytest
 from companion.jobs.landing.staging import STAGING
 from companion.media.demo_art import draw_character
 from companion.sandbox import SandboxThread
+from companion.store import Store
+from tests.conftest import TEST_KEY, both_faces
+from tests.support.calls import Api
 from tests.support.cli import companion
 from tests.support.paid import creates
 
@@ -136,14 +139,17 @@ def test_the_same_command_again_installs_a_paid_job_whose_outputs_did_not_go_in(
     assert len(creates(sandbox)) == 1
 
 
+@both_faces
 def test_a_generation_its_command_left_is_taken_along_by_another(
     make_sandbox: Callable[..., SandboxThread], tmp_path: Path
 ) -> None:
     """A command killed once its generation was sent, then another asking the same
     generation with other frames into another folder: the second does not wait for the
     first forever, it takes the generation along (its outputs land where the first asked)
-    and re-cuts its own from the clip. One task, paid once."""
+    and re-cuts its own from the clip. One task, paid once, the books the account's."""
     sandbox = make_sandbox(journal=True)
+    api = Api(sandbox.base_url, key=TEST_KEY)
+    before = api.get("/credits/balance").json["available"]
     home = tmp_path / "home"
     picture = tmp_path / "hero.png"
     draw_character(128).save(picture)
@@ -165,3 +171,10 @@ def test_a_generation_its_command_left_is_taken_along_by_another(
     }
     assert frames == {"first": 4, "second": 3}
     assert len(creates(sandbox)) == 1
+    store = Store(home / "companion.db")
+    try:
+        charged = {j.kind: store.charged(j.id) for j in store.jobs()}
+    finally:
+        store.close()
+    spent = before - api.get("/credits/balance").json["available"]
+    assert charged["recut"] == 0 and charged["animation"] == spent > 0
