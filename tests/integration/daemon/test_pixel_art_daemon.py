@@ -14,11 +14,16 @@ import pytest
 
 from companion.sandbox import SandboxThread
 from tests.conftest import TEST_KEY
-from tests.support.alpha import whole_frames
+from tests.support.alpha import body_spread, whole_frames
 from tests.support.calls import Api
 from tests.support.daemon import call, wait_final
 from tests.support.drops import start_daemon, wait_until
-from tests.support.pixel_art import assert_pixel_frames, draw_pixel_character, off_palette
+from tests.support.pixel_art import (
+    BODY,
+    assert_pixel_frames,
+    draw_pixel_character,
+    off_palette,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -58,7 +63,11 @@ def test_the_daemon_and_a_drop_make_pixel_art(make_sandbox: Any, tmp_path: Path)
         assert wait_final(running, made.json["id"])["state"] == "done"
         assert before - api.get("/credits/balance").json["available"] == quote["spends"] > 0
         target = project / "animations"
-        assert_pixel_frames(whole_frames(target / "px.json"), picture)
+        pixel_frames = whole_frames(target / "px.json")
+        assert_pixel_frames(pixel_frames, picture)
+        # A Godot pack is held in place: the body keeps its place, within an art pixel
+        # (0.8 px here; left to move, 3 px).
+        assert body_spread(pixel_frames, BODY) <= 1.0
         # Smooth, asked: the same generation, so a free re-cut of its clip.
         smooth = _body(project, "art/px.png", "smooth", pixel_art=False)
         quote = call(running, "POST", "/api/v1/quote", smooth).json
